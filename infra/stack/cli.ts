@@ -1,0 +1,295 @@
+// The stack behind the README's two commands (and hubctl, bench). Runs on Node 24, started by
+// bootstrap.mjs. Provisions Kafka and Postgres (or uses KAFKA_BROKERS / DATABASE_URL), creates the
+// topics and runs the migrations, then starts the services (start) or runs the test suite (test).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createKafkaEventLog, ensureTopics, type TopicDefinition } from '@hub/event-log';
+import { createLogger } from '@hub/observability';
+import { createPool, ensureDatabase, migrate } from '@hub/store';
+import { startBroker, type RunningBroker } from './kafka.ts';
+import { local, migrationsDir, root, stackEnvFile, topicsFile } from './paths.ts';
+import { provideDatabase, type Database } from './postgres.ts';
+import { freePort, say, stopProcess } from './proc.ts';
+
+const node = process.execPath;
+const bin = (name: string) => join(root, 'node_modules', '.bin', name);
+
+export function topicDefinitions(): TopicDefinition[] {
+  return (JSON.parse(readFileSync(topicsFile, 'utf8')) as { topics: TopicDefinition[] }).topics;
+}
+
+interface Stack {
+  readonly brokers: string;
+  readonly db: Database;
+  readonly broker: RunningBroker | undefined;
+  stop(): Promise<void>;
+}
+
+async function provideStack(mode: 'start' | 'test'): Promise<Stack> {
+  let broker: RunningBroker | undefined;
+  let brokers = process.env['KAFKA_BROKERS'];
+  const db = await provideDatabase(process.env['DATABASE_URL']);
+  try {
+    if (!brokers) {
+      if (mode === 'start') {
+        broker = await startBroker({ home: join(local, 'kafka', 'node-1'), port: 9092, controllerPort: 9093 });
+      } else {
+        // The test stack gets its own broker, fresh data and free ports: a running `npm start` is untouched.
+        const home = join(local, 'kafka', 'test');
+        rmSync(home, { recursive: true, force: true });
+        broker = await startBroker({ home, port: await freePort(), controllerPort: await freePort(), heapMb: 768 });
+      }
+      brokers = broker.brokers;
+      say(`Kafka ${mode === 'start' ? '' : '(test) '}broker up at ${brokers} (pid ${broker.pid})`);
+    } else {
+      say(`using Kafka at ${brokers}`);
+    }
+  } catch (e) {
+    await db.stop();
+    throw e;
+  }
+  const resolved = brokers;
+  return {
+    brokers: resolved,
+    db,
+    broker,
+    async stop() {
+      if (broker) {
+        say('stopping Kafka');
+        await broker.stop();
+      }
+      await db.stop();
+    },
+  };
+}
+
+async function prepare(brokers: string, databaseUrl: string, topicPrefix = ''): Promise<void> {
+  const logger = createLogger({ service: 'stack', level: 'warn' });
+  if ((await ensureDatabase(databaseUrl)) === 'created') say(`created database ${new URL(databaseUrl).pathname.slice(1)}`);
+  const pool = createPool(databaseUrl, { max: 1, application: 'ocpi-hub-stack' });
+  try {
+    const applied = await migrate(pool, migrationsDir);
+    if (applied.length > 0) say(`migrations applied: ${applied.join(', ')}`);
+  } finally {
+    await pool.end();
+  }
+  const log = createKafkaEventLog({ brokers: brokers.split(','), clientId: 'stack', logger, topicPrefix });
+  const admin = log.admin();
+  await admin.connect();
+  try {
+    const created = await ensureTopics(admin, topicDefinitions(), topicPrefix);
+    if (created.length > 0) say(`topics created: ${created.join(', ')}`);
+  } finally {
+    await log.close();
+  }
+}
+
+function secretKey(): string {
+  const given = process.env['HUB_SECRET_KEY'];
+  if (given) return given;
+  // A development key kept with the local data, so a second start can still read sealed tokens.
+  const file = join(local, 'secret.key');
+  if (!existsSync(file)) {
+    mkdirSync(local, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
+const SERVICES = ['ingress', 'projector', 'dispatcher', 'prober'] as const;
+
+async function start(): Promise<void> {
+  const startedAt = Date.now();
+  const stack = await provideStack('start');
+  const databaseUrl = process.env['DATABASE_URL'] ?? stack.db.url('ocpi_hub');
+  const children = new Map<string, ChildProcess>();
+  let stopping = false;
+
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping services');
+    await Promise.all([...children.values()].map((c) => stopProcess(c, 10_000)));
+    await stack.stop();
+    rmSync(stackEnvFile, { force: true });
+    say('stopped');
+    process.exit(code);
+  };
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => void stopAll(0));
+
+  try {
+    await prepare(stack.brokers, databaseUrl);
+  } catch (e) {
+    say(`set-up failed: ${(e as Error).message}`);
+    await stopAll(1);
+    return;
+  }
+  const port = process.env['HUB_PORT'] ?? '8080';
+  const env = {
+    ...process.env,
+    KAFKA_BROKERS: stack.brokers,
+    DATABASE_URL: databaseUrl,
+    HUB_SECRET_KEY: secretKey(),
+    HUB_PORT: port,
+  };
+  writeFileSync(stackEnvFile, `KAFKA_BROKERS=${stack.brokers}\nDATABASE_URL=${databaseUrl}\n`);
+  const operatorPorts: Record<string, number> = { ingress: 9464, projector: 9465, dispatcher: 9466, prober: 9467 };
+  const launch = (service: string, restarts = 0) => {
+    const child = spawn(node, [...process.execArgv, join(root, 'services', service, 'src', 'main.ts')], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...env, OPERATOR_PORT: process.env[`${service.toUpperCase()}_OPERATOR_PORT`] ?? String(operatorPorts[service]) },
+    });
+    children.set(service, child);
+    child.on('exit', (code, signal) => {
+      if (stopping) return;
+      // A crashed service is restarted with backoff; the stack keeps running for the others.
+      const delay = Math.min(30_000, 1000 * 2 ** restarts);
+      say(`${service} exited (${signal ?? code}); restarting in ${delay} ms`);
+      setTimeout(() => launch(service, restarts + 1), delay).unref();
+    });
+  };
+  for (const s of SERVICES) launch(s);
+  const base = process.env['HUB_PUBLIC_URL'] ?? `http://127.0.0.1:${port}`;
+  await waitForHttp(`http://127.0.0.1:${port}/ocpi/versions`, 30_000);
+  say(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+  process.stdout.write(
+    [
+      '',
+      `  OCPI roaming hub is running. Partner API: ${base}/ocpi/versions`,
+      `  Operator endpoints: /metrics and /healthz on ports ${Object.values(operatorPorts).join(', ')}`,
+      '',
+      '  Register the first party (prints its initial token), in another terminal:',
+      '    npm run hubctl -- party register --role CPO --country NL --party ABC --name "Example CPO"',
+      '  The partner then POSTs its credentials to ' + `${base}/ocpi/2.2.1/credentials with that token.`,
+      '  Ctrl-C stops every service and Kafka.',
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url);
+      if (res.status === 401 || res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  say(`warning: ${url} did not answer within ${timeoutMs} ms`);
+}
+
+function runChild(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: 'inherit', cwd: root, env });
+    const forward = (sig: NodeJS.Signals) => child.kill(sig);
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+async function generateTypes(): Promise<void> {
+  const code = await runChild(node, [join(root, 'schemas', 'generate-types.ts')]);
+  if (code !== 0) throw new Error('type generation failed');
+}
+
+const TEST_GLOBS = {
+  unit: ['packages/*/test/**/*.unit.test.ts', 'services/*/test/**/*.unit.test.ts', 'infra/test/**/*.unit.test.ts', 'schemas/test/**/*.unit.test.ts'],
+  integration: ['packages/*/test/**/*.int.test.ts', 'services/*/test/**/*.int.test.ts', 'infra/test/**/*.int.test.ts'],
+  e2e: ['test/**/*.e2e.test.ts'],
+};
+
+async function test(args: string[]): Promise<number> {
+  const started = Date.now();
+  await generateTypes();
+  const only = args[0];
+  if (!only || only === 'lint') {
+    say('lint');
+    if ((await runChild(bin('eslint'), ['--max-warnings=0', '.'])) !== 0) return 1;
+    say('typecheck');
+    if ((await runChild(bin('tsc'), ['-p', 'tsconfig.json'])) !== 0) return 1;
+  }
+  const nodeTest = (globs: string[], env: NodeJS.ProcessEnv) =>
+    runChild(node, [...process.execArgv, '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=300000', ...globs], env);
+  if (!only || only === 'unit') {
+    say('unit tests');
+    if ((await nodeTest(TEST_GLOBS.unit, process.env)) !== 0) return 1;
+  }
+  if (only && only !== 'integration' && only !== 'e2e') return 0;
+  const stack = await provideStack('test');
+  try {
+    const env = {
+      ...process.env,
+      TEST_KAFKA_BROKERS: stack.brokers,
+      TEST_DATABASE_URL: stack.db.url('postgres'),
+      TEST_BROKER_PID: String(stack.broker?.pid ?? ''),
+    };
+    const globs = only === 'integration' ? TEST_GLOBS.integration : only === 'e2e' ? TEST_GLOBS.e2e : [...TEST_GLOBS.integration, ...TEST_GLOBS.e2e];
+    say('integration and end-to-end tests (real Kafka and Postgres)');
+    const code = await nodeTest(globs, env);
+    say(`test suite finished in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    return code;
+  } finally {
+    await stack.stop();
+  }
+}
+
+async function hubctl(args: string[]): Promise<number> {
+  const env = { ...process.env };
+  // Point at the running `npm start` stack unless the caller chose clusters explicitly.
+  if (existsSync(stackEnvFile)) {
+    for (const line of readFileSync(stackEnvFile, 'utf8').split('\n')) {
+      const [k, ...v] = line.split('=');
+      if (k && v.length > 0 && !env[k]) env[k] = v.join('=');
+    }
+  }
+  return runChild(node, [...process.execArgv, join(root, 'packages', 'hubctl', 'src', 'main.ts'), ...args], env);
+}
+
+async function bench(args: string[]): Promise<number> {
+  const [name = 'versions', ...rest] = args;
+  const script = join(root, 'bench', `${name}.bench.ts`);
+  if (!existsSync(script)) {
+    say(`no benchmark bench/${name}.bench.ts`);
+    return 2;
+  }
+  const stack = await provideStack('test');
+  try {
+    return await runChild(node, [...process.execArgv, script, ...rest], { ...process.env, TEST_KAFKA_BROKERS: stack.brokers, TEST_DATABASE_URL: stack.db.url('postgres') });
+  } finally {
+    await stack.stop();
+  }
+}
+
+const [command, ...args] = process.argv.slice(2);
+try {
+  switch (command) {
+    case 'start':
+      await start();
+      break;
+    case 'test':
+      process.exitCode = await test(args);
+      break;
+    case 'hubctl':
+      process.exitCode = await hubctl(args);
+      break;
+    case 'bench':
+      process.exitCode = await bench(args);
+      break;
+    default:
+      say(`unknown command ${command}; use start, test, hubctl or bench`);
+      process.exitCode = 2;
+  }
+} catch (e) {
+  say(`failed: ${(e as Error).message}`);
+  process.exitCode = 1;
+}

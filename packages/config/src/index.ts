@@ -1,0 +1,127 @@
+// Validated configuration. Only a service's src/main.ts reads process.env; it hands the environment to
+// a reader from here, which parses every variable, applies the documented default (README,
+// "Configuration") and reports all problems at once instead of failing on the first.
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export interface ConfigReader {
+  string(name: string, fallback?: string): string;
+  optionalString(name: string): string | undefined;
+  int(name: string, fallback: number, range?: { min?: number; max?: number }): number;
+  bool(name: string, fallback: boolean): boolean;
+  url(name: string, fallback?: string): string;
+  list(name: string, fallback?: readonly string[]): string[];
+  /** Records a problem found by a caller's own check. */
+  problem(message: string): void;
+  /** Throws ConfigError listing every problem seen by the calls above. */
+  done(): void;
+}
+
+export function configReader(env: Env): ConfigReader {
+  const problems: string[] = [];
+  const raw = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+  return {
+    string(name, fallback) {
+      const v = raw(name) ?? fallback;
+      if (v === undefined) {
+        problems.push(`${name} is required`);
+        return '';
+      }
+      return v;
+    },
+    optionalString: raw,
+    int(name, fallback, range = {}) {
+      const v = raw(name);
+      if (v === undefined) return fallback;
+      const n = Number(v);
+      if (!Number.isInteger(n)) {
+        problems.push(`${name} must be an integer, got "${v}"`);
+        return fallback;
+      }
+      if ((range.min !== undefined && n < range.min) || (range.max !== undefined && n > range.max)) {
+        problems.push(`${name} must be within [${range.min ?? '-inf'}, ${range.max ?? 'inf'}], got ${n}`);
+        return fallback;
+      }
+      return n;
+    },
+    bool(name, fallback) {
+      const v = raw(name)?.toLowerCase();
+      if (v === undefined) return fallback;
+      if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+      if (['0', 'false', 'no', 'off'].includes(v)) return false;
+      problems.push(`${name} must be a boolean (true/false), got "${v}"`);
+      return fallback;
+    },
+    url(name, fallback) {
+      const v = raw(name) ?? fallback;
+      if (v === undefined) {
+        problems.push(`${name} is required`);
+        return '';
+      }
+      try {
+        new URL(v);
+      } catch {
+        problems.push(`${name} must be a URL, got "${v}"`);
+      }
+      return v;
+    },
+    list(name, fallback = []) {
+      const v = raw(name);
+      return v === undefined ? [...fallback] : v.split(',').map((s) => s.trim()).filter(Boolean);
+    },
+    problem(message) {
+      problems.push(message);
+    },
+    done() {
+      if (problems.length > 0) throw new ConfigError(problems);
+    },
+  };
+}
+
+/** Settings every service shares: where Kafka and Postgres are, and how topics are named. */
+export interface CommonConfig {
+  readonly kafkaBrokers: string[];
+  readonly databaseUrl: string;
+  /** Prepended to every topic name; lets test runs share a broker without sharing topics. */
+  readonly topicPrefix: string;
+  readonly logLevel: string;
+  /** Port of the operator endpoints (/metrics, /healthz). 0 picks a free port. */
+  readonly operatorPort: number;
+}
+
+export const DEFAULT_KAFKA_BROKERS = ['127.0.0.1:9092'];
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/ocpi_hub';
+
+export function readCommonConfig(r: ConfigReader, defaultOperatorPort: number): CommonConfig {
+  return {
+    kafkaBrokers: r.list('KAFKA_BROKERS', DEFAULT_KAFKA_BROKERS),
+    databaseUrl: r.url('DATABASE_URL', DEFAULT_DATABASE_URL),
+    topicPrefix: r.optionalString('TOPIC_PREFIX') ?? '',
+    logLevel: r.string('LOG_LEVEL', 'info'),
+    operatorPort: r.int('OPERATOR_PORT', defaultOperatorPort, { min: 0, max: 65535 }),
+  };
+}
+
+/** Reads the secret key that encrypts partner tokens at rest: 32 bytes, base64 or hex. */
+export function readSecretKey(r: ConfigReader, name = 'HUB_SECRET_KEY'): Buffer {
+  const v = r.string(name);
+  if (!v) return Buffer.alloc(0);
+  const key = /^[0-9a-f]{64}$/i.test(v) ? Buffer.from(v, 'hex') : Buffer.from(v, 'base64');
+  if (key.length !== 32) {
+    r.problem(`${name} must be 32 bytes, base64 or hex encoded`);
+    return Buffer.alloc(0);
+  }
+  return key;
+}

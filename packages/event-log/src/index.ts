@@ -1,0 +1,3 @@
+export * from './kafka-event-log.ts';
+export * from './topics-admin.ts';
+export type { Consumer, EachBatchPayload, EachMessagePayload, KafkaMessage } from 'kafkajs';

@@ -1,0 +1,132 @@
+import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type KafkaMessage, type Producer } from 'kafkajs';
+import { eventFromRecord, eventHeaders, topicName, type HubEvent } from '@hub/events';
+
+// The only module that imports the Kafka client (reference design, Layout). Everything else sees the
+// EventLog port: append events durably, consume them in a consumer group.
+
+export interface LogSink {
+  error(message: string, meta?: object): void;
+  warn(message: string, meta?: object): void;
+  info(message: string, meta?: object): void;
+  debug(message: string, meta?: object): void;
+}
+
+export interface EventLogOptions {
+  readonly brokers: readonly string[];
+  readonly clientId: string;
+  readonly topicPrefix?: string;
+  readonly logger: LogSink;
+}
+
+export interface AppendResult {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+}
+
+export interface ConsumedEvent {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly event: HubEvent;
+}
+
+export interface EventLog {
+  /** Appends events to a topic with acks=all; resolves once every in-sync replica has them. */
+  append(topic: string, events: readonly HubEvent[]): Promise<AppendResult[]>;
+  /** A consumer-group member over logical topic names. */
+  consumer(groupId: string): Consumer;
+  admin(): Admin;
+  /** Physical name of a logical topic (prefix applied). */
+  physical(topic: string): string;
+  /** Parses a consumed record; undefined for a record that is not one of our events. */
+  decode(topic: string, partition: number, message: KafkaMessage): ConsumedEvent | undefined;
+  close(): Promise<void>;
+}
+
+const kafkaLevels: Record<number, keyof LogSink> = {
+  [logLevel.ERROR]: 'error',
+  [logLevel.WARN]: 'warn',
+  [logLevel.INFO]: 'info',
+  [logLevel.DEBUG]: 'debug',
+  [logLevel.NOTHING]: 'debug',
+};
+
+export function createKafkaEventLog(options: EventLogOptions): EventLog {
+  const prefix = options.topicPrefix ?? '';
+  const kafka = new Kafka({
+    clientId: options.clientId,
+    brokers: [...options.brokers],
+    logLevel: logLevel.WARN,
+    retry: { retries: 8, initialRetryTime: 200, maxRetryTime: 5000 },
+    logCreator: () => (entry) => {
+      const { message, ...meta } = entry.log;
+      options.logger[kafkaLevels[entry.level] ?? 'info'](`kafka: ${message}`, { ...meta, namespace: entry.namespace });
+    },
+  });
+  let producer: Producer | undefined;
+  let connecting: Promise<Producer> | undefined;
+  const open: Array<{ disconnect(): Promise<void> }> = [];
+
+  const getProducer = (): Promise<Producer> => {
+    if (producer) return Promise.resolve(producer);
+    connecting ??= (async () => {
+      const p = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false });
+      await p.connect();
+      producer = p;
+      return p;
+    })().catch((e: unknown) => {
+      connecting = undefined;
+      throw e;
+    });
+    return connecting;
+  };
+
+  const physical = (topic: string): string => topicName(prefix, topic);
+
+  return {
+    physical,
+    async append(topic, events) {
+      if (events.length === 0) return [];
+      const p = await getProducer();
+      const metadata = await p.send({
+        topic: physical(topic),
+        acks: -1,
+        messages: events.map((e) => ({ key: e.key, value: JSON.stringify(e.data), headers: eventHeaders(e) })),
+      });
+      return metadata.map((m) => ({ topic: m.topicName, partition: m.partition, offset: m.baseOffset ?? m.offset ?? '-1' }));
+    },
+    consumer(groupId) {
+      const c = kafka.consumer({ groupId: prefix ? `${prefix}.${groupId}` : groupId, allowAutoTopicCreation: false });
+      open.push(c);
+      return c;
+    },
+    admin() {
+      const a = kafka.admin();
+      open.push(a);
+      return a;
+    },
+    decode(topic, partition, message) {
+      const headers: Record<string, string | undefined> = {};
+      for (const [k, v] of Object.entries(message.headers ?? {})) {
+        headers[k] = Array.isArray(v) ? v[0]?.toString() : v?.toString();
+      }
+      const event = eventFromRecord(message.key?.toString() ?? '', headers, message.value?.toString() ?? '');
+      return event ? { topic, partition, offset: message.offset, event } : undefined;
+    },
+    async close() {
+      await Promise.allSettled([producer?.disconnect(), ...open.map((c) => c.disconnect())]);
+    },
+  };
+}
+
+/** Appends a mixed batch in its order: consecutive events for one topic go in one request. */
+export async function appendInOrder(log: EventLog, batch: ReadonlyArray<{ topic: string; event: HubEvent }>): Promise<void> {
+  let i = 0;
+  while (i < batch.length) {
+    const topic = batch[i]?.topic ?? '';
+    const run: HubEvent[] = [];
+    while (i < batch.length && batch[i]?.topic === topic) run.push((batch[i++] as { event: HubEvent }).event);
+    await log.append(topic, run);
+  }
+}

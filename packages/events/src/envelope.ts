@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+
+// Event envelope: CloudEvents 1.0 in Kafka binary mode (reference design, Event envelope). Attributes
+// travel as ce_* headers; the record value is the payload exactly as validated, so a consumer reads
+// plain JSON. Correlation and request ids and the from/to parties travel as headers as well.
+
+export interface HubEvent<T = unknown> {
+  /** ce_id: unique per event; consumers use it to drop duplicates. */
+  readonly id: string;
+  /** ce_type, e.g. hub.registry.party-registered.v1 */
+  readonly type: string;
+  /** ce_source: the service that appended it. */
+  readonly source: string;
+  /** ce_subject: the object, e.g. NL/ABC/CPO or NL/ABC/LOC1 */
+  readonly subject: string;
+  /** ce_time: ISO 8601 UTC with milliseconds. */
+  readonly time: string;
+  /** Kafka record key: decides the partition, hence the order per object. */
+  readonly key: string;
+  readonly data: T;
+  readonly correlationId?: string;
+  readonly requestId?: string;
+  /** OCPI-from / OCPI-to as "CC/PID". */
+  readonly from?: string;
+  readonly to?: string;
+}
+
+export function newEvent<T>(fields: Omit<HubEvent<T>, 'id' | 'time'> & { id?: string; time?: string }): HubEvent<T> {
+  return { id: randomUUID(), time: new Date().toISOString(), ...fields };
+}
+
+export function eventHeaders(event: HubEvent): Record<string, string> {
+  const headers: Record<string, string> = {
+    ce_specversion: '1.0',
+    ce_id: event.id,
+    ce_type: event.type,
+    ce_source: event.source,
+    ce_subject: event.subject,
+    ce_time: event.time,
+    'content-type': 'application/json',
+  };
+  if (event.correlationId) headers['x-correlation-id'] = event.correlationId;
+  if (event.requestId) headers['x-request-id'] = event.requestId;
+  if (event.from) headers['ocpi-from'] = event.from;
+  if (event.to) headers['ocpi-to'] = event.to;
+  return headers;
+}
+
+/** Rebuilds an event from a record's headers and value; undefined when the record is not a CloudEvent. */
+export function eventFromRecord(
+  key: string,
+  headers: Readonly<Record<string, string | undefined>>,
+  value: string,
+): HubEvent | undefined {
+  const { ce_id: id, ce_type: type, ce_source: source, ce_subject: subject, ce_time: time } = headers;
+  if (!id || !type || !source || !time) return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+  const event: { -readonly [K in keyof HubEvent]: HubEvent[K] } = { id, type, source, subject: subject ?? key, time, key, data };
+  if (headers['x-correlation-id']) event.correlationId = headers['x-correlation-id'];
+  if (headers['x-request-id']) event.requestId = headers['x-request-id'];
+  if (headers['ocpi-from']) event.from = headers['ocpi-from'];
+  if (headers['ocpi-to']) event.to = headers['ocpi-to'];
+  return event;
+}

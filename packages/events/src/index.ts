@@ -1,0 +1,3 @@
+export * from './topics.ts';
+export * from './envelope.ts';
+export * from './registry-events.ts';

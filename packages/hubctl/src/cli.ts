@@ -1,0 +1,206 @@
+import { parseArgs } from 'node:util';
+import { partyKey, type PartnerRole, type PartyRef } from '@hub/ocpi';
+import {
+  OperatorInputError,
+  overrideEndpoint,
+  registerParty,
+  reissueInitialToken,
+  setRoutingRule,
+  setSuspended,
+  type OperatorDeps,
+  type RegistryStore,
+} from '@hub/registry';
+
+// hubctl: the account team's tool (interface document, What the service does 5; Onboarding (a), (c),
+// (d)). Every command prints a human-readable answer, or one JSON document with --json.
+
+export interface HubctlDeps {
+  readonly store: RegistryStore;
+  /** Publishes queued audit events; resolves to false when Kafka could not be reached. */
+  readonly publishAudit: () => Promise<boolean>;
+  readonly source: string;
+  readonly actor: string;
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+}
+
+export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
+
+  party register --role CPO|EMSP --country CC --party PID --name NAME [--platform ID]
+                                   register a party and print its initial token
+                                   (--platform adds the role to an existing platform)
+  party list [--role CPO|EMSP]     parties with role, status and last probe
+  party show --country CC --party PID --role ROLE
+  party token --country CC --party PID --role ROLE
+                                   issue a new initial token (before registration only)
+  party suspend|reinstate --country CC --party PID --role ROLE
+  endpoint set --country CC --party PID --role ROLE --module sessions|cdrs|tokens|commands --url URL
+  endpoint clear --country CC --party PID --role ROLE --module MODULE
+                                   override (or stop overriding) a receiver endpoint URL
+  routing enable|disable --emsp CC/PID --cpo CC/PID
+  routing list
+`;
+
+class UsageError extends Error {}
+
+function need(values: Record<string, string | boolean | undefined>, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${name} is required`);
+  return v.trim();
+}
+
+function role(values: Record<string, string | boolean | undefined>): PartnerRole {
+  const r = need(values, 'role').toUpperCase();
+  if (r !== 'CPO' && r !== 'EMSP') throw new UsageError('--role must be CPO or EMSP');
+  return r;
+}
+
+function partyRef(text: string, flag: string): PartyRef {
+  const m = /^([A-Za-z]{2})[/-]([A-Za-z0-9]{3})$/.exec(text);
+  if (!m?.[1] || !m[2]) throw new UsageError(`--${flag} must look like CC/PID, e.g. NL/ABC`);
+  return { countryCode: m[1].toUpperCase(), partyId: m[2].toUpperCase() };
+}
+
+const options = {
+  role: { type: 'string' },
+  country: { type: 'string' },
+  party: { type: 'string' },
+  name: { type: 'string' },
+  platform: { type: 'string' },
+  module: { type: 'string' },
+  url: { type: 'string' },
+  emsp: { type: 'string' },
+  cpo: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+/** Runs one hubctl command; resolves to the process exit code. */
+export async function runHubctl(argv: readonly string[], deps: HubctlDeps): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (e) {
+    deps.err(`${(e as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const json = values.json;
+  const op: OperatorDeps = { store: deps.store, source: deps.source, actor: deps.actor };
+  const print = (human: string, data: unknown) => deps.out(json ? `${JSON.stringify(data, null, 2)}\n` : `${human}\n`);
+  const audit = async () => {
+    const published = await deps.publishAudit();
+    if (!published) deps.err('note: change saved; its audit event is queued and will reach the registry topic once Kafka is reachable\n');
+    return published;
+  };
+  const party = () => ({ countryCode: need(values, 'country'), partyId: need(values, 'party'), role: role(values) });
+  const [group, action] = positionals;
+
+  try {
+    if (values.help || !group) {
+      deps.out(USAGE);
+      return group || values.help ? 0 : 2;
+    }
+    switch (`${group} ${action ?? ''}`.trim()) {
+      case 'party register': {
+        const result = await registerParty(op, {
+          party: party(),
+          name: need(values, 'name'),
+          ...(values.platform ? { platformId: values.platform } : {}),
+        });
+        const auditPublished = await audit();
+        print(
+          `registered ${partyKey(party())}/${role(values)} on platform ${result.platformId}\n` +
+            `initial token (give it to the partner through a secure channel; it works once, for credentials and versions):\n${result.initialToken}`,
+          { platform_id: result.platformId, initial_token: result.initialToken, audit_published: auditPublished },
+        );
+        return 0;
+      }
+      case 'party token': {
+        const result = await reissueInitialToken(op, party());
+        const auditPublished = await audit();
+        print(`new initial token for ${partyKey(party())}/${role(values)} (earlier ones no longer work):\n${result.initialToken}`, {
+          platform_id: result.platformId,
+          initial_token: result.initialToken,
+          audit_published: auditPublished,
+        });
+        return 0;
+      }
+      case 'party list':
+      case 'party show': {
+        const filterRole = values.role ? role(values) : undefined;
+        const list = action === 'show' ? [await deps.store.findParty(party())].filter((p) => p !== undefined) : await deps.store.listParties(filterRole ? { role: filterRole } : {});
+        if (action === 'show' && list.length === 0) throw new OperatorInputError(`no such party ${partyKey(party())}/${role(values)}`);
+        const rows = list.map((p) => ({
+          country_code: p.countryCode,
+          party_id: p.partyId,
+          role: p.role,
+          name: p.name,
+          platform_id: p.platformId,
+          status: p.connectionStatus,
+          registered: p.registered,
+          last_probe_at: p.lastProbeAt?.toISOString() ?? null,
+          last_probe_error: p.lastProbeError ?? null,
+          receiver_overrides: p.receiverOverrides,
+        }));
+        const human = rows.length === 0
+          ? 'no parties registered'
+          : [
+              'PARTY      ROLE  STATUS     LAST PROBE                NAME',
+              ...rows.map((r) =>
+                `${`${r.country_code}/${r.party_id}`.padEnd(10)} ${r.role.padEnd(5)} ${r.status.padEnd(10)} ${(r.last_probe_at ?? '-').padEnd(25)} ${r.name}` +
+                (r.last_probe_error ? `\n           last probe error: ${r.last_probe_error}` : '') +
+                Object.entries(r.receiver_overrides).map(([m, u]) => `\n           ${m} receiver: ${u}`).join(''),
+              ),
+            ].join('\n');
+        print(human, action === 'show' ? rows[0] : rows);
+        return 0;
+      }
+      case 'party suspend':
+      case 'party reinstate': {
+        await setSuspended(op, { party: party(), suspended: action === 'suspend' });
+        await audit();
+        print(`${partyKey(party())}/${role(values)} ${action === 'suspend' ? 'suspended' : 'reinstated'}`, { ok: true });
+        return 0;
+      }
+      case 'endpoint set':
+      case 'endpoint clear': {
+        const module = need(values, 'module');
+        const url = action === 'set' ? need(values, 'url') : undefined;
+        await overrideEndpoint(op, { party: party(), module, url });
+        await audit();
+        print(url ? `${module} receiver of ${partyKey(party())}/${role(values)} set to ${url}` : `${module} receiver override of ${partyKey(party())}/${role(values)} removed`, {
+          ok: true,
+        });
+        return 0;
+      }
+      case 'routing enable':
+      case 'routing disable': {
+        const emsp = partyRef(need(values, 'emsp'), 'emsp');
+        const cpo = partyRef(need(values, 'cpo'), 'cpo');
+        await setRoutingRule(op, { emsp, cpo, enabled: action === 'enable' });
+        await audit();
+        print(`routing ${partyKey(emsp)} (eMSP) <-> ${partyKey(cpo)} (CPO) ${action}d`, { ok: true });
+        return 0;
+      }
+      case 'routing list': {
+        const rules = await deps.store.listRoutingRules();
+        const rows = rules.map((r) => ({ emsp: partyKey(r.emsp), cpo: partyKey(r.cpo), enabled: r.enabled, updated_at: r.updatedAt.toISOString() }));
+        print(rows.length === 0 ? 'no routing rules' : rows.map((r) => `${r.emsp} -> ${r.cpo} ${r.enabled ? 'enabled' : 'disabled'} (${r.updated_at})`).join('\n'), rows);
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown command "${positionals.join(' ')}"`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      deps.err(`${e.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (e instanceof OperatorInputError || (e instanceof Error && /already registered|no platform/.test(e.message))) {
+      deps.err(json ? `${JSON.stringify({ error: e.message })}\n` : `error: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,37 @@
+// hubctl entry point: the only place that reads process.env.
+import { hostname, userInfo } from 'node:os';
+import { configReader, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS } from '@hub/config';
+import { appendInOrder, createKafkaEventLog } from '@hub/event-log';
+import { createLogger } from '@hub/observability';
+import { createPool, drainOutbox, postgresRegistryStore } from '@hub/store';
+import { runHubctl } from './cli.ts';
+
+const r = configReader(process.env);
+const databaseUrl = r.url('DATABASE_URL', DEFAULT_DATABASE_URL);
+const brokers = r.list('KAFKA_BROKERS', DEFAULT_KAFKA_BROKERS);
+const topicPrefix = r.optionalString('TOPIC_PREFIX') ?? '';
+r.done();
+
+const logger = createLogger({ service: 'hubctl', level: 'error', stream: process.stderr });
+const pool = createPool(databaseUrl, { max: 2, application: 'hubctl' });
+const eventLog = createKafkaEventLog({ brokers, clientId: 'hubctl', topicPrefix, logger });
+let code = 1;
+try {
+  code = await runHubctl(process.argv.slice(2), {
+    store: postgresRegistryStore(pool),
+    source: `hubctl@${hostname()}`,
+    actor: userInfo().username,
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+    publishAudit: async () => {
+      const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), 15_000).unref());
+      const drained = drainOutbox(pool, (batch) => appendInOrder(eventLog, batch)).then(() => true, () => false);
+      return Promise.race([drained, timeout]);
+    },
+  });
+} catch (e) {
+  process.stderr.write(`hubctl failed: ${(e as Error).message}\n`);
+} finally {
+  await Promise.race([Promise.allSettled([eventLog.close(), pool.end()]), new Promise((r) => setTimeout(r, 2000).unref())]);
+}
+process.exit(code);

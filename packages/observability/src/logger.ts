@@ -1,0 +1,51 @@
+import winston from 'winston';
+
+export type Logger = winston.Logger;
+
+// Keys whose values are secrets wherever they appear in a log entry: credentials tokens travel in
+// Authorization headers and in credentials objects, and must never reach a log.
+const SECRET_KEYS = new Set(['authorization', 'token', 'partnertoken', 'hubtoken', 'initialtoken', 'secret', 'password']);
+
+function redact(value: unknown, depth = 0): unknown {
+  if (depth > 6 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    out[k] = SECRET_KEYS.has(k.toLowerCase().replace(/[-_]/g, '')) ? '[redacted]' : redact(v, depth + 1);
+  }
+  return out;
+}
+
+const redactSecrets = winston.format((info) => {
+  for (const key of Object.keys(info)) {
+    if (SECRET_KEYS.has(key.toLowerCase().replace(/[-_]/g, ''))) info[key] = '[redacted]';
+    else info[key] = redact(info[key]);
+  }
+  return info;
+});
+
+export interface LoggerOptions {
+  readonly service: string;
+  readonly level?: string;
+  /** Defaults to stdout; tests pass a stream to read what was logged. */
+  readonly stream?: NodeJS.WritableStream;
+}
+
+/** Structured JSON logs, one object a line, with the service name on every entry. */
+export function createLogger(options: LoggerOptions): Logger {
+  return winston.createLogger({
+    level: options.level ?? 'info',
+    defaultMeta: { service: options.service },
+    format: winston.format.combine(
+      winston.format.errors({ stack: true }),
+      redactSecrets(),
+      winston.format.timestamp(),
+      winston.format.json(),
+    ),
+    transports: [
+      options.stream
+        ? new winston.transports.Stream({ stream: options.stream })
+        : new winston.transports.Console(),
+    ],
+  });
+}

@@ -1,0 +1,34 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export { Counter, Gauge, Histogram, Registry };
+
+/** A registry per process with the Node.js default metrics, labelled with the service name. */
+export function createMetricsRegistry(service: string): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+export interface HttpMetrics {
+  readonly requests: Counter<'method' | 'route' | 'status'>;
+  readonly duration: Histogram<'method' | 'route' | 'status'>;
+}
+
+export function createHttpMetrics(registry: Registry): HttpMetrics {
+  return {
+    requests: new Counter({
+      name: 'hub_http_requests_total',
+      help: 'Partner API requests by method, route pattern and HTTP status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'hub_http_request_duration_seconds',
+      help: 'Partner API request latency by method, route pattern and HTTP status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from './logger.ts';
+import type { HttpMetrics } from './metrics.ts';
+
+// OCPI 2.2.1 transport_and_format.asciidoc (Unique message IDs): every request carries X-Request-ID
+// and X-Correlation-ID and the response echoes them. The hub generates them when a partner omits them.
+
+export interface RequestContext {
+  readonly requestId: string;
+  readonly correlationId: string;
+  readonly log: Logger;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+  interface Request {
+    ctx: RequestContext;
+  }
+  }
+}
+
+const ID = /^[\x21-\x7e]{1,100}$/;
+
+function headerId(req: Request, name: string): string {
+  const v = req.headers[name];
+  return typeof v === 'string' && ID.test(v) ? v : randomUUID();
+}
+
+export interface RequestContextOptions {
+  readonly logger: Logger;
+  readonly metrics: HttpMetrics;
+  /** 'all' logs every request; 'errors' only those answered with HTTP >= 400 or OCPI != 1000. */
+  readonly accessLog: 'all' | 'errors';
+}
+
+/** Sets ids, a request-scoped logger, echo headers, the access log line and HTTP metrics. */
+export function requestContext(options: RequestContextOptions) {
+  const { logger, metrics, accessLog } = options;
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    const requestId = headerId(req, 'x-request-id');
+    const correlationId = headerId(req, 'x-correlation-id');
+    req.ctx = { requestId, correlationId, log: logger.child({ requestId, correlationId }) };
+    res.setHeader('X-Request-ID', requestId);
+    res.setHeader('X-Correlation-ID', correlationId);
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const matched = req.route as { path?: unknown } | undefined;
+      const route = matched ? `${req.baseUrl}${String(matched.path)}` : 'unmatched';
+      const labels = { method: req.method, route, status: String(res.statusCode) };
+      metrics.requests.inc(labels);
+      metrics.duration.observe(labels, seconds);
+      const ocpiStatus = res.locals['ocpiStatus'] as number | undefined;
+      if (accessLog === 'all' || res.statusCode >= 400 || (ocpiStatus !== undefined && ocpiStatus !== 1000)) {
+        req.ctx.log.info('request', {
+          method: req.method,
+          path: req.path,
+          route,
+          status: res.statusCode,
+          ocpiStatus,
+          ms: Math.round(seconds * 1e4) / 10,
+          party: res.locals['partyKey'] as string | undefined,
+        });
+      }
+    });
+    next();
+  };
+}

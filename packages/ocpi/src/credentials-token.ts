@@ -1,0 +1,50 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+// Credentials tokens (OCPI 2.2.1 credentials.asciidoc): printable ASCII, at most 64 characters.
+// The hub's own tokens are 256 random bits in base64url (43 characters), stored only as SHA-256
+// hashes: a fast hash is enough for values with that much entropy.
+
+export const TOKEN_BYTES = 32;
+
+export function generateCredentialsToken(): string {
+  return randomBytes(TOKEN_BYTES).toString('base64url');
+}
+
+export function hashCredentialsToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** Constant-time equality of two hex hashes of the same length. */
+export function hashesEqual(a: string, b: string): boolean {
+  const ba = Buffer.from(a, 'hex');
+  const bb = Buffer.from(b, 'hex');
+  return ba.length === bb.length && timingSafeEqual(ba, bb);
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
+const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
+
+/**
+ * The candidate tokens an Authorization header may carry. OCPI 2.2.1 (transport_and_format.asciidoc,
+ * Authorization header) requires "Token <base64(token)>", and notes that many 2.1.1/2.2 peers send the
+ * token raw; the hub accepts both, trying the decoded form first. Returns [] when the header is not of
+ * the form "Token <value>".
+ */
+export function credentialsTokenCandidates(authorization: string | undefined): string[] {
+  if (!authorization) return [];
+  const match = /^Token\s+(\S+)\s*$/i.exec(authorization);
+  const value = match?.[1];
+  if (!value || value.length > 256) return [];
+  const candidates: string[] = [];
+  if (BASE64.test(value)) {
+    const decoded = Buffer.from(value, 'base64').toString('utf8');
+    if (PRINTABLE_ASCII.test(decoded) && decoded !== value) candidates.push(decoded);
+  }
+  candidates.push(value);
+  return candidates;
+}
+
+/** The header value the hub sends: Base64 as OCPI 2.2.1 requires. */
+export function authorizationHeader(token: string): string {
+  return `Token ${Buffer.from(token, 'utf8').toString('base64')}`;
+}

@@ -1,0 +1,33 @@
+// OCPI 2.2.1 transport_and_format.asciidoc, Response format: every response carries status_code,
+// an optional status_message and timestamp; data holds the payload.
+
+export const OCPI_SUCCESS = 1000;
+
+export interface OcpiEnvelope<T = unknown> {
+  data?: T;
+  status_code: number;
+  status_message?: string;
+  timestamp: string;
+}
+
+/** UTC with milliseconds, the shape the interface document asks for (YYYY-MM-DDThh:mm:ss.sssZ). */
+export function ocpiTimestamp(at: Date = new Date()): string {
+  return at.toISOString();
+}
+
+export function success<T>(data: T, statusMessage?: string): OcpiEnvelope<T> {
+  const envelope: OcpiEnvelope<T> = { data, status_code: OCPI_SUCCESS, timestamp: ocpiTimestamp() };
+  if (statusMessage) envelope.status_message = statusMessage;
+  return envelope;
+}
+
+/** Envelope without data, as OCPI advises for answers to pushes (transport_and_format, Response format). */
+export function acknowledged(): OcpiEnvelope<never> {
+  return { status_code: OCPI_SUCCESS, timestamp: ocpiTimestamp() };
+}
+
+export function failure(statusCode: number, statusMessage: string, data?: unknown): OcpiEnvelope {
+  const envelope: OcpiEnvelope = { status_code: statusCode, status_message: statusMessage, timestamp: ocpiTimestamp() };
+  if (data !== undefined) envelope.data = data;
+  return envelope;
+}

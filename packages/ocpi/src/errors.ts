@@ -1,0 +1,73 @@
+// The one registry of errors the hub answers with. Handlers throw HubError(kind); one middleware maps
+// the kind to the HTTP status and OCPI status code below. docs/errors.md documents every entry and a
+// unit test keeps the two in step.
+//
+// HTTP statuses follow OCPI 2.2.1 status_codes.asciidoc (Status codes): unparseable JSON is HTTP 400,
+// a missing or unknown token HTTP 401 (transport_and_format.asciidoc, Authorization header); once a
+// request is valid JSON for an existing resource no HTTP error is returned and the OCPI status_code
+// carries the outcome (2xxx client, 3xxx server, 4xxx hub).
+
+export interface ErrorSpec {
+  readonly http: number;
+  readonly ocpi: number;
+  readonly message: string;
+}
+
+export const hubErrors = {
+  MALFORMED_JSON: { http: 400, ocpi: 2001, message: 'Request body is not valid JSON' },
+  BODY_TOO_LARGE: { http: 413, ocpi: 2001, message: 'Request body exceeds the size limit' },
+  AUTH_MISSING: { http: 401, ocpi: 2000, message: 'Authorization header missing or not of the form "Token <token>"' },
+  AUTH_UNKNOWN_TOKEN: { http: 401, ocpi: 2000, message: 'Unknown credentials token' },
+  AUTH_INITIAL_TOKEN_SCOPE: {
+    http: 401,
+    ocpi: 2000,
+    message: 'The initial token is only valid on the versions and credentials modules',
+  },
+  PARTY_SUSPENDED: { http: 403, ocpi: 2000, message: 'The party is suspended at this hub' },
+  INVALID_PARAMETERS: { http: 200, ocpi: 2001, message: 'Invalid or missing parameters' },
+  NOT_ENOUGH_INFORMATION: { http: 200, ocpi: 2002, message: 'Not enough information' },
+  UNKNOWN_LOCATION: { http: 404, ocpi: 2003, message: 'Unknown location' },
+  NOT_FOUND: { http: 404, ocpi: 2000, message: 'No such resource' },
+  METHOD_NOT_ALLOWED: { http: 405, ocpi: 2000, message: 'Method not allowed' },
+  ALREADY_REGISTERED: { http: 405, ocpi: 2000, message: 'Credentials already registered: use PUT to update them' },
+  NOT_REGISTERED: { http: 405, ocpi: 2000, message: 'No credentials registered: use POST to register' },
+  RATE_LIMITED: { http: 429, ocpi: 2000, message: 'Rate limit exceeded' },
+  PARTNER_API_UNUSABLE: { http: 200, ocpi: 3001, message: "Unable to use the client's API" },
+  UNSUPPORTED_VERSION: { http: 200, ocpi: 3002, message: 'Unsupported version' },
+  NO_MATCHING_ENDPOINTS: { http: 200, ocpi: 3003, message: 'No matching endpoints' },
+  UNAVAILABLE: { http: 503, ocpi: 3000, message: 'Temporarily unavailable, retry later' },
+  INTERNAL: { http: 500, ocpi: 3000, message: 'Internal error' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type HubErrorKind = keyof typeof hubErrors;
+
+export interface HubErrorOptions {
+  /** Extra detail appended to the registry message, safe to show to the caller. */
+  readonly detail?: string;
+  /** Goes into the envelope's data: what was wrong (e.g. schema violations). */
+  readonly data?: unknown;
+  /** Response headers, e.g. Retry-After. */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly cause?: unknown;
+}
+
+export class HubError extends Error {
+  readonly kind: HubErrorKind;
+  readonly spec: ErrorSpec;
+  readonly data: unknown;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(kind: HubErrorKind, options: HubErrorOptions = {}) {
+    const spec = hubErrors[kind];
+    super(options.detail ? `${spec.message}: ${options.detail}` : spec.message, { cause: options.cause });
+    this.name = 'HubError';
+    this.kind = kind;
+    this.spec = spec;
+    this.data = options.data;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export function isHubError(e: unknown): e is HubError {
+  return e instanceof HubError;
+}

@@ -1,0 +1,4 @@
+export * from './errors.ts';
+export * from './envelope.ts';
+export * from './credentials-token.ts';
+export * from './types.ts';

@@ -1,0 +1,2 @@
+export * from './outbound-policy.ts';
+export * from './ocpi-partner-client.ts';

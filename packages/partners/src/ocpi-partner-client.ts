@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'undici';
+import { authorizationHeader, OCPI_SUCCESS } from '@hub/ocpi';
+import { PartnerCallError, type PartnerDirectory, type PartnerEndpoint, type RequestIds } from '@hub/registry';
+import { checkOutboundUrl, guardedLookup, type OutboundPolicy } from './outbound-policy.ts';
+
+// Outbound OCPI client on undici: one keep-alive pool per partner origin, a timeout on every call,
+// a size cap on answers, and the outbound policy on every URL and every resolved address.
+
+export interface PartnerClientOptions {
+  readonly policy: OutboundPolicy;
+  readonly timeoutMs: number;
+  readonly maxResponseBytes?: number;
+  readonly userAgent?: string;
+}
+
+export interface OcpiCallResult {
+  readonly httpStatus: number;
+  readonly envelope: { status_code?: unknown; status_message?: unknown; data?: unknown };
+}
+
+export interface OcpiPartnerClient extends PartnerDirectory {
+  /** One OCPI call: policy check, Token header (Base64), fresh X-Request-ID, the caller's correlation id. */
+  call(method: 'GET' | 'PUT' | 'POST' | 'PATCH', url: string, token: string, ids: RequestIds, body?: unknown, extraHeaders?: Record<string, string>): Promise<OcpiCallResult>;
+  close(): Promise<void>;
+}
+
+export function ocpiPartnerClient(options: PartnerClientOptions): OcpiPartnerClient {
+  const maxBytes = options.maxResponseBytes ?? 1024 * 1024;
+  const agent = new Agent({
+    keepAliveTimeout: 30_000,
+    connections: 64,
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    connect: { timeout: options.timeoutMs, lookup: guardedLookup(options.policy) },
+  });
+
+  async function call(
+    method: 'GET' | 'PUT' | 'POST' | 'PATCH',
+    rawUrl: string,
+    token: string,
+    ids: RequestIds,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<OcpiCallResult> {
+    const url = checkOutboundUrl(options.policy, rawUrl);
+    const shown = `${method} ${url.origin}${url.pathname}`;
+    let res;
+    try {
+      res = await request(url, {
+        method,
+        dispatcher: agent,
+        signal: AbortSignal.timeout(options.timeoutMs),
+        headers: {
+          authorization: authorizationHeader(token),
+          // transport_and_format.asciidoc (Unique message IDs): a forwarded request gets a new request id
+          // and keeps the correlation id.
+          'x-request-id': randomUUID(),
+          'x-correlation-id': ids.correlationId,
+          'user-agent': options.userAgent ?? 'ocpi-roaming-hub',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...extraHeaders,
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (e) {
+      const err = e as { name?: string; code?: string; message?: string };
+      const timeout = err.name === 'TimeoutError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_CONNECT_TIMEOUT';
+      const blocked = err.code === 'EHUBBLOCKED' || (err as { cause?: { code?: string } }).cause?.code === 'EHUBBLOCKED';
+      throw new PartnerCallError(blocked ? 'URL_NOT_ALLOWED' : timeout ? 'TIMEOUT' : 'NETWORK', rawUrl, `${shown}: ${err.message ?? String(e)}`, { cause: e });
+    }
+    let text = '';
+    let size = 0;
+    try {
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > maxBytes) {
+          res.body.destroy();
+          throw new PartnerCallError('UNEXPECTED_BODY', rawUrl, `${shown}: answer larger than ${maxBytes} bytes`);
+        }
+        text += (chunk as Buffer).toString('utf8');
+      }
+    } catch (e) {
+      if (e instanceof PartnerCallError) throw e;
+      throw new PartnerCallError('NETWORK', rawUrl, `${shown}: ${(e as Error).message}`, { cause: e });
+    }
+    let envelope: OcpiCallResult['envelope'];
+    try {
+      envelope = JSON.parse(text) as OcpiCallResult['envelope'];
+    } catch {
+      throw new PartnerCallError('NOT_JSON', rawUrl, `${shown}: HTTP ${res.statusCode}, answer is not JSON`);
+    }
+    if (envelope === null || typeof envelope !== 'object') {
+      throw new PartnerCallError('UNEXPECTED_BODY', rawUrl, `${shown}: answer is not an OCPI envelope`);
+    }
+    return { httpStatus: res.statusCode, envelope };
+  }
+
+  async function getData(url: string, token: string, ids: RequestIds): Promise<unknown> {
+    const { httpStatus, envelope } = await call('GET', url, token, ids);
+    if (httpStatus < 200 || httpStatus > 299) throw new PartnerCallError('HTTP_STATUS', url, `GET ${url}: HTTP ${httpStatus}`);
+    if (envelope.status_code !== OCPI_SUCCESS) {
+      throw new PartnerCallError('OCPI_STATUS', url, `GET ${url}: OCPI status_code ${String(envelope.status_code)}`);
+    }
+    return envelope.data;
+  }
+
+  const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+  return {
+    call,
+    // version_information_endpoint.asciidoc: GET versions returns a list of {version, url}.
+    async fetchVersions(url, token, ids) {
+      const data = await getData(url, token, ids);
+      if (!Array.isArray(data) || !data.every((v: { version?: unknown; url?: unknown } | null) => v && isString(v.version) && isString(v.url))) {
+        throw new PartnerCallError('UNEXPECTED_BODY', url, `GET ${url}: data is not a list of versions`);
+      }
+      return data.map((v: { version: string; url: string }) => ({ version: v.version, url: v.url }));
+    },
+    // version_information_endpoint.asciidoc: version details are {version, endpoints: [{identifier, role, url}]}.
+    async fetchVersionDetails(url, token, ids) {
+      const data = (await getData(url, token, ids)) as { version?: unknown; endpoints?: unknown } | null;
+      const endpoints = data?.endpoints;
+      if (
+        !data ||
+        !isString(data.version) ||
+        !Array.isArray(endpoints) ||
+        !endpoints.every((e: { identifier?: unknown; role?: unknown; url?: unknown } | null) => e && isString(e.identifier) && (e.role === 'SENDER' || e.role === 'RECEIVER') && isString(e.url))
+      ) {
+        throw new PartnerCallError('UNEXPECTED_BODY', url, `GET ${url}: data is not version details`);
+      }
+      return {
+        version: data.version,
+        endpoints: (endpoints as PartnerEndpoint[]).map((e) => ({ identifier: e.identifier, role: e.role, url: e.url })),
+      };
+    },
+    close: () => agent.close(),
+  };
+}

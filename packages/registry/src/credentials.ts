@@ -1,0 +1,189 @@
+import { newEvent, registryEventTypes, topics } from '@hub/events';
+import { HubError, OCPI_VERSION, generateCredentialsToken, hashCredentialsToken, partyKey, type PartnerRole } from '@hub/ocpi';
+import type { Credentials } from '@hub/schemas/generated/ocpi/credentials';
+import type { Caller, PartnerEndpoint } from './model.ts';
+import type { OutboxEvent, PartnerDirectory, RegistryStore, RequestIds, TokenCipher } from './ports.ts';
+import { PartnerCallError } from './partner-call-error.ts';
+
+// Credentials module, OCPI 2.2.1 credentials.asciidoc. The hub is the Receiver of the registration:
+// the partner POSTs with the initial token (CREDENTIALS_TOKEN_A); the hub fetches the partner's
+// versions and details with the partner's token (CREDENTIALS_TOKEN_B) and answers with its own new
+// token (CREDENTIALS_TOKEN_C). PUT re-fetches endpoints and rotates; DELETE unregisters.
+
+export interface HubIdentity {
+  readonly countryCode: string;
+  readonly partyId: string;
+  readonly name: string;
+  /** The hub's public versions URL, given to partners in the credentials answer. */
+  readonly versionsUrl: string;
+}
+
+/** Credentials object (credentials.asciidoc, Credentials object), as validated by its schema. */
+export type CredentialsBody = Credentials;
+
+export interface CredentialsDeps {
+  readonly store: RegistryStore;
+  readonly partners: PartnerDirectory;
+  readonly cipher: TokenCipher;
+  readonly hub: HubIdentity;
+  /** ce_source of the audit events. */
+  readonly source: string;
+}
+
+export interface HubCredentials {
+  readonly token: string;
+  readonly url: string;
+  readonly roles: ReadonlyArray<{
+    role: 'HUB';
+    party_id: string;
+    country_code: string;
+    business_details: { name: string };
+  }>;
+}
+
+function hubCredentials(hub: HubIdentity, token: string): HubCredentials {
+  // credentials.asciidoc (Credentials object): "A Hub SHALL only report itself as role: Hub".
+  return {
+    token,
+    url: hub.versionsUrl,
+    roles: [{ role: 'HUB', party_id: hub.partyId, country_code: hub.countryCode, business_details: { name: hub.name } }],
+  };
+}
+
+/** The roles in the body must be exactly the parties registered for these credentials. */
+function checkRoles(caller: Caller, body: CredentialsBody): void {
+  const registered = new Set(caller.parties.map((p) => `${partyKey(p)}/${p.role}`));
+  const claimed = new Set(body.roles.map((r) => `${partyKey({ countryCode: r.country_code, partyId: r.party_id })}/${r.role}`));
+  const foreign = [...claimed].filter((k) => !registered.has(k));
+  const missing = [...registered].filter((k) => !claimed.has(k));
+  if (foreign.length > 0 || missing.length > 0 || claimed.size !== body.roles.length) {
+    throw new HubError('INVALID_PARAMETERS', {
+      detail: 'roles must be exactly the parties registered for these credentials',
+      data: { registered: [...registered], not_registered: foreign, missing },
+    });
+  }
+}
+
+/** Fetches the partner's versions, picks 2.2.1 and fetches its endpoints (credentials.asciidoc, POST/PUT). */
+async function discoverPartner(
+  deps: CredentialsDeps,
+  body: CredentialsBody,
+  ids: RequestIds,
+): Promise<{ detailsUrl: string; endpoints: PartnerEndpoint[] }> {
+  try {
+    const versions = await deps.partners.fetchVersions(body.url, body.token, ids);
+    const v221 = versions.find((v) => v.version === OCPI_VERSION);
+    if (!v221) {
+      throw new HubError('UNSUPPORTED_VERSION', {
+        detail: `the partner's versions endpoint lists ${versions.map((v) => v.version).join(', ') || 'no versions'}, not ${OCPI_VERSION}`,
+      });
+    }
+    const details = await deps.partners.fetchVersionDetails(v221.url, body.token, ids);
+    if (details.version !== OCPI_VERSION) {
+      throw new HubError('UNSUPPORTED_VERSION', { detail: `version details are for ${details.version}` });
+    }
+    // credentials.asciidoc (Required endpoints not available): every OCPI platform implements credentials.
+    if (!details.endpoints.some((e) => e.identifier === 'credentials')) {
+      throw new HubError('NO_MATCHING_ENDPOINTS', { detail: "the partner's version details list no credentials endpoint" });
+    }
+    return { detailsUrl: v221.url, endpoints: details.endpoints };
+  } catch (e) {
+    if (e instanceof PartnerCallError) {
+      throw new HubError(e.reason === 'URL_NOT_ALLOWED' ? 'INVALID_PARAMETERS' : 'PARTNER_API_UNUSABLE', {
+        detail: e.message,
+        cause: e,
+      });
+    }
+    throw e;
+  }
+}
+
+function credentialsEvent(
+  deps: CredentialsDeps,
+  caller: Caller,
+  type: string,
+  data: Record<string, unknown>,
+  ids: RequestIds,
+): OutboxEvent {
+  return {
+    topic: topics.registry,
+    event: newEvent({
+      type,
+      source: deps.source,
+      subject: caller.platformId,
+      key: caller.platformId,
+      data: { platform_id: caller.platformId, parties: caller.parties.map(partyJson), ...data },
+      correlationId: ids.correlationId,
+      ...(ids.requestId ? { requestId: ids.requestId } : {}),
+    }),
+  };
+}
+
+function partyJson(p: { countryCode: string; partyId: string; role: PartnerRole }) {
+  return { country_code: p.countryCode, party_id: p.partyId, role: p.role };
+}
+
+async function exchange(
+  deps: CredentialsDeps,
+  caller: Caller,
+  body: CredentialsBody,
+  ids: RequestIds,
+  mode: 'register' | 'update',
+): Promise<HubCredentials> {
+  checkRoles(caller, body);
+  const { detailsUrl, endpoints } = await discoverPartner(deps, body, ids);
+  const hubToken = generateCredentialsToken();
+  const saved = await deps.store.saveCredentials(
+    {
+      platformId: caller.platformId,
+      presentedTokenHash: caller.tokenHash,
+      newHubTokenHash: hashCredentialsToken(hubToken),
+      partnerTokenSealed: deps.cipher.seal(body.token),
+      versionsUrl: body.url,
+      version: OCPI_VERSION,
+      endpoints,
+      businessDetails: body.roles.map((r) => ({ ...partyJson({ countryCode: r.country_code, partyId: r.party_id, role: r.role as PartnerRole }), business_details: r.business_details })),
+      outbox: [
+        credentialsEvent(
+          deps,
+          caller,
+          mode === 'register' ? registryEventTypes.credentialsRegistered : registryEventTypes.credentialsUpdated,
+          { versions_url: body.url, version_details_url: detailsUrl, version: OCPI_VERSION, endpoints },
+          ids,
+        ),
+      ],
+    },
+    mode,
+  );
+  // The presented token was used up by a concurrent request (e.g. two POSTs with one initial token).
+  if (!saved) throw new HubError('AUTH_UNKNOWN_TOKEN');
+  return hubCredentials(deps.hub, hubToken);
+}
+
+/** POST /ocpi/2.2.1/credentials: 405 once registered (credentials.asciidoc, POST Method). */
+export async function registerCredentials(deps: CredentialsDeps, caller: Caller, body: CredentialsBody, ids: RequestIds) {
+  if (caller.registered) throw new HubError('ALREADY_REGISTERED');
+  return exchange(deps, caller, body, ids, 'register');
+}
+
+/** PUT /ocpi/2.2.1/credentials: 405 before registration (credentials.asciidoc, PUT Method). */
+export async function updateCredentials(deps: CredentialsDeps, caller: Caller, body: CredentialsBody, ids: RequestIds) {
+  if (!caller.registered || caller.tokenKind !== 'HUB') throw new HubError('NOT_REGISTERED');
+  return exchange(deps, caller, body, ids, 'update');
+}
+
+/**
+ * GET /ocpi/2.2.1/credentials: the hub's credentials for the caller. Only token hashes are stored, so
+ * the token in the answer is the one the caller presented, which is by definition its current one.
+ */
+export function currentCredentials(deps: Pick<CredentialsDeps, 'hub'>, presentedToken: string): HubCredentials {
+  return hubCredentials(deps.hub, presentedToken);
+}
+
+/** DELETE /ocpi/2.2.1/credentials: 405 before registration (credentials.asciidoc, DELETE Method). */
+export async function deleteCredentials(deps: CredentialsDeps, caller: Caller, ids: RequestIds): Promise<void> {
+  if (!caller.registered) throw new HubError('NOT_REGISTERED');
+  await deps.store.deleteCredentials(caller.platformId, [
+    credentialsEvent(deps, caller, registryEventTypes.credentialsDeleted, {}, ids),
+  ]);
+}

@@ -1,0 +1,50 @@
+import { newEvent, registryEventTypes, topics } from '@hub/events';
+import { OCPI_VERSION } from '@hub/ocpi';
+import type { PartnerDirectory, RegistryStore, TokenCipher } from './ports.ts';
+
+// Health probe (interface document, What the service does 9): GET /ocpi/versions on each registered
+// partner with the partner's token; a listed 2.2.1 means CONNECTED, anything else OFFLINE.
+
+export interface ProbeDeps {
+  readonly store: RegistryStore;
+  readonly partners: PartnerDirectory;
+  readonly cipher: TokenCipher;
+  readonly source: string;
+}
+
+export interface ProbeResult {
+  readonly platformId: string;
+  readonly ok: boolean;
+  readonly error?: string;
+  readonly changed: boolean;
+}
+
+export async function probePlatform(
+  deps: ProbeDeps,
+  platform: { platformId: string; versionsUrl: string; partnerTokenSealed: Buffer },
+  correlationId: string,
+): Promise<ProbeResult> {
+  let ok = false;
+  let error: string | undefined;
+  try {
+    const versions = await deps.partners.fetchVersions(platform.versionsUrl, deps.cipher.open(platform.partnerTokenSealed), { correlationId });
+    ok = versions.some((v) => v.version === OCPI_VERSION);
+    if (!ok) error = `no ${OCPI_VERSION} in versions (${versions.map((v) => v.version).join(', ') || 'empty'})`;
+  } catch (e) {
+    error = e instanceof Error ? e.message : String(e);
+  }
+  const changed = await deps.store.recordProbe(platform.platformId, error === undefined ? { ok } : { ok, error }, (status) => [
+    {
+      topic: topics.registry,
+      event: newEvent({
+        type: registryEventTypes.platformHealthChanged,
+        source: deps.source,
+        subject: platform.platformId,
+        key: platform.platformId,
+        correlationId,
+        data: { platform_id: platform.platformId, status, error: error ?? null },
+      }),
+    },
+  ]);
+  return error === undefined ? { platformId: platform.platformId, ok, changed } : { platformId: platform.platformId, ok, error, changed };
+}

@@ -1,0 +1,53 @@
+import type { CommonConfig } from '@hub/config';
+import { createKafkaEventLog, type EventLog } from '@hub/event-log';
+import { createLogger, createMetricsRegistry, startOperatorServer, type Logger, type OperatorServer, type Registry } from '@hub/observability';
+import { createPool, type Pool } from '@hub/store';
+
+// What every Kafka worker service (projector, dispatcher) needs before its own logic: a logger, a
+// metrics registry, a Postgres pool, the event log and the operator port with a health check that
+// asks both Postgres and Kafka.
+
+export interface ServiceShell {
+  readonly logger: Logger;
+  readonly metrics: Registry;
+  readonly pool: Pool;
+  readonly eventLog: EventLog;
+  readonly operator: OperatorServer;
+  stop(): Promise<void>;
+}
+
+export async function startServiceShell(name: string, config: CommonConfig, options: { logStream?: NodeJS.WritableStream } = {}): Promise<ServiceShell> {
+  const logger = createLogger({ service: name, level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) });
+  const metrics = createMetricsRegistry(name);
+  const pool = createPool(config.databaseUrl, { application: `ocpi-hub-${name}`, max: 8 });
+  const eventLog = createKafkaEventLog({ brokers: config.kafkaBrokers, clientId: name, topicPrefix: config.topicPrefix, logger });
+  const admin = eventLog.admin();
+  let adminConnected: Promise<void> | undefined;
+  const operator = await startOperatorServer({
+    port: config.operatorPort,
+    registry: metrics,
+    health: async () => {
+      const postgres = await pool.query('select 1').then(() => true, () => false);
+      adminConnected ??= admin.connect().catch((e: unknown) => {
+        adminConnected = undefined;
+        throw e;
+      });
+      const kafka = await adminConnected
+        .then(() => admin.describeCluster())
+        .then((c) => c.brokers.length > 0, () => false);
+      return { postgres, kafka };
+    },
+  });
+  return {
+    logger,
+    metrics,
+    pool,
+    eventLog,
+    operator,
+    async stop() {
+      await operator.close();
+      await eventLog.close();
+      await pool.end();
+    },
+  };
+}

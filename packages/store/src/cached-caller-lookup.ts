@@ -1,0 +1,79 @@
+import pg from 'pg';
+import type { Caller, RegistryStore } from '@hub/registry';
+import { CREDENTIALS_CHANNEL } from './postgres-registry-store.ts';
+
+// Authentication is on every request's path, so callers are cached per ingress replica. Correctness
+// across replicas comes from Postgres LISTEN/NOTIFY: every credentials change notifies in its own
+// transaction, each replica drops its cache when the notification arrives (milliseconds after commit),
+// and while the listening connection is down the cache is bypassed entirely. The TTL only bounds what
+// a lost notification could cost. Unknown tokens are never cached, so the cache cannot be flooded.
+
+export interface CallerLookup {
+  find(tokenHash: string): Promise<Caller | undefined>;
+  /** Drops every cached caller (a replica's own changes call it before answering). */
+  invalidate(): void;
+  close(): Promise<void>;
+}
+
+export interface CachedCallerLookupOptions {
+  readonly databaseUrl: string;
+  readonly ttlMs?: number;
+  readonly maxEntries?: number;
+  readonly onError?: (e: unknown) => void;
+}
+
+export async function cachedCallerLookup(store: RegistryStore, options: CachedCallerLookupOptions): Promise<CallerLookup> {
+  const ttlMs = options.ttlMs ?? 30_000;
+  const maxEntries = options.maxEntries ?? 100_000;
+  const cache = new Map<string, { caller: Caller; expires: number }>();
+  let listening = false;
+  let closed = false;
+  let listener: pg.Client | undefined;
+  let generation = 0;
+
+  const connect = async (): Promise<void> => {
+    const client = new pg.Client({ connectionString: options.databaseUrl, application_name: 'ocpi-hub-credentials-listener' });
+    client.on('notification', () => {
+      generation++;
+      cache.clear();
+    });
+    client.on('error', (e) => {
+      options.onError?.(e);
+      listening = false;
+      cache.clear();
+      client.end().catch(() => undefined);
+      if (!closed) setTimeout(() => void connect().catch(options.onError), 1000).unref();
+    });
+    await client.connect();
+    await client.query(`listen ${CREDENTIALS_CHANNEL}`);
+    listener = client;
+    cache.clear();
+    listening = true;
+  };
+  await connect();
+
+  return {
+    async find(tokenHash) {
+      const now = Date.now();
+      const hit = listening ? cache.get(tokenHash) : undefined;
+      if (hit && hit.expires > now) return hit.caller;
+      const startedAt = generation;
+      const caller = await store.findCaller(tokenHash);
+      // Skip caching a read that raced with an invalidation: it may predate the change.
+      if (caller && listening && startedAt === generation) {
+        if (cache.size >= maxEntries) cache.clear();
+        cache.set(tokenHash, { caller, expires: now + ttlMs });
+      }
+      return caller;
+    },
+    invalidate() {
+      generation++;
+      cache.clear();
+    },
+    async close() {
+      closed = true;
+      listening = false;
+      await listener?.end().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,5 @@
+export * from './pool.ts';
+export * from './migrate.ts';
+export * from './postgres-registry-store.ts';
+export * from './cached-caller-lookup.ts';
+export * from './outbox.ts';

@@ -1,0 +1,70 @@
+import pg from 'pg';
+
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+
+export function createPool(databaseUrl: string, options: { max?: number; application?: string } = {}): Pool {
+  return new pg.Pool({
+    connectionString: databaseUrl,
+    max: options.max ?? 10,
+    application_name: options.application ?? 'ocpi-hub',
+    idleTimeoutMillis: 30_000,
+  });
+}
+
+/** Runs fn in a transaction; rolls back on any error. */
+export async function inTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const result = await fn(client);
+    await client.query('commit');
+    return result;
+  } catch (e) {
+    await client.query('rollback').catch(() => undefined);
+    throw e;
+  } finally {
+    client.release();
+  }
+}
+
+/** Creates the database named in the URL when the server has no such database yet. */
+export async function ensureDatabase(databaseUrl: string): Promise<'created' | 'exists'> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new Error(`unsupported database name "${name}"`);
+  const probe = new pg.Client({ connectionString: databaseUrl });
+  try {
+    await probe.connect();
+    return 'exists';
+  } catch (e) {
+    if ((e as { code?: string }).code !== '3D000') throw e;
+  } finally {
+    await probe.end().catch(() => undefined);
+  }
+  url.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`create database "${name}"`);
+  } catch (e) {
+    if ((e as { code?: string }).code !== '42P04') throw e; // created concurrently
+  } finally {
+    await admin.end();
+  }
+  return 'created';
+}
+
+/** Drops a database (tests only create and drop their own). */
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  url.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists "${name}" with (force)`);
+  } finally {
+    await admin.end();
+  }
+}

@@ -1,0 +1,11 @@
+// Dispatcher: the only place that reads process.env.
+import { configReader, readCommonConfig } from '@hub/config';
+import { runService } from '@hub/observability';
+import { startWorker } from './worker.ts';
+
+await runService(() => {
+  const r = configReader(process.env);
+  const config = readCommonConfig(r, 9466);
+  r.done();
+  return startWorker(config);
+});

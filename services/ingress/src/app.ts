@@ -1,0 +1,75 @@
+import express, { type Express } from 'express';
+import { HubError } from '@hub/ocpi';
+import { requestContext, type HttpMetrics, type Logger } from '@hub/observability';
+import type { CredentialsDeps, RegistryStore } from '@hub/registry';
+import type { SchemaValidator } from '@hub/schemas';
+import type { CallerLookup } from '@hub/store';
+import { authenticate } from './authenticate.ts';
+import { errorMiddleware } from './http.ts';
+import { credentialsRouter } from './routes/credentials.ts';
+import { hubClientInfoRouter } from './routes/hubclientinfo.ts';
+import { versionsRouter, type ModuleEndpoint } from './routes/versions.ts';
+
+export interface IngressLimits {
+  /** Largest accepted request body in bytes (README, Limits). */
+  readonly maxBodyBytes: number;
+  readonly defaultPageLimit: number;
+  readonly maxPageLimit: number;
+}
+
+export interface IngressDeps {
+  readonly callers: CallerLookup;
+  readonly store: RegistryStore;
+  readonly credentials: Omit<CredentialsDeps, 'store'>;
+  readonly validator: SchemaValidator;
+  readonly publicBaseUrl: string;
+  readonly logger: Logger;
+  readonly httpMetrics: HttpMetrics;
+  readonly accessLog: 'all' | 'errors';
+  readonly limits: IngressLimits;
+  /** Called after a registry change so the outbox is published promptly. */
+  readonly onRegistryChange: () => void;
+}
+
+/** The modules this ingress serves: the single list behind GET /ocpi/2.2.1 and the routing below. */
+export const MODULES: readonly ModuleEndpoint[] = [
+  // version_information_endpoint.asciidoc, Endpoint: SENDER is advised for one's own credentials module.
+  { identifier: 'credentials', roles: ['SENDER'], path: 'credentials' },
+  { identifier: 'hubclientinfo', roles: ['SENDER'], path: 'hubclientinfo' },
+];
+
+export function createIngressApp(deps: IngressDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'simple');
+  app.use(requestContext({ logger: deps.logger, metrics: deps.httpMetrics, accessLog: deps.accessLog }));
+
+  // Any body is read as JSON whatever its Content-Type, so a partner that forgets the header still
+  // gets a precise answer; unparseable JSON is HTTP 400 (status_codes.asciidoc).
+  const json = express.json({ limit: deps.limits.maxBodyBytes, strict: true, type: () => true });
+  const withInitial = authenticate(deps.callers, { allowInitialToken: true, allowSuspended: true });
+  const hubToken = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false });
+
+  app.use(versionsRouter(deps.publicBaseUrl, MODULES, withInitial));
+  app.use(
+    '/ocpi/2.2.1/credentials',
+    withInitial,
+    json,
+    credentialsRouter({ ...deps.credentials, store: deps.store, validator: deps.validator, onChange: deps.onRegistryChange }),
+  );
+  app.use(
+    '/ocpi/2.2.1/hubclientinfo',
+    hubToken,
+    hubClientInfoRouter({
+      store: deps.store,
+      publicBaseUrl: deps.publicBaseUrl,
+      limits: { defaultLimit: deps.limits.defaultPageLimit, maxLimit: deps.limits.maxPageLimit },
+    }),
+  );
+  app.use(() => {
+    throw new HubError('NOT_FOUND');
+  });
+  app.use(errorMiddleware());
+  return app;
+}

@@ -1,0 +1,52 @@
+import type { NextFunction, Request, Response } from 'express';
+import { HubError, credentialsTokenCandidates, hashCredentialsToken, hashesEqual, partyKey } from '@hub/ocpi';
+import type { Caller } from '@hub/registry';
+import type { CallerLookup } from '@hub/store';
+
+// Authentication (interface document, Authentication; OCPI 2.2.1 transport_and_format.asciidoc,
+// Authorization header): "Authorization: Token <token>", Base64 (2.2.1) or raw (older peers); missing
+// or unknown: HTTP 401. The initial token (CREDENTIALS_TOKEN_A) is accepted only on the versions and
+// credentials modules, anywhere else HTTP 401.
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+  interface Request {
+    caller: Caller;
+    /** The credentials token exactly as the caller presented it (decoded). Never log it. */
+    presentedToken: string;
+  }
+  }
+}
+
+export function authenticate(lookup: CallerLookup, options: { allowInitialToken: boolean; allowSuspended: boolean }) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const candidates = credentialsTokenCandidates(req.headers.authorization);
+    if (candidates.length === 0) return next(new HubError('AUTH_MISSING'));
+    resolve(lookup, candidates)
+      .then((found) => {
+        if (!found) return next(new HubError('AUTH_UNKNOWN_TOKEN'));
+        const { caller, token } = found;
+        if (caller.tokenKind === 'INITIAL' && !options.allowInitialToken) return next(new HubError('AUTH_INITIAL_TOKEN_SCOPE'));
+        if (!options.allowSuspended && caller.parties.length > 0 && caller.parties.every((p) => p.suspended)) {
+          return next(new HubError('PARTY_SUSPENDED'));
+        }
+        req.caller = caller;
+        req.presentedToken = token;
+        res.locals['partyKey'] = caller.parties.map((p) => `${partyKey(p)}/${p.role}`).join(',');
+        next();
+      })
+      .catch(next);
+  };
+}
+
+async function resolve(lookup: CallerLookup, candidates: string[]): Promise<{ caller: Caller; token: string } | undefined> {
+  for (const token of candidates) {
+    const hash = hashCredentialsToken(token);
+    const caller = await lookup.find(hash);
+    // The index lookup found the row by hash; the constant-time comparison keeps the final check free
+    // of early-exit timing whatever the store did.
+    if (caller && hashesEqual(caller.tokenHash, hash)) return { caller, token };
+  }
+  return undefined;
+}

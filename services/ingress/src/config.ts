@@ -1,0 +1,49 @@
+import { configReader, readCommonConfig, readSecretKey, type CommonConfig, type Env } from '@hub/config';
+
+// Ingress configuration; every variable and default is listed in the README (Configuration).
+export interface IngressConfig extends CommonConfig {
+  readonly host: string;
+  readonly port: number;
+  /** Base URL partners reach the hub at; versions and Link URLs are built from it. */
+  readonly publicBaseUrl: string;
+  readonly secretKey: Buffer;
+  readonly hub: { countryCode: string; partyId: string; name: string };
+  readonly maxBodyBytes: number;
+  readonly defaultPageLimit: number;
+  readonly maxPageLimit: number;
+  readonly partnerTimeoutMs: number;
+  readonly allowHttpPartners: boolean;
+  readonly partnerAllowedHosts: string[];
+  readonly accessLog: 'all' | 'errors';
+  readonly callerCacheTtlMs: number;
+}
+
+export function readIngressConfig(env: Env): IngressConfig {
+  const r = configReader(env);
+  const port = r.int('HUB_PORT', 8080, { min: 0, max: 65535 });
+  const host = r.string('HUB_HOST', '127.0.0.1');
+  const accessLog = r.string('ACCESS_LOG', 'all');
+  if (accessLog !== 'all' && accessLog !== 'errors') r.problem('ACCESS_LOG must be "all" or "errors"');
+  const config: IngressConfig = {
+    ...readCommonConfig(r, 9464),
+    host,
+    port,
+    publicBaseUrl: r.url('HUB_PUBLIC_URL', `http://${host}:${port}`).replace(/\/+$/, ''),
+    secretKey: readSecretKey(r),
+    hub: {
+      countryCode: r.string('HUB_COUNTRY_CODE', 'NL'),
+      partyId: r.string('HUB_PARTY_ID', 'HUB'),
+      name: r.string('HUB_NAME', 'OCPI Roaming Hub'),
+    },
+    maxBodyBytes: r.int('MAX_BODY_BYTES', 1024 * 1024, { min: 1024 }),
+    defaultPageLimit: r.int('PAGE_LIMIT_DEFAULT', 100, { min: 1 }),
+    maxPageLimit: r.int('PAGE_LIMIT_MAX', 1000, { min: 1 }),
+    partnerTimeoutMs: r.int('PARTNER_TIMEOUT_MS', 10_000, { min: 100 }),
+    allowHttpPartners: r.bool('ALLOW_HTTP_PARTNER_URLS', false),
+    partnerAllowedHosts: r.list('PARTNER_ALLOWED_HOSTS'),
+    accessLog: accessLog as 'all' | 'errors',
+    callerCacheTtlMs: r.int('CALLER_CACHE_TTL_MS', 30_000, { min: 0 }),
+  };
+  r.done();
+  return config;
+}

@@ -1,0 +1,57 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { HubError, failure, success, acknowledged, type OcpiEnvelope } from '@hub/ocpi';
+
+/** Wraps an async handler so a rejection reaches the error middleware. */
+export function handle(fn: (req: Request, res: Response) => Promise<void> | void): RequestHandler {
+  return (req, res, next) => {
+    try {
+      const result = fn(req, res);
+      if (result instanceof Promise) result.catch(next);
+    } catch (e) {
+      next(e);
+    }
+  };
+}
+
+export function send(res: Response, httpStatus: number, envelope: OcpiEnvelope): void {
+  res.locals['ocpiStatus'] = envelope.status_code;
+  res.status(httpStatus).json(envelope);
+}
+
+export function ok(res: Response, data: unknown, httpStatus = 200): void {
+  send(res, httpStatus, success(data));
+}
+
+export function okEmpty(res: Response, httpStatus = 200): void {
+  send(res, httpStatus, acknowledged());
+}
+
+/**
+ * The one place that turns errors into answers (error registry: @hub/ocpi errors.ts). Body-parser
+ * errors become MALFORMED_JSON / BODY_TOO_LARGE; anything that is not a HubError is a bug or an
+ * outage, logged with its stack and answered without internals.
+ */
+export function errorMiddleware() {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    let hubError: HubError;
+    if (err instanceof HubError) {
+      hubError = err;
+    } else {
+      const e = err as { type?: string; status?: number; message?: string };
+      if (e.type === 'entity.parse.failed' || e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+        hubError = new HubError('MALFORMED_JSON', { detail: e.message ?? 'unparseable' });
+      } else if (e.type === 'entity.too.large') {
+        hubError = new HubError('BODY_TOO_LARGE');
+      } else if (e.type === 'request.aborted' || e.type === 'request.size.invalid') {
+        hubError = new HubError('MALFORMED_JSON', { detail: 'incomplete body' });
+      } else {
+        const dependency = /ECONNREFUSED|KafkaJS|Connection terminated|timeout/i.test(e.message ?? '');
+        hubError = new HubError(dependency ? 'UNAVAILABLE' : 'INTERNAL', { cause: err });
+        req.ctx?.log.error('request failed', { err, path: req.path, method: req.method });
+      }
+    }
+    if (res.headersSent) return;
+    for (const [k, v] of Object.entries(hubError.headers)) res.setHeader(k, v);
+    send(res, hubError.spec.http, failure(hubError.spec.ocpi, hubError.message, hubError.data));
+  };
+}

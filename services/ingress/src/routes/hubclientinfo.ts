@@ -1,0 +1,28 @@
+import { Router } from 'express';
+import type { RegistryStore } from '@hub/registry';
+import { handle, ok } from '../http.ts';
+import { parsePage, setPageHeaders } from '../pagination.ts';
+
+// HubClientInfo (OCPI 2.2.1 mod_hub_client_info.asciidoc, Sender interface: GET, paginated): the
+// caller's own parties and the parties it has an active routing rule with.
+
+export function hubClientInfoRouter(deps: {
+  store: RegistryStore;
+  publicBaseUrl: string;
+  limits: { defaultLimit: number; maxLimit: number };
+}): Router {
+  const router = Router();
+  router.get(
+    '/',
+    handle(async (req, res) => {
+      const page = parsePage(req, deps.limits);
+      const result = await deps.store.clientInfo(req.caller.platformId, page);
+      setPageHeaders(res, page, result.total, result.items.length, {
+        publicUrl: `${deps.publicBaseUrl}${req.originalUrl}`,
+        maxLimit: deps.limits.maxLimit,
+      });
+      ok(res, result.items);
+    }),
+  );
+  return router;
+}

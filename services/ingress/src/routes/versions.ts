@@ -1,0 +1,29 @@
+import { Router, type RequestHandler } from 'express';
+import { OCPI_VERSION, type InterfaceRole } from '@hub/ocpi';
+import { ok } from '../http.ts';
+
+// Versions (OCPI 2.2.1 version_information_endpoint.asciidoc; interface document, Versions): both
+// require authentication here; the initial token may call them (transport_and_format.asciidoc).
+
+export interface ModuleEndpoint {
+  readonly identifier: string;
+  readonly roles: readonly InterfaceRole[];
+  /** Path below /ocpi/2.2.1 */
+  readonly path: string;
+}
+
+export function versionsRouter(publicBaseUrl: string, modules: readonly ModuleEndpoint[], auth: RequestHandler): Router {
+  const router = Router();
+  const versions = [{ version: OCPI_VERSION, url: `${publicBaseUrl}/ocpi/${OCPI_VERSION}` }];
+  // A module the hub serves as both SENDER and RECEIVER is listed twice (interface document,
+  // Version and endpoint lists).
+  const details = {
+    version: OCPI_VERSION,
+    endpoints: modules.flatMap((m) =>
+      m.roles.map((role) => ({ identifier: m.identifier, role, url: `${publicBaseUrl}/ocpi/${OCPI_VERSION}/${m.path}` })),
+    ),
+  };
+  router.get('/ocpi/versions', auth, (_req, res) => ok(res, versions));
+  router.get(`/ocpi/${OCPI_VERSION}`, auth, (_req, res) => ok(res, details));
+  return router;
+}

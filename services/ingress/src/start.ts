@@ -1,0 +1,91 @@
+import { appendInOrder, createKafkaEventLog, type EventLog } from '@hub/event-log';
+import { createHttpMetrics, createLogger, createMetricsRegistry, startOperatorServer, type Logger } from '@hub/observability';
+import { ocpiPartnerClient } from '@hub/partners';
+import { aesGcmTokenCipher, createOutboxRelay } from '@hub/registry';
+import { createSchemaValidator } from '@hub/schemas';
+import { cachedCallerLookup, createPool, drainOutbox, postgresRegistryStore } from '@hub/store';
+import type { AddressInfo } from 'node:net';
+import { createIngressApp } from './app.ts';
+import type { IngressConfig } from './config.ts';
+
+export interface RunningIngress {
+  readonly port: number;
+  readonly operatorPort: number;
+  readonly logger: Logger;
+  stop(): Promise<void>;
+}
+
+/** Wires adapters to the app and starts listening. main.ts and in-process tests both call this. */
+export async function startIngress(config: IngressConfig, options: { logStream?: NodeJS.WritableStream } = {}): Promise<RunningIngress> {
+  const logger = createLogger({ service: 'ingress', level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) });
+  const registry = createMetricsRegistry('ingress');
+  const pool = createPool(config.databaseUrl, { application: 'ocpi-hub-ingress', max: 20 });
+  const store = postgresRegistryStore(pool);
+  const callers = await cachedCallerLookup(store, {
+    databaseUrl: config.databaseUrl,
+    ttlMs: config.callerCacheTtlMs,
+    onError: (e) => logger.warn('credentials listener error; cache bypassed until reconnected', { err: e }),
+  });
+  const eventLog: EventLog = createKafkaEventLog({ brokers: config.kafkaBrokers, clientId: 'ingress', topicPrefix: config.topicPrefix, logger });
+  const partners = ocpiPartnerClient({
+    policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts },
+    timeoutMs: config.partnerTimeoutMs,
+  });
+  const relay = createOutboxRelay({
+    intervalMs: 5_000,
+    onError: (e) => logger.warn('registry outbox not published yet', { err: e }),
+    drain: () =>
+      drainOutbox(pool, (batch) => appendInOrder(eventLog, batch)),
+  });
+  const app = createIngressApp({
+    callers,
+    store,
+    credentials: {
+      partners,
+      cipher: aesGcmTokenCipher(config.secretKey),
+      hub: { ...config.hub, versionsUrl: `${config.publicBaseUrl}/ocpi/versions` },
+      source: 'ingress',
+    },
+    validator: createSchemaValidator(),
+    publicBaseUrl: config.publicBaseUrl,
+    logger,
+    httpMetrics: createHttpMetrics(registry),
+    accessLog: config.accessLog,
+    limits: { maxBodyBytes: config.maxBodyBytes, defaultPageLimit: config.defaultPageLimit, maxPageLimit: config.maxPageLimit },
+    onRegistryChange: () => {
+      callers.invalidate();
+      relay.kick();
+    },
+  });
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  server.keepAliveTimeout = 65_000;
+  const operator = await startOperatorServer({
+    port: config.operatorPort,
+    registry,
+    health: async () => {
+      const db = await pool.query('select 1').then(() => true, () => false);
+      return { postgres: db };
+    },
+  });
+  const port = (server.address() as AddressInfo).port;
+  logger.info('ingress listening', { url: config.publicBaseUrl, port, operatorPort: operator.port });
+  return {
+    port,
+    operatorPort: operator.port,
+    logger,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await relay.stop();
+      await operator.close();
+      await Promise.allSettled([callers.close(), eventLog.close(), partners.close()]);
+      await pool.end();
+    },
+  };
+}

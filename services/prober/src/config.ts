@@ -1,0 +1,25 @@
+import { configReader, readCommonConfig, readSecretKey, type CommonConfig, type Env } from '@hub/config';
+
+export interface ProberConfig extends CommonConfig {
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  readonly concurrency: number;
+  readonly secretKey: Buffer;
+  readonly allowHttpPartners: boolean;
+  readonly partnerAllowedHosts: string[];
+}
+
+export function readProberConfig(env: Env): ProberConfig {
+  const r = configReader(env);
+  const config: ProberConfig = {
+    ...readCommonConfig(r, 9467),
+    intervalMs: r.int('PROBE_INTERVAL_MS', 180_000, { min: 100 }),
+    timeoutMs: r.int('PROBE_TIMEOUT_MS', 10_000, { min: 100 }),
+    concurrency: r.int('PROBE_CONCURRENCY', 8, { min: 1, max: 256 }),
+    secretKey: readSecretKey(r),
+    allowHttpPartners: r.bool('ALLOW_HTTP_PARTNER_URLS', false),
+    partnerAllowedHosts: r.list('PARTNER_ALLOWED_HOSTS'),
+  };
+  r.done();
+  return config;
+}
