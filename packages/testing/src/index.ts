@@ -1,0 +1,4 @@
+export * from './stack.ts';
+export * from './partner-simulator.ts';
+export * from './ocpi-client.ts';
+export * from './service-process.ts';

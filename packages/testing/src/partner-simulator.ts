@@ -1,0 +1,89 @@
+import express from 'express';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { credentialsTokenCandidates } from '@hub/ocpi';
+
+// A simulated partner platform: a real HTTP server on 127.0.0.1 with its own versions, version details
+// and credentials endpoints, answering only to its own token, recording every request, and able to go
+// down and come back on the same port.
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: unknown;
+}
+
+export interface PartnerSimulator {
+  readonly baseUrl: string;
+  readonly versionsUrl: string;
+  /** The token the partner expects the hub to use (CREDENTIALS_TOKEN_B). */
+  token: string;
+  readonly requests: RecordedRequest[];
+  /** Versions the partner lists; change it to simulate a partner without 2.2.1. */
+  versions: string[];
+  /** Extra behaviour per path (e.g. a receiver); return true when handled. */
+  handlers: Map<string, (req: express.Request, res: express.Response) => void>;
+  goDown(): Promise<void>;
+  comeUp(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startPartnerSimulator(options: { token?: string; modules?: Array<{ identifier: string; role: 'SENDER' | 'RECEIVER' }> } = {}): Promise<PartnerSimulator> {
+  const modules = options.modules ?? [{ identifier: 'credentials', role: 'SENDER' }];
+  const app = express();
+  app.use(express.json({ type: () => true }));
+  let server: Server | undefined;
+  let port = 0;
+  const sim: PartnerSimulator = {
+    baseUrl: '',
+    versionsUrl: '',
+    token: options.token ?? `partner-token-${Math.random().toString(36).slice(2)}`,
+    requests: [],
+    versions: ['2.1.1', '2.2.1'],
+    handlers: new Map(),
+    goDown: async () => {
+      if (!server) return;
+      const s = server;
+      server = undefined;
+      await new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        s.closeAllConnections();
+      });
+    },
+    comeUp: async () => {
+      if (server) return;
+      server = await listen(port);
+    },
+    close: async () => sim.goDown(),
+  };
+  app.use((req, res, next) => {
+    sim.requests.push({ method: req.method, path: req.path, headers: req.headers, body: req.body as unknown });
+    const presented = credentialsTokenCandidates(req.headers.authorization);
+    if (!presented.includes(sim.token)) {
+      res.status(401).json({ status_code: 2000, status_message: 'unknown token', timestamp: new Date().toISOString() });
+      return;
+    }
+    const custom = sim.handlers.get(`${req.method} ${req.path}`);
+    if (custom) return custom(req, res);
+    next();
+  });
+  const ok = (data: unknown) => ({ status_code: 1000, data, timestamp: new Date().toISOString() });
+  app.get('/ocpi/versions', (_req, res) => {
+    res.json(ok(sim.versions.map((v) => ({ version: v, url: `${sim.baseUrl}/ocpi/${v}` }))));
+  });
+  app.get('/ocpi/:version', (req, res) => {
+    res.json(ok({ version: req.params.version, endpoints: modules.map((m) => ({ ...m, url: `${sim.baseUrl}/ocpi/${req.params.version}/${m.identifier}` })) }));
+  });
+
+  const listen = (p: number) =>
+    new Promise<Server>((resolve, reject) => {
+      const s = app.listen(p, '127.0.0.1');
+      s.once('listening', () => resolve(s));
+      s.once('error', reject);
+    });
+  server = await listen(0);
+  port = (server.address() as AddressInfo).port;
+  Object.assign(sim, { baseUrl: `http://127.0.0.1:${port}`, versionsUrl: `http://127.0.0.1:${port}/ocpi/versions` });
+  return sim;
+}

@@ -1,0 +1,81 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { repoRoot } from './stack.ts';
+
+// A hub service started exactly as `npm start` starts it (node services/<name>/src/main.ts), for
+// end-to-end and fault tests; its JSON log lines are kept for assertions.
+
+export interface ServiceProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly logs: string[];
+  /** Resolves when a log line matches; with `after`, only lines logged after that many lines count. */
+  waitForLog(pattern: RegExp, timeoutMs?: number, after?: number): Promise<string>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export async function startService(name: string, env: Record<string, string>, ready: RegExp): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [...process.execArgv.filter((a) => !a.startsWith('--test')), join(repoRoot, 'services', name, 'src', 'main.ts')], {
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
+  const onLine = (line: string) => {
+    logs.push(line);
+    for (const w of [...waiters]) {
+      if (w.pattern.test(line)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(line);
+      }
+    }
+  };
+  let buffered = '';
+  const feed = (d: Buffer) => {
+    buffered += d.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    lines.filter(Boolean).forEach(onLine);
+  };
+  child.stdout.on('data', feed);
+  child.stderr.on('data', feed);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const service: ServiceProcess = {
+    name,
+    child,
+    logs,
+    waitForLog(pattern, timeoutMs = 20_000, after = 0) {
+      const seen = logs.slice(after).find((l) => pattern.test(l));
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${name}: no log line matching ${pattern} within ${timeoutMs} ms; last lines:\n${logs.slice(-10).join('\n')}`)), timeoutMs);
+        waiters.push({ pattern, resolve: (l) => (clearTimeout(timer), resolve(l)) });
+        void exited.then((code) => {
+          clearTimeout(timer);
+          reject(new Error(`${name} exited with ${code} before logging ${pattern}:\n${logs.slice(-20).join('\n')}`));
+        });
+      });
+    },
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+  await service.waitForLog(ready);
+  return service;
+}
+
+/** Parses the JSON log lines of a service (non-JSON lines are skipped). */
+export function jsonLogs(service: ServiceProcess): Array<Record<string, unknown>> {
+  return service.logs.flatMap((l) => {
+    try {
+      return [JSON.parse(l) as Record<string, unknown>];
+    } catch {
+      return [];
+    }
+  });
+}

@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createKafkaEventLog, ensureTopics, type EventLog, type TopicDefinition } from '@hub/event-log';
+import { createLogger } from '@hub/observability';
+import { createPool, dropDatabase, ensureDatabase, migrate, type Pool } from '@hub/store';
+
+// An isolated slice of the real test stack for one test file: its own database (migrated) and its own
+// topics (a unique prefix) on the broker `npm test` started. Nothing here is a fake.
+
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+export function testEnv(): { brokers: string[]; serverUrl: string } {
+  const brokers = process.env['TEST_KAFKA_BROKERS'];
+  const serverUrl = process.env['TEST_DATABASE_URL'];
+  if (!brokers || !serverUrl) {
+    throw new Error('integration tests need the test stack: run them through `npm test` (TEST_KAFKA_BROKERS / TEST_DATABASE_URL unset)');
+  }
+  return { brokers: brokers.split(','), serverUrl };
+}
+
+export interface TestStack {
+  readonly name: string;
+  readonly databaseUrl: string;
+  readonly brokers: string[];
+  readonly topicPrefix: string;
+  readonly pool: Pool;
+  readonly eventLog: EventLog;
+  /** Environment for a service process pointed at this slice. */
+  env(extra?: Record<string, string>): Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+export function topicDefinitions(): TopicDefinition[] {
+  return (JSON.parse(readFileSync(join(repoRoot, 'infra', 'topics.json'), 'utf8')) as { topics: TopicDefinition[] }).topics;
+}
+
+export async function createTestStack(label: string): Promise<TestStack> {
+  const { brokers, serverUrl } = testEnv();
+  const suffix = randomBytes(4).toString('hex');
+  const name = `hubtest_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${suffix}`;
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.toString();
+  await ensureDatabase(databaseUrl);
+  const pool = createPool(databaseUrl, { max: 4, application: `test-${label}` });
+  await migrate(pool, join(repoRoot, 'infra', 'migrations'));
+  const topicPrefix = `t${suffix}`;
+  const eventLog = createKafkaEventLog({ brokers, clientId: `test-${label}`, topicPrefix, logger: createLogger({ service: 'test', level: 'error' }) });
+  const admin = eventLog.admin();
+  await admin.connect();
+  await ensureTopics(admin, topicDefinitions(), topicPrefix);
+  await admin.disconnect();
+  return {
+    name,
+    databaseUrl,
+    brokers,
+    topicPrefix,
+    pool,
+    eventLog,
+    env: (extra = {}) => ({
+      KAFKA_BROKERS: brokers.join(','),
+      DATABASE_URL: databaseUrl,
+      TOPIC_PREFIX: topicPrefix,
+      HUB_SECRET_KEY: randomBytes(32).toString('base64'),
+      LOG_LEVEL: 'info',
+      OPERATOR_PORT: '0',
+      ...extra,
+    }),
+    async cleanup() {
+      await eventLog.close();
+      await pool.end();
+      await dropDatabase(databaseUrl).catch(() => undefined);
+    },
+  };
+}
