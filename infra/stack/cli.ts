@@ -219,7 +219,7 @@ async function test(args: string[]): Promise<number> {
     if ((await runChild(bin('tsc'), ['-p', 'tsconfig.json'])) !== 0) return 1;
   }
   const nodeTest = (globs: string[], env: NodeJS.ProcessEnv) =>
-    runChild(node, [...process.execArgv, '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=300000', ...globs], env);
+    runChild(node, [...process.execArgv, '--test', '--test-force-exit', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=300000', ...globs], env);
   if (!only || only === 'unit') {
     say('unit tests');
     if ((await nodeTest(TEST_GLOBS.unit, process.env)) !== 0) return 1;

@@ -22,7 +22,7 @@ export async function ensureTopics(admin: Admin, definitions: readonly TopicDefi
   const missing = definitions.filter((d) => !existing.has(name(d)));
   if (missing.length > 0) {
     await admin.createTopics({
-      waitForLeaders: true,
+      waitForLeaders: false,
       topics: missing.map((d) => {
         const replicationFactor = Math.min(d.replicationFactor, brokers);
         const configEntries = Object.entries(d.config)
@@ -32,6 +32,7 @@ export async function ensureTopics(admin: Admin, definitions: readonly TopicDefi
       }),
     });
   }
+  await waitForLeaders(admin, definitions.map(name));
   const present = definitions.filter((d) => existing.has(name(d)));
   if (present.length > 0) {
     const meta = await admin.fetchTopicMetadata({ topics: present.map(name) });
@@ -42,4 +43,20 @@ export async function ensureTopics(admin: Admin, definitions: readonly TopicDefi
     if (grow.length > 0) await admin.createPartitions({ topicPartitions: grow });
   }
   return missing.map(name);
+}
+
+/** Waits until every partition of the topics has a leader (a fresh topic takes a moment). */
+export async function waitForLeaders(admin: Admin, topicNames: readonly string[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const meta = await admin.fetchTopicMetadata({ topics: [...topicNames] });
+      if (meta.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
+    } catch (e) {
+      last = e; // UNKNOWN_TOPIC_OR_PARTITION while the controller propagates the new topic
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`topics without leaders after ${timeoutMs} ms: ${topicNames.join(', ')}`, { cause: last });
 }

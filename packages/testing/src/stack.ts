@@ -48,10 +48,16 @@ export async function createTestStack(label: string): Promise<TestStack> {
   await migrate(pool, join(repoRoot, 'infra', 'migrations'));
   const topicPrefix = `t${suffix}`;
   const eventLog = createKafkaEventLog({ brokers, clientId: `test-${label}`, topicPrefix, logger: createLogger({ service: 'test', level: 'error' }) });
-  const admin = eventLog.admin();
-  await admin.connect();
-  await ensureTopics(admin, topicDefinitions(), topicPrefix);
-  await admin.disconnect();
+  try {
+    const admin = eventLog.admin();
+    await admin.connect();
+    await ensureTopics(admin, topicDefinitions(), topicPrefix);
+    await admin.disconnect();
+  } catch (e) {
+    await eventLog.close();
+    await pool.end();
+    throw e;
+  }
   return {
     name,
     databaseUrl,
