@@ -16,6 +16,15 @@ export interface EventLogOptions {
   readonly clientId: string;
   readonly topicPrefix?: string;
   readonly logger: LogSink;
+  /** An append not acknowledged within this time fails (the caller answers "retry later"). */
+  readonly appendTimeoutMs?: number;
+}
+
+export class AppendTimeoutError extends Error {
+  constructor(topic: string, ms: number) {
+    super(`Kafka did not acknowledge the append to ${topic} within ${ms} ms`);
+    this.name = 'AppendTimeoutError';
+  }
 }
 
 export interface AppendResult {
@@ -71,7 +80,15 @@ export function createKafkaEventLog(options: EventLogOptions): EventLog {
   const getProducer = (): Promise<Producer> => {
     if (producer) return Promise.resolve(producer);
     connecting ??= (async () => {
-      const p = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false });
+      // Idempotent producer: a retried send (e.g. while a fresh partition's leader settles) cannot
+      // write a record twice. One request in flight keeps the sequence numbers in order; retries are
+      // unbounded inside kafkajs and bounded by appendTimeoutMs here instead.
+      const p = kafka.producer({
+        createPartitioner: Partitioners.DefaultPartitioner,
+        allowAutoTopicCreation: false,
+        idempotent: true,
+        maxInFlightRequests: 1,
+      });
       await p.connect();
       producer = p;
       return p;
@@ -88,12 +105,19 @@ export function createKafkaEventLog(options: EventLogOptions): EventLog {
     physical,
     async append(topic, events) {
       if (events.length === 0) return [];
-      const p = await getProducer();
-      const metadata = await p.send({
-        topic: physical(topic),
-        acks: -1,
-        messages: events.map((e) => ({ key: e.key, value: JSON.stringify(e.data), headers: eventHeaders(e) })),
+      const timeoutMs = options.appendTimeoutMs ?? 10_000;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new AppendTimeoutError(topic, timeoutMs)), timeoutMs);
       });
+      const send = getProducer().then((p) =>
+        p.send({
+          topic: physical(topic),
+          acks: -1,
+          messages: events.map((e) => ({ key: e.key, value: JSON.stringify(e.data), headers: eventHeaders(e) })),
+        }),
+      );
+      const metadata = await Promise.race([send, timeout]).finally(() => clearTimeout(timer));
       return metadata.map((m) => ({ topic: m.topicName, partition: m.partition, offset: m.baseOffset ?? m.offset ?? '-1' }));
     },
     consumer(groupId) {

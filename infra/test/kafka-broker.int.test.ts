@@ -1,0 +1,94 @@
+// The local stack's broker is a real Apache Kafka: a produce/consume round trip through kafkajs with
+// acks=all, and the broker answers the Kafka protocol's metadata and API-versions requests as
+// Kafka 3.9 in KRaft mode does.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { newEvent } from '@hub/events';
+import { createTestStack, type TestStack } from '@hub/testing';
+
+describe('the test stack broker', () => {
+  let stack: TestStack;
+  before(async () => {
+    stack = await createTestStack('kafka');
+  });
+  after(async () => {
+    await stack?.cleanup();
+  });
+
+  it('is a Kafka 3.9 broker process from the Maven Central jars', () => {
+    const pid = process.env['TEST_BROKER_PID'];
+    // Only when npm test started the broker itself; with KAFKA_BROKERS it is someone else's cluster.
+    if (!pid) return;
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    assert.ok(cmdline.includes('kafka.Kafka'), cmdline.join(' '));
+    assert.ok(cmdline.some((a) => /\.local\/kafka\/libs\/\*$/.test(a)), 'classpath is the jar cache');
+    // The JVM keeps the jars it loaded classes from open.
+    const open = readdirSync(`/proc/${pid}/fd`).map((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    });
+    assert.ok(open.some((f) => /kafka_2\.13-3\.9\.\d+\.jar$/.test(f)), 'kafka_2.13 3.9.x jar is loaded');
+  });
+
+  it('describes a KRaft cluster with a controller', async () => {
+    const admin = stack.eventLog.admin();
+    await admin.connect();
+    const cluster = await admin.describeCluster();
+    assert.ok(cluster.brokers.length >= 1);
+    assert.ok(cluster.controller !== null && cluster.controller >= 0);
+    assert.match(cluster.clusterId, /^[A-Za-z0-9_-]{22}$/);
+    await admin.disconnect();
+  });
+
+  it('round-trips events with acks=all, keys, headers and per-key order', async () => {
+    const events = Array.from({ length: 50 }, (_, i) =>
+      newEvent({ type: 'test.roundtrip.v1', source: 'test', subject: `k${i % 5}`, key: `k${i % 5}`, data: { seq: i }, correlationId: `c${i}` }),
+    );
+    const results = await stack.eventLog.append('ocpi.sessions.v1', events);
+    assert.equal(results.length > 0, true);
+    const consumer = stack.eventLog.consumer('roundtrip');
+    await consumer.connect();
+    await consumer.subscribe({ topic: stack.eventLog.physical('ocpi.sessions.v1'), fromBeginning: true });
+    const received: Array<{ key: string; seq: number; correlationId: string | undefined; type: string }> = [];
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`only ${received.length} of 50 events consumed`)), 30_000);
+      void consumer.run({
+        eachMessage: async ({ topic, partition, message }) => {
+          const decoded = stack.eventLog.decode(topic, partition, message);
+          if (!decoded) return;
+          const data = decoded.event.data as { seq: number };
+          received.push({ key: decoded.event.key, seq: data.seq, correlationId: decoded.event.correlationId, type: decoded.event.type });
+          if (received.length === 50) {
+            clearTimeout(timer);
+            resolve();
+          }
+        },
+      });
+    });
+    await consumer.disconnect();
+    assert.deepEqual(new Set(received.map((r) => r.type)), new Set(['test.roundtrip.v1']));
+    for (const r of received) assert.equal(r.correlationId, `c${r.seq}`);
+    // Within one key the order of appends is kept.
+    for (let k = 0; k < 5; k++) {
+      const seqs = received.filter((r) => r.key === `k${k}`).map((r) => r.seq);
+      assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b));
+      assert.equal(seqs.length, 10);
+    }
+  });
+
+  it('creates topics idempotently from infra/topics.json', async () => {
+    const { ensureTopics } = await import('@hub/event-log');
+    const { topicDefinitions } = await import('@hub/testing');
+    const admin = stack.eventLog.admin();
+    await admin.connect();
+    const created = await ensureTopics(admin, topicDefinitions(), stack.topicPrefix);
+    assert.deepEqual(created, [], 'a second run creates nothing');
+    const meta = await admin.fetchTopicMetadata({ topics: [stack.eventLog.physical('ocpi.cdrs.v1')] });
+    assert.equal(meta.topics[0]?.partitions.length, 12);
+    await admin.disconnect();
+  });
+});
