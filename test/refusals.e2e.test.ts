@@ -81,7 +81,7 @@ describe('refusals at the partner API', () => {
     const missing = await call(hub, 'POST', '/ocpi/2.2.1/credentials', { token: initialToken, body: { url: partner.versionsUrl, roles } });
     expectEnvelope(missing, 200, 2001);
     assert.match(missing.body.status_message ?? '', /missing required field "token"/);
-    const { rows } = await stack.pool.query('select registered_at from platforms');
+    const { rows } = await stack.pool.query<{ registered_at: Date | null }>('select registered_at from platforms');
     assert.equal(rows[0]?.registered_at, null);
   });
 
@@ -137,7 +137,7 @@ describe('refusals at the partner API', () => {
     const loser = results.find((r) => r.body.status_code !== 1000);
     assert.ok(loser && [401, 405].includes(loser.status), loser?.text);
     hubToken = winners[0]?.body.data?.token ?? '';
-    const { rows } = await stack.pool.query(`select count(*)::int as n from credentials_tokens where revoked_at is null`);
+    const { rows } = await stack.pool.query<{ n: number }>(`select count(*)::int as n from credentials_tokens where revoked_at is null`);
     assert.equal(rows[0]?.n, 1);
   });
 

@@ -55,7 +55,8 @@ export function checkOutboundUrl(policy: OutboundPolicy, raw: string): URL {
   if (isIP(host) && isSpecialAddress(host) && !hostAllowed(policy, host)) {
     throw new PartnerCallError('URL_NOT_ALLOWED', raw, `address ${host} is loopback, private or link-local`);
   }
-  if (host.toLowerCase() === 'localhost' && !hostAllowed(policy, host)) {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if ((name === 'localhost' || name.endsWith('.localhost')) && !hostAllowed(policy, host)) {
     throw new PartnerCallError('URL_NOT_ALLOWED', raw, 'localhost is not allowed');
   }
   return url;

@@ -17,7 +17,8 @@ export function aesGcmTokenCipher(key: Buffer): TokenCipher {
     },
     open(sealed) {
       if (sealed[0] !== VERSION) throw new Error('unknown sealed token version');
-      const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(1, 13));
+      if (sealed.length < 29) throw new Error('sealed token too short');
+      const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(1, 13), { authTagLength: 16 });
       decipher.setAuthTag(sealed.subarray(13, 29));
       return Buffer.concat([decipher.update(sealed.subarray(29)), decipher.final()]).toString('utf8');
     },

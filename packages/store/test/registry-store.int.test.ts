@@ -52,7 +52,7 @@ describe('registry store on Postgres', () => {
       Array.from({ length: 5 }, () => deps.store.saveCredentials(change(platformId, initialToken, generateCredentialsToken()), 'register')),
     );
     assert.equal(outcomes.filter(Boolean).length, 1);
-    const { rows } = await stack.pool.query(`select count(*)::int as n from credentials_tokens where platform_id = $1 and revoked_at is null`, [platformId]);
+    const { rows } = await stack.pool.query<{ n: number }>(`select count(*)::int as n from credentials_tokens where platform_id = $1 and revoked_at is null`, [platformId]);
     assert.equal(rows[0]?.n, 1);
   });
 

@@ -1,0 +1,59 @@
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface LoadResult {
+  readonly label: string;
+  readonly requestsPerSecond: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly errors: number;
+  readonly non2xx: number;
+}
+
+/** A bounded load run against a loopback URL: fixed duration, fixed connections, then it stops. */
+export async function load(label: string, url: string, options: { seconds: number; connections: number; headers?: Record<string, string> }): Promise<LoadResult> {
+  if (!/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url)) throw new Error('load tests target loopback only');
+  const result = await autocannon({ url, connections: options.connections, duration: options.seconds, headers: options.headers ?? {}, pipelining: 1 });
+  return {
+    label,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+export function printTable(rows: readonly LoadResult[]): void {
+  const lines = ['target                               req/s     p50 ms   p99 ms   errors  non-2xx'];
+  for (const r of rows) {
+    lines.push(
+      `${r.label.padEnd(36)} ${r.requestsPerSecond.toFixed(0).padStart(7)} ${r.p50.toFixed(2).padStart(9)} ${r.p99.toFixed(2).padStart(8)} ${String(r.errors).padStart(8)} ${String(r.non2xx).padStart(8)}`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Starts a Node process and resolves once it printed a line matching `ready`. */
+export function startNode(script: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; line: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n').find((l) => ready.test(l));
+      if (line) {
+        // From here on the output is drained unread, so the load generator spends nothing on it.
+        child.stdout?.off('data', onData);
+        child.stderr?.off('data', onData);
+        child.stdout?.resume();
+        child.stderr?.resume();
+        out = '';
+        resolve({ child, line });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${script} exited ${code}: ${out.slice(-2000)}`)));
+  });
+}

@@ -1,0 +1,51 @@
+// infra/topics.json (applied by the stack at start) and the topic names the code uses stay in step,
+// and the topic settings keep events durable.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { topics } from '@hub/events';
+
+interface TopicDefinition {
+  readonly name: string;
+  readonly partitions: number;
+  readonly replicationFactor: number;
+  readonly config: Readonly<Record<string, string>>;
+}
+
+const definitions = (JSON.parse(readFileSync(new URL('../topics.json', import.meta.url), 'utf8')) as { topics: TopicDefinition[] }).topics;
+const byName = new Map(definitions.map((d) => [d.name, d]));
+
+describe('infra/topics.json', () => {
+  it('defines exactly the topics the code uses, each once', () => {
+    const names = definitions.map((d) => d.name);
+    assert.equal(new Set(names).size, names.length, 'a topic is defined twice');
+    assert.deepEqual([...names].sort(), Object.values(topics).sort());
+  });
+
+  it('gives every topic at least one partition', () => {
+    for (const d of definitions) assert.ok(Number.isInteger(d.partitions) && d.partitions >= 1, d.name);
+  });
+
+  it('replicates every topic at least 3 times with min.insync.replicas 2 for production', () => {
+    for (const d of definitions) {
+      assert.ok(Number.isInteger(d.replicationFactor) && d.replicationFactor >= 3, d.name);
+      assert.equal(d.config['min.insync.replicas'], '2', d.name);
+    }
+  });
+
+  it('keeps CDRs, locations, tariffs and the registry trail forever (retention.ms -1)', () => {
+    for (const topic of [topics.cdrs, topics.locations, topics.tariffs, topics.registry]) {
+      assert.equal(byName.get(topic)?.config['retention.ms'], '-1', topic);
+    }
+  });
+
+  it('keeps the registry trail in one partition for one total order', () => {
+    assert.equal(byName.get(topics.registry)?.partitions, 1);
+  });
+
+  it('gives every config value as a string, as the Kafka admin API expects', () => {
+    for (const d of definitions) {
+      for (const [k, v] of Object.entries(d.config)) assert.equal(typeof v, 'string', `${d.name} ${k}`);
+    }
+  });
+});

@@ -1,0 +1,234 @@
+// Configuration: every variable parsed, documented defaults applied, and all problems reported at once.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  ConfigError,
+  DEFAULT_DATABASE_URL,
+  DEFAULT_KAFKA_BROKERS,
+  configReader,
+  readCommonConfig,
+  readSecretKey,
+  type Env,
+} from '../src/index.ts';
+
+/** Runs done() and returns the problems it reported ([] when it did not throw). */
+function problemsOf(r: { done(): void }): readonly string[] {
+  try {
+    r.done();
+    return [];
+  } catch (e) {
+    assert.ok(e instanceof ConfigError);
+    return e.problems;
+  }
+}
+
+describe('configReader', () => {
+  it('uses the fallback when a variable is unset, empty or blank', () => {
+    for (const env of [{}, { X: '' }, { X: '   ' }] as Env[]) {
+      const r = configReader(env);
+      assert.equal(r.string('X', 'dflt'), 'dflt');
+      assert.equal(r.int('X', 7), 7);
+      assert.equal(r.bool('X', true), true);
+      assert.equal(r.url('X', 'https://example.com/'), 'https://example.com/');
+      assert.deepEqual(r.list('X', ['a', 'b']), ['a', 'b']);
+      assert.equal(r.optionalString('X'), undefined);
+      assert.deepEqual(problemsOf(r), []);
+    }
+  });
+
+  it('trims values', () => {
+    const r = configReader({ S: '  hello ', N: ' 42 ' });
+    assert.equal(r.string('S'), 'hello');
+    assert.equal(r.int('N', 0), 42);
+    assert.equal(r.optionalString('S'), 'hello');
+  });
+
+  it('reports a required string that is missing', () => {
+    const r = configReader({});
+    assert.equal(r.string('NEEDED'), '');
+    assert.deepEqual(problemsOf(r), ['NEEDED is required']);
+  });
+
+  it('returns a list without a fallback as empty, and does not share the fallback array', () => {
+    const fallback = ['x'];
+    const r = configReader({});
+    assert.deepEqual(r.list('L'), []);
+    const list = r.list('L', fallback);
+    list.push('y');
+    assert.deepEqual(fallback, ['x']);
+  });
+
+  it('splits lists on commas, trimming entries and dropping empty ones', () => {
+    const r = configReader({ L: ' a:1 , b:2,,c:3 ,' });
+    assert.deepEqual(r.list('L', ['z']), ['a:1', 'b:2', 'c:3']);
+  });
+
+  describe('int', () => {
+    it('parses integers within the range, bounds included', () => {
+      const r = configReader({ A: '0', B: '65535', C: '-3' });
+      assert.equal(r.int('A', 1, { min: 0, max: 65535 }), 0);
+      assert.equal(r.int('B', 1, { min: 0, max: 65535 }), 65535);
+      assert.equal(r.int('C', 1), -3);
+      assert.deepEqual(problemsOf(r), []);
+    });
+
+    it('reports a value below the minimum or above the maximum and returns the fallback', () => {
+      const r = configReader({ LOW: '-1', HIGH: '70000' });
+      assert.equal(r.int('LOW', 5, { min: 0 }), 5);
+      assert.equal(r.int('HIGH', 6, { max: 65535 }), 6);
+      assert.deepEqual(problemsOf(r), ['LOW must be within [0, inf], got -1', 'HIGH must be within [-inf, 65535], got 70000']);
+    });
+
+    it('reports a value that is not an integer and returns the fallback', () => {
+      const r = configReader({ A: 'abc', B: '1.5', C: '12px' });
+      assert.equal(r.int('A', 1), 1);
+      assert.equal(r.int('B', 2), 2);
+      assert.equal(r.int('C', 3), 3);
+      assert.deepEqual(problemsOf(r), ['A must be an integer, got "abc"', 'B must be an integer, got "1.5"', 'C must be an integer, got "12px"']);
+    });
+  });
+
+  describe('bool', () => {
+    it('reads 1/true/yes/on as true and 0/false/no/off as false, in any case', () => {
+      for (const v of ['1', 'true', 'TRUE', 'Yes', 'on']) assert.equal(configReader({ B: v }).bool('B', false), true, v);
+      for (const v of ['0', 'false', 'False', 'NO', 'off']) assert.equal(configReader({ B: v }).bool('B', true), false, v);
+    });
+
+    it('reports any other value and returns the fallback', () => {
+      const r = configReader({ B: 'maybe' });
+      assert.equal(r.bool('B', true), true);
+      assert.deepEqual(problemsOf(r), ['B must be a boolean (true/false), got "maybe"']);
+    });
+  });
+
+  describe('url', () => {
+    it('accepts an absolute URL', () => {
+      const r = configReader({ U: 'postgres://u@db:5432/hub' });
+      assert.equal(r.url('U'), 'postgres://u@db:5432/hub');
+      assert.deepEqual(problemsOf(r), []);
+    });
+
+    it('reports a value that is not a URL', () => {
+      const r = configReader({ U: 'not a url' });
+      r.url('U', 'https://fallback.example/');
+      assert.deepEqual(problemsOf(r), ['U must be a URL, got "not a url"']);
+    });
+
+    it('reports a required URL that is missing', () => {
+      const r = configReader({});
+      assert.equal(r.url('U'), '');
+      assert.deepEqual(problemsOf(r), ['U is required']);
+    });
+  });
+
+  it('reports every problem together in one ConfigError from done()', () => {
+    const r = configReader({ N: 'x', B: 'perhaps', U: '::', P: '99999' });
+    r.string('MISSING');
+    r.int('N', 1);
+    r.bool('B', false);
+    r.url('U');
+    r.int('P', 1, { min: 0, max: 65535 });
+    r.problem('custom check failed');
+    assert.throws(
+      () => r.done(),
+      (e: unknown) => {
+        assert.ok(e instanceof ConfigError);
+        assert.equal(e.name, 'ConfigError');
+        assert.equal(e.problems.length, 6);
+        assert.deepEqual(e.problems, [
+          'MISSING is required',
+          'N must be an integer, got "x"',
+          'B must be a boolean (true/false), got "perhaps"',
+          'U must be a URL, got "::"',
+          'P must be within [0, 65535], got 99999',
+          'custom check failed',
+        ]);
+        for (const p of e.problems) assert.ok(e.message.includes(p), p);
+        return true;
+      },
+    );
+  });
+
+  it('does not throw from done() when there is no problem', () => {
+    const r = configReader({ A: '1' });
+    r.int('A', 0);
+    assert.doesNotThrow(() => r.done());
+  });
+});
+
+describe('readSecretKey', () => {
+  const bytes = Buffer.from(Array.from({ length: 32 }, (_, i) => i * 7 + 1));
+
+  it('accepts 32 bytes as 64 hex digits, in either case', () => {
+    for (const hex of [bytes.toString('hex'), bytes.toString('hex').toUpperCase()]) {
+      const r = configReader({ HUB_SECRET_KEY: hex });
+      assert.deepEqual(readSecretKey(r), bytes);
+      assert.deepEqual(problemsOf(r), []);
+    }
+  });
+
+  it('accepts 32 bytes as base64', () => {
+    const r = configReader({ HUB_SECRET_KEY: bytes.toString('base64') });
+    assert.deepEqual(readSecretKey(r), bytes);
+    assert.deepEqual(problemsOf(r), []);
+  });
+
+  it('reads the variable named by the caller', () => {
+    const r = configReader({ OTHER_KEY: bytes.toString('hex') });
+    assert.deepEqual(readSecretKey(r, 'OTHER_KEY'), bytes);
+  });
+
+  it('rejects keys of any other length', () => {
+    for (const value of [Buffer.alloc(16, 1).toString('base64'), Buffer.alloc(33, 1).toString('base64'), 'ab'.repeat(31), 'ab'.repeat(33)]) {
+      const r = configReader({ HUB_SECRET_KEY: value });
+      assert.equal(readSecretKey(r).length, 0, value);
+      assert.deepEqual(problemsOf(r), ['HUB_SECRET_KEY must be 32 bytes, base64 or hex encoded'], value);
+    }
+  });
+
+  it('reports a missing key', () => {
+    const r = configReader({});
+    assert.equal(readSecretKey(r).length, 0);
+    assert.deepEqual(problemsOf(r), ['HUB_SECRET_KEY is required']);
+  });
+});
+
+describe('readCommonConfig', () => {
+  it('applies the documented defaults', () => {
+    const r = configReader({});
+    assert.deepEqual(readCommonConfig(r, 9101), {
+      kafkaBrokers: DEFAULT_KAFKA_BROKERS,
+      databaseUrl: DEFAULT_DATABASE_URL,
+      topicPrefix: '',
+      logLevel: 'info',
+      operatorPort: 9101,
+    });
+    assert.deepEqual(DEFAULT_KAFKA_BROKERS, ['127.0.0.1:9092']);
+    assert.equal(DEFAULT_DATABASE_URL, 'postgres://postgres@127.0.0.1:5432/ocpi_hub');
+    assert.deepEqual(problemsOf(r), []);
+  });
+
+  it('reads every setting from the environment', () => {
+    const r = configReader({
+      KAFKA_BROKERS: 'k1:9092,k2:9092',
+      DATABASE_URL: 'postgres://hub@db/hub',
+      TOPIC_PREFIX: 'run42',
+      LOG_LEVEL: 'debug',
+      OPERATOR_PORT: '0',
+    });
+    assert.deepEqual(readCommonConfig(r, 9101), {
+      kafkaBrokers: ['k1:9092', 'k2:9092'],
+      databaseUrl: 'postgres://hub@db/hub',
+      topicPrefix: 'run42',
+      logLevel: 'debug',
+      operatorPort: 0,
+    });
+    assert.deepEqual(problemsOf(r), []);
+  });
+
+  it('reports an operator port outside 0-65535', () => {
+    const r = configReader({ OPERATOR_PORT: '65536' });
+    assert.equal(readCommonConfig(r, 9101).operatorPort, 9101);
+    assert.deepEqual(problemsOf(r), ['OPERATOR_PORT must be within [0, 65535], got 65536']);
+  });
+});

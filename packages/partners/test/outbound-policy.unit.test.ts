@@ -1,0 +1,147 @@
+// The hub never calls loopback, private, link-local or otherwise special addresses unless the operator
+// allow-listed the host, and only https unless plain http is switched on.
+import assert from 'node:assert/strict';
+import type { LookupAddress } from 'node:dns';
+import { describe, it } from 'node:test';
+import { PartnerCallError } from '@hub/registry';
+import { checkOutboundUrl, guardedLookup, isSpecialAddress, type OutboundPolicy } from '../src/outbound-policy.ts';
+
+const strict: OutboundPolicy = { allowHttp: false, allowedHosts: [] };
+
+function refusal(policy: OutboundPolicy, url: string): PartnerCallError {
+  try {
+    checkOutboundUrl(policy, url);
+  } catch (e) {
+    assert.ok(e instanceof PartnerCallError, `expected a PartnerCallError for ${url}`);
+    return e;
+  }
+  assert.fail(`${url} was allowed`);
+}
+
+describe('isSpecialAddress', () => {
+  for (const address of [
+    '127.0.0.1',
+    '127.255.0.9',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.254',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    '::ffff:127.0.0.1',
+    '::FFFF:10.0.0.1',
+    '::ffff:7f00:1',
+  ]) {
+    it(`refuses ${address}`, () => {
+      assert.equal(isSpecialAddress(address), true);
+    });
+  }
+
+  for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2001:4860:4860::8888', '::ffff:8.8.8.8']) {
+    it(`allows the public address ${address}`, () => {
+      assert.equal(isSpecialAddress(address), false);
+    });
+  }
+
+  it('treats anything that is not an IP address as special', () => {
+    assert.equal(isSpecialAddress('example.com'), true);
+    assert.equal(isSpecialAddress(''), true);
+  });
+});
+
+describe('checkOutboundUrl', () => {
+  it('allows an https URL on a public host and returns it parsed', () => {
+    const url = checkOutboundUrl(strict, 'https://partner.example.com/ocpi/versions');
+    assert.ok(url instanceof URL);
+    assert.equal(url.href, 'https://partner.example.com/ocpi/versions');
+    assert.equal(checkOutboundUrl(strict, 'https://8.8.8.8/ocpi').hostname, '8.8.8.8');
+  });
+
+  it('refuses plain http unless allowHttp is on', () => {
+    const e = refusal(strict, 'http://partner.example.com/ocpi/versions');
+    assert.equal(e.reason, 'URL_NOT_ALLOWED');
+    assert.equal(e.url, 'http://partner.example.com/ocpi/versions');
+    assert.equal(checkOutboundUrl({ allowHttp: true, allowedHosts: [] }, 'http://partner.example.com/x').protocol, 'http:');
+  });
+
+  it('refuses other schemes even when http is allowed', () => {
+    for (const url of ['ftp://partner.example.com/x', 'file:///etc/passwd', 'ws://partner.example.com/']) {
+      assert.equal(refusal({ allowHttp: true, allowedHosts: [] }, url).reason, 'URL_NOT_ALLOWED', url);
+    }
+  });
+
+  it('refuses a string that is not a URL', () => {
+    assert.equal(refusal(strict, 'partner.example.com/ocpi').reason, 'URL_NOT_ALLOWED');
+  });
+
+  it('refuses URLs with user info', () => {
+    assert.equal(refusal(strict, 'https://user:secret@partner.example.com/').reason, 'URL_NOT_ALLOWED');
+    assert.equal(refusal(strict, 'https://user@partner.example.com/').reason, 'URL_NOT_ALLOWED');
+  });
+
+  for (const url of [
+    'https://127.0.0.1/ocpi',
+    'https://169.254.169.254/latest/meta-data/',
+    'https://[::1]:8443/ocpi',
+    'https://localhost/ocpi',
+    'https://LOCALHOST:8443/ocpi',
+    'https://10.0.0.5/ocpi',
+    'https://[::ffff:127.0.0.1]/ocpi',
+  ]) {
+    it(`refuses ${url} unless its host is allow-listed`, () => {
+      const e = refusal(strict, url);
+      assert.equal(e.reason, 'URL_NOT_ALLOWED');
+      assert.equal(e.name, 'PartnerCallError');
+    });
+  }
+
+  it('lets an allow-listed loopback or link-local host through', () => {
+    const policy: OutboundPolicy = { allowHttp: true, allowedHosts: ['127.0.0.1', 'localhost', '::1', '169.254.169.254'] };
+    assert.equal(checkOutboundUrl(policy, 'http://127.0.0.1:9000/ocpi').port, '9000');
+    assert.equal(checkOutboundUrl(policy, 'https://LocalHost/ocpi').hostname, 'localhost');
+    assert.equal(checkOutboundUrl(policy, 'https://[::1]/ocpi').hostname, '[::1]');
+    assert.equal(checkOutboundUrl(policy, 'https://169.254.169.254/').hostname, '169.254.169.254');
+  });
+
+  it('allow-lists only the hosts named', () => {
+    const policy: OutboundPolicy = { allowHttp: false, allowedHosts: ['localhost'] };
+    assert.equal(refusal(policy, 'https://127.0.0.1/ocpi').reason, 'URL_NOT_ALLOWED');
+  });
+});
+
+describe('guardedLookup', () => {
+  // 'localhost' resolves through /etc/hosts: no network needed.
+  const lookup = (policy: OutboundPolicy, options: object = {}) =>
+    new Promise<{ err: NodeJS.ErrnoException | null; address: string | LookupAddress[]; family: number | undefined }>((resolve) => {
+      guardedLookup(policy)('localhost', options, (err, address, family) => resolve({ err, address, family }));
+    });
+
+  it('refuses a name that resolves to a loopback address with EHUBBLOCKED', async () => {
+    const { err, address } = await lookup(strict);
+    assert.ok(err);
+    assert.equal(err.code, 'EHUBBLOCKED');
+    assert.match(err.message, /localhost resolves to/);
+    assert.deepEqual(address, []);
+  });
+
+  it('resolves an allow-listed name to its first address', async () => {
+    const { err, address, family } = await lookup({ allowHttp: false, allowedHosts: ['localhost'] });
+    assert.equal(err, null);
+    assert.equal(typeof address, 'string');
+    assert.equal(isSpecialAddress(address as string), true);
+    assert.ok(family === 4 || family === 6);
+  });
+
+  it('returns every address when asked for all', async () => {
+    const { err, address } = await lookup({ allowHttp: false, allowedHosts: ['LOCALHOST'] }, { all: true });
+    assert.equal(err, null);
+    assert.ok(Array.isArray(address) && address.length > 0);
+  });
+});
