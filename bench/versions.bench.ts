@@ -1,6 +1,6 @@
 // Throughput and p99 of an authenticated GET /ocpi/2.2.1 against a bare express "hello", in the same
 // run on this machine (issue: target >= 70% of bare). Both servers run as their own process; the
-// load generator (autocannon) runs here. Run: npm run bench -- versions [seconds] [connections]
+// load generator (autocannon) runs here. Run: npm run bench -- versions [seconds] [connections] [rounds]
 import { join } from 'node:path';
 import { generateCredentialsToken, hashCredentialsToken } from '@hub/ocpi';
 import { registerParty } from '@hub/registry';
@@ -29,33 +29,50 @@ await store.saveCredentials(
   'register',
 );
 
-const results: LoadResult[] = [];
 const hello = await startNode(join(repoRoot, 'bench', 'hello-server.ts'), ['0'], {}, /listening \d+/);
 const helloPort = Number(/listening (\d+)/.exec(hello.line)?.[1]);
 const ingressFor = async (accessLog: string) => {
-  const env = stack.env({ HUB_PORT: '0', ACCESS_LOG: accessLog, LOG_LEVEL: 'info' });
+  // BENCH_NODE_OPTIONS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the ingress under load.
+  const env = stack.env({ HUB_PORT: '0', ACCESS_LOG: accessLog, LOG_LEVEL: 'info', NODE_OPTIONS: process.env['BENCH_NODE_OPTIONS'] ?? '' });
   const started = await startNode(join(repoRoot, 'services', 'ingress', 'src', 'main.ts'), [], env, /ingress listening/);
   const port = Number(/"port":(\d+)/.exec(started.line)?.[1]);
   return { ...started, port };
 };
+const quiet = await ingressFor('errors');
+const logged = await ingressFor('all');
+const headers = { authorization: authHeader(hubToken) };
+const targets = [
+  { label: 'bare express GET /hello', url: `http://127.0.0.1:${helloPort}/hello`, headers: {} },
+  { label: 'hub GET /ocpi/2.2.1, ACCESS_LOG=errors', url: `http://127.0.0.1:${quiet.port}/ocpi/2.2.1`, headers },
+  { label: 'hub GET /ocpi/2.2.1, ACCESS_LOG=all', url: `http://127.0.0.1:${logged.port}/ocpi/2.2.1`, headers },
+];
+// The machine is shared and noisy: targets alternate over several rounds and medians are compared.
+const rounds = Number(process.argv[4] ?? 3);
+const runs = new Map<string, LoadResult[]>(targets.map((t) => [t.label, []]));
 try {
-  // Warm-up, then the measured runs, baseline first.
-  await load('warm-up', `http://127.0.0.1:${helloPort}/hello`, { seconds: 2, connections });
-  results.push(await load('bare express GET /hello', `http://127.0.0.1:${helloPort}/hello`, { seconds, connections }));
-  for (const accessLog of ['errors', 'all']) {
-    const ingress = await ingressFor(accessLog);
-    const url = `http://127.0.0.1:${ingress.port}/ocpi/2.2.1`;
-    const headers = { authorization: authHeader(hubToken) };
-    await load('warm-up', url, { seconds: 2, connections, headers });
-    results.push(await load(`hub GET /ocpi/2.2.1 (ACCESS_LOG=${accessLog})`, url, { seconds, connections, headers }));
-    ingress.child.kill('SIGTERM');
+  for (const t of targets) await load('warm-up', t.url, { seconds: 2, connections, headers: t.headers });
+  for (let round = 0; round < rounds; round++) {
+    for (const t of targets) runs.get(t.label)?.push(await load(t.label, t.url, { seconds, connections, headers: t.headers }));
   }
 } finally {
-  hello.child.kill('SIGTERM');
+  for (const p of [hello, quiet, logged]) p.child.kill('SIGTERM');
   await stack.cleanup();
 }
-printTable(results);
-const bare = results[0]?.requestsPerSecond ?? 1;
-for (const r of results.slice(1)) process.stdout.write(`${r.label}: ${((100 * r.requestsPerSecond) / bare).toFixed(0)}% of bare express\n`);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const summary: LoadResult[] = targets.map((t) => {
+  const rs = runs.get(t.label) ?? [];
+  return {
+    label: t.label,
+    requestsPerSecond: median(rs.map((r) => r.requestsPerSecond)),
+    p50: median(rs.map((r) => r.p50)),
+    p99: median(rs.map((r) => r.p99)),
+    errors: rs.reduce((a, r) => a + r.errors, 0),
+    non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+  };
+});
+process.stdout.write(`medians of ${rounds} alternating rounds; per round req/s: ${targets.map((t) => `${t.label}: ${(runs.get(t.label) ?? []).map((r) => r.requestsPerSecond.toFixed(0)).join('/')}`).join('; ')}\n`);
+printTable(summary);
+const bare = summary[0]?.requestsPerSecond ?? 1;
+for (const r of summary.slice(1)) process.stdout.write(`${r.label}: ${((100 * r.requestsPerSecond) / bare).toFixed(0)}% of bare express\n`);
 process.stdout.write(`(${seconds} s per run, ${connections} connections, ${new Date().toISOString()}, node ${process.version})\n`);
 process.exit(0);

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import winston from 'winston';
 
 export type Logger = winston.Logger;
@@ -24,6 +25,40 @@ const redactSecrets = winston.format((info) => {
   return info;
 });
 
+/**
+ * Standard output written in batches: process.stdout is synchronous on pipes and files, so one write
+ * per log line costs a system call on the request path. Lines logged in one event-loop turn go out in
+ * one write right after it (setImmediate); whatever is pending is flushed synchronously on exit.
+ */
+class BatchedStdout extends Writable {
+  private pending: string[] = [];
+  private scheduled = false;
+
+  constructor() {
+    super({ decodeStrings: false });
+    process.once('exit', () => this.flush());
+  }
+
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.pending.push(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+    callback();
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (this.pending.length === 0) return;
+    const text = this.pending.join('');
+    this.pending = [];
+    process.stdout.write(text);
+  }
+}
+
+let sharedStdout: BatchedStdout | undefined;
+
 export interface LoggerOptions {
   readonly service: string;
   readonly level?: string;
@@ -42,10 +77,6 @@ export function createLogger(options: LoggerOptions): Logger {
       winston.format.timestamp(),
       winston.format.json(),
     ),
-    transports: [
-      options.stream
-        ? new winston.transports.Stream({ stream: options.stream })
-        : new winston.transports.Console(),
-    ],
+    transports: [new winston.transports.Stream({ stream: options.stream ?? (sharedStdout ??= new BatchedStdout()) })],
   });
 }

@@ -10,22 +10,16 @@ export function createMetricsRegistry(service: string): Registry {
   return registry;
 }
 
+/** Request rate is the histogram's _count series (rate(hub_http_request_duration_seconds_count[1m])). */
 export interface HttpMetrics {
-  readonly requests: Counter<'method' | 'route' | 'status'>;
   readonly duration: Histogram<'method' | 'route' | 'status'>;
 }
 
 export function createHttpMetrics(registry: Registry): HttpMetrics {
   return {
-    requests: new Counter({
-      name: 'hub_http_requests_total',
-      help: 'Partner API requests by method, route pattern and HTTP status',
-      labelNames: ['method', 'route', 'status'],
-      registers: [registry],
-    }),
     duration: new Histogram({
       name: 'hub_http_request_duration_seconds',
-      help: 'Partner API request latency by method, route pattern and HTTP status',
+      help: 'Partner API requests by method, route pattern and HTTP status: latency, and through _count the request rate',
       labelNames: ['method', 'route', 'status'],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],

@@ -9,7 +9,23 @@ import type { HttpMetrics } from './metrics.ts';
 export interface RequestContext {
   readonly requestId: string;
   readonly correlationId: string;
+  /** A logger carrying both ids; created on first use, most requests never log. */
   readonly log: Logger;
+}
+
+class LazyContext implements RequestContext {
+  readonly requestId: string;
+  readonly correlationId: string;
+  private readonly root: Logger;
+  private child: Logger | undefined;
+  constructor(root: Logger, requestId: string, correlationId: string) {
+    this.root = root;
+    this.requestId = requestId;
+    this.correlationId = correlationId;
+  }
+  get log(): Logger {
+    return (this.child ??= this.root.child({ requestId: this.requestId, correlationId: this.correlationId }));
+  }
 }
 
 declare global {
@@ -38,20 +54,30 @@ export interface RequestContextOptions {
 /** Sets ids, a request-scoped logger, echo headers, the access log line and HTTP metrics. */
 export function requestContext(options: RequestContextOptions) {
   const { logger, metrics, accessLog } = options;
+  // prom-client hashes (sorts) the label object on every observe; the labelled series are few, so
+  // each is resolved once and kept.
+  const series = new Map<string, { observe(value: number): void }>();
+  const observe = (method: string, route: string, status: number, seconds: number) => {
+    const key = `${method} ${status} ${route}`;
+    let s = series.get(key);
+    if (!s) {
+      s = metrics.duration.labels({ method, route, status: String(status) });
+      series.set(key, s);
+    }
+    s.observe(seconds);
+  };
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
     const requestId = headerId(req, 'x-request-id');
     const correlationId = headerId(req, 'x-correlation-id');
-    req.ctx = { requestId, correlationId, log: logger.child({ requestId, correlationId }) };
+    req.ctx = new LazyContext(logger, requestId, correlationId);
     res.setHeader('X-Request-ID', requestId);
     res.setHeader('X-Correlation-ID', correlationId);
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const matched = req.route as { path?: unknown } | undefined;
       const route = matched ? `${req.baseUrl}${String(matched.path)}` : 'unmatched';
-      const labels = { method: req.method, route, status: String(res.statusCode) };
-      metrics.requests.inc(labels);
-      metrics.duration.observe(labels, seconds);
+      observe(req.method, route, res.statusCode, seconds);
       const ocpiStatus = res.locals['ocpiStatus'] as number | undefined;
       if (accessLog === 'all' || res.statusCode >= 400 || (ocpiStatus !== undefined && ocpiStatus !== 1000)) {
         req.ctx.log.info('request', {

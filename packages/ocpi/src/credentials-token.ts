@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 // Credentials tokens (OCPI 2.2.1 credentials.asciidoc): printable ASCII, at most 64 characters.
 // The hub's own tokens are 256 random bits in base64url (43 characters), stored only as SHA-256
@@ -11,7 +11,8 @@ export function generateCredentialsToken(): string {
 }
 
 export function hashCredentialsToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  // One-shot crypto.hash: no Hash object per call on the authentication path.
+  return hash('sha256', token, 'hex');
 }
 
 /** Constant-time equality of two hex hashes of the same length. */

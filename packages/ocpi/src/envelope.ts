@@ -10,9 +10,19 @@ export interface OcpiEnvelope<T = unknown> {
   timestamp: string;
 }
 
+let lastMs = 0;
+let lastText = '';
+
 /** UTC with milliseconds, the shape the interface document asks for (YYYY-MM-DDThh:mm:ss.sssZ). */
-export function ocpiTimestamp(at: Date = new Date()): string {
-  return at.toISOString();
+export function ocpiTimestamp(at?: Date): string {
+  if (at) return at.toISOString();
+  // Every answer carries one; under load many answers share a millisecond, so format it once.
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastText = new Date(now).toISOString();
+  }
+  return lastText;
 }
 
 export function success<T>(data: T, statusMessage?: string): OcpiEnvelope<T> {

@@ -9,6 +9,8 @@ import { CREDENTIALS_CHANNEL } from './postgres-registry-store.ts';
 // a lost notification could cost. Unknown tokens are never cached, so the cache cannot be flooded.
 
 export interface CallerLookup {
+  /** The cached caller, synchronously, or undefined when it must be looked up with find(). */
+  peek(tokenHash: string): Caller | undefined;
   find(tokenHash: string): Promise<Caller | undefined>;
   /** Drops every cached caller (a replica's own changes call it before answering). */
   invalidate(): void;
@@ -53,6 +55,11 @@ export async function cachedCallerLookup(store: RegistryStore, options: CachedCa
   await connect();
 
   return {
+    peek(tokenHash) {
+      if (!listening) return undefined;
+      const hit = cache.get(tokenHash);
+      return hit && hit.expires > Date.now() ? hit.caller : undefined;
+    },
     async find(tokenHash) {
       const now = Date.now();
       const hit = listening ? cache.get(tokenHash) : undefined;

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { HubError, failure, success, acknowledged, type OcpiEnvelope } from '@hub/ocpi';
+import { HubError, failure, ocpiTimestamp, success, acknowledged, type OcpiEnvelope } from '@hub/ocpi';
 
 /** Wraps an async handler so a rejection reaches the error middleware. */
 export function handle(fn: (req: Request, res: Response) => Promise<void> | void): RequestHandler {
@@ -13,9 +13,23 @@ export function handle(fn: (req: Request, res: Response) => Promise<void> | void
   };
 }
 
+/** Writes the envelope directly: res.json's content negotiation costs more than the answer itself. */
 export function send(res: Response, httpStatus: number, envelope: OcpiEnvelope): void {
   res.locals['ocpiStatus'] = envelope.status_code;
-  res.status(httpStatus).json(envelope);
+  res.statusCode = httpStatus;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(envelope));
+}
+
+/**
+ * A success envelope around data serialised once (answers that never change, such as version
+ * details): only the timestamp is new per request.
+ */
+export function okPreserialized(res: Response, dataJson: string): void {
+  res.locals['ocpiStatus'] = 1000;
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(`{"data":${dataJson},"status_code":1000,"timestamp":"${ocpiTimestamp()}"}`);
 }
 
 export function ok(res: Response, data: unknown, httpStatus = 200): void {

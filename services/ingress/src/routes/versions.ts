@@ -1,6 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import { OCPI_VERSION, type InterfaceRole } from '@hub/ocpi';
-import { ok } from '../http.ts';
+import { okPreserialized } from '../http.ts';
 
 // Versions (OCPI 2.2.1 version_information_endpoint.asciidoc; interface document, Versions): both
 // require authentication here; the initial token may call them (transport_and_format.asciidoc).
@@ -23,7 +23,9 @@ export function versionsRouter(publicBaseUrl: string, modules: readonly ModuleEn
       m.roles.map((role) => ({ identifier: m.identifier, role, url: `${publicBaseUrl}/ocpi/${OCPI_VERSION}/${m.path}` })),
     ),
   };
-  router.get('/ocpi/versions', auth, (_req, res) => ok(res, versions));
-  router.get(`/ocpi/${OCPI_VERSION}`, auth, (_req, res) => ok(res, details));
+  const versionsJson = JSON.stringify(versions);
+  const detailsJson = JSON.stringify(details);
+  router.get('/ocpi/versions', auth, (_req, res) => okPreserialized(res, versionsJson));
+  router.get(`/ocpi/${OCPI_VERSION}`, auth, (_req, res) => okPreserialized(res, detailsJson));
   return router;
 }
