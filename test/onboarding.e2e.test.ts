@@ -175,6 +175,9 @@ describe('onboarding a partner (interface document, Onboarding sequence a-e)', (
     await prober.waitForLog(/partner health changed.*"ok":true/, 10_000, mark2);
     const again = await call<Array<{ party_id: string; status: string }>>(hub, 'GET', '/ocpi/2.2.1/hubclientinfo', { token: hubToken });
     assert.equal(again.body.data?.find((c) => c.party_id === 'ABC')?.status, 'CONNECTED');
+    const port = /"operatorPort":(\d+)/.exec(prober.logs.find((l) => l.includes('prober running')) ?? '')?.[1];
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    assert.match(metrics, new RegExp(`hub_partner_up\\{platform="${platformId}",parties="NL/ABC/CPO",service="prober"\\} 1`));
   });
 
   it('every registry change is on the registry topic in order, without any token', async () => {

@@ -57,7 +57,7 @@ export interface RegistryStore {
   partnerAccess(platformId: string): Promise<{ versionsUrl: string; partnerTokenSealed: Buffer } | undefined>;
 
   /** Platforms with registered credentials, for the health prober. */
-  registeredPlatforms(): Promise<Array<{ platformId: string; versionsUrl: string; partnerTokenSealed: Buffer }>>;
+  registeredPlatforms(): Promise<Array<{ platformId: string; versionsUrl: string; partnerTokenSealed: Buffer; parties: string[] }>>;
 
   /** Stores a probe result; true when the status changed (then the outbox event is recorded too). */
   recordProbe(

@@ -21,7 +21,7 @@ export interface ProbeResult {
 
 export async function probePlatform(
   deps: ProbeDeps,
-  platform: { platformId: string; versionsUrl: string; partnerTokenSealed: Buffer },
+  platform: { readonly platformId: string; readonly versionsUrl: string; readonly partnerTokenSealed: Buffer },
   correlationId: string,
 ): Promise<ProbeResult> {
   let ok = false;

@@ -204,10 +204,12 @@ export function postgresRegistryStore(pool: Pool): RegistryStore {
     },
 
     async registeredPlatforms() {
-      const { rows } = await pool.query<{ id: string; versions_url: string; partner_token_sealed: Buffer }>(
-        `select id, versions_url, partner_token_sealed from platforms where registered_at is not null order by id`,
+      const { rows } = await pool.query<{ id: string; versions_url: string; partner_token_sealed: Buffer; parties: string[] }>(
+        `select pl.id, pl.versions_url, pl.partner_token_sealed,
+                array(select p.country_code || '/' || p.party_id || '/' || p.role from parties p where p.platform_id = pl.id order by 1) as parties
+           from platforms pl where pl.registered_at is not null order by pl.id`,
       );
-      return rows.map((r) => ({ platformId: r.id, versionsUrl: r.versions_url, partnerTokenSealed: r.partner_token_sealed }));
+      return rows.map((r) => ({ platformId: r.id, versionsUrl: r.versions_url, partnerTokenSealed: r.partner_token_sealed, parties: r.parties }));
     },
 
     recordProbe(platformId, result, outboxIfChanged) {

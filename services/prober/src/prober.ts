@@ -21,7 +21,12 @@ export interface RunningProber {
 export async function startProber(config: ProberConfig, options: { logStream?: NodeJS.WritableStream } = {}): Promise<RunningProber> {
   const logger = createLogger({ service: 'prober', level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) });
   const registry = createMetricsRegistry('prober');
-  const up = new Gauge({ name: 'hub_partner_up', help: '1 when the last probe of the partner platform found OCPI 2.2.1', labelNames: ['platform'], registers: [registry] });
+  const up = new Gauge({
+    name: 'hub_partner_up',
+    help: '1 when the last probe of the partner platform found OCPI 2.2.1, else 0; parties lists its cc/pid/role',
+    labelNames: ['platform', 'parties'],
+    registers: [registry],
+  });
   const probes = new Counter({ name: 'hub_partner_probes_total', help: 'Health probes by result', labelNames: ['result'], registers: [registry] });
   const outboxGauge = new Gauge({ name: 'hub_registry_outbox_pending', help: 'Registry audit events not yet on Kafka', registers: [registry] });
   const pool = createPool(config.databaseUrl, { application: 'ocpi-hub-prober', max: 4 });
@@ -51,7 +56,7 @@ export async function startProber(config: ProberConfig, options: { logStream?: N
           const platform = platforms[next++];
           if (!platform) break;
           const result = await probePlatform(deps, platform, correlationId);
-          up.set({ platform: platform.platformId }, result.ok ? 1 : 0);
+          up.set({ platform: platform.platformId, parties: platform.parties.join(',') }, result.ok ? 1 : 0);
           probes.inc({ result: result.ok ? 'connected' : 'offline' });
           if (result.changed) logger.info('partner health changed', { platformId: platform.platformId, ok: result.ok, error: result.error, correlationId });
         }
