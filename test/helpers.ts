@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { repoRoot, type TestStack } from '@hub/testing';
+import { repoRoot, type PartnerSimulator, type TestStack } from '@hub/testing';
 
 export { freePort } from '../infra/stack/proc.ts';
 
@@ -46,4 +46,64 @@ export async function readTopic(stack: TestStack, topic: string, enough: (record
   await Promise.race([reached, new Promise((r) => setTimeout(r, timeoutMs))]);
   await consumer.disconnect();
   return records;
+}
+
+export interface OnboardedPlatform {
+  readonly token: string;
+  readonly platformId: string;
+  readonly partner: PartnerSimulator;
+}
+
+/**
+ * Registers a platform with its roles through hubctl and completes the credentials exchange with a
+ * simulated partner server, as a real partner would; returns the hub token it then uses.
+ */
+export async function onboard(
+  hub: string,
+  env: Record<string, string>,
+  name: string,
+  roles: ReadonlyArray<{ role: 'CPO' | 'EMSP'; countryCode: string; partyId: string }>,
+): Promise<OnboardedPlatform> {
+  const { call, startPartnerSimulator } = await import('@hub/testing');
+  let platformId = '';
+  let initialToken = '';
+  for (const r of roles) {
+    const args = ['party', 'register', '--role', r.role, '--country', r.countryCode, '--party', r.partyId, '--name', name, '--json'];
+    const out = await hubctl(env, platformId ? [...args, '--platform', platformId] : args);
+    if (out.code !== 0) throw new Error(`hubctl register failed: ${out.stderr}`);
+    const parsed = JSON.parse(out.stdout) as { platform_id: string; initial_token: string };
+    platformId = parsed.platform_id;
+    initialToken ||= parsed.initial_token;
+  }
+  const partner = await startPartnerSimulator();
+  const res = await call<{ token: string }>(hub, 'POST', '/ocpi/2.2.1/credentials', {
+    token: initialToken,
+    body: {
+      token: partner.token,
+      url: partner.versionsUrl,
+      roles: roles.map((r) => ({ role: r.role, country_code: r.countryCode, party_id: r.partyId, business_details: { name } })),
+    },
+  });
+  if (res.body.status_code !== 1000 || !res.body.data) throw new Error(`credentials exchange failed: ${res.text}`);
+  return { token: res.body.data.token, platformId, partner };
+}
+
+/** Follows Link rel="next" from a first page URL; returns every page's data in order. */
+export async function followPages<T>(hub: string, firstPath: string, token: string): Promise<{ items: T[]; pages: number; totals: string[] }> {
+  const { call } = await import('@hub/testing');
+  const items: T[] = [];
+  const totals: string[] = [];
+  let path: string | undefined = firstPath;
+  let pages = 0;
+  while (path) {
+    const res: Awaited<ReturnType<typeof call<T[]>>> = await call<T[]>(hub, 'GET', path, { token });
+    if (res.body.status_code !== 1000) throw new Error(`page ${path}: ${res.text}`);
+    items.push(...(res.body.data ?? []));
+    totals.push(res.headers['x-total-count'] ?? '');
+    pages++;
+    const next = /<([^>]+)>;\s*rel="next"/.exec(res.headers['link'] ?? '')?.[1];
+    path = next ? next.slice(hub.length) : undefined;
+    if (pages > 10_000) throw new Error('runaway pagination');
+  }
+  return { items, pages, totals };
 }

@@ -48,8 +48,7 @@ describe('the test stack broker', () => {
     const events = Array.from({ length: 50 }, (_, i) =>
       newEvent({ type: 'test.roundtrip.v1', source: 'test', subject: `k${i % 5}`, key: `k${i % 5}`, data: { seq: i }, correlationId: `c${i}` }),
     );
-    const results = await stack.eventLog.append('ocpi.sessions.v1', events);
-    assert.equal(results.length > 0, true);
+    await stack.eventLog.append('ocpi.sessions.v1', events);
     const consumer = stack.eventLog.consumer('roundtrip');
     await consumer.connect();
     await consumer.subscribe({ topic: stack.eventLog.physical('ocpi.sessions.v1'), fromBeginning: true });

@@ -27,12 +27,6 @@ export class AppendTimeoutError extends Error {
   }
 }
 
-export interface AppendResult {
-  readonly topic: string;
-  readonly partition: number;
-  readonly offset: string;
-}
-
 export interface ConsumedEvent {
   readonly topic: string;
   readonly partition: number;
@@ -41,8 +35,13 @@ export interface ConsumedEvent {
 }
 
 export interface EventLog {
-  /** Appends events to a topic with acks=all; resolves once every in-sync replica has them. */
-  append(topic: string, events: readonly HubEvent[]): Promise<AppendResult[]>;
+  /**
+   * Appends events to a topic with acks=all; resolves once every in-sync replica has them. Appends
+   * made while a send is in flight travel together in the next produce request (group commit).
+   */
+  append(topic: string, events: readonly HubEvent[]): Promise<void>;
+  /** The next offset of every partition of a topic (its high watermark). */
+  latestOffsets(topic: string): Promise<Map<number, bigint>>;
   /** A consumer-group member over logical topic names. */
   consumer(groupId: string): Consumer;
   admin(): Admin;
@@ -101,27 +100,89 @@ export function createKafkaEventLog(options: EventLogOptions): EventLog {
 
   const physical = (topic: string): string => topicName(prefix, topic);
 
+  // Group commit: one produce request at a time (the idempotent producer keeps one in flight) carries
+  // every append queued meanwhile, so throughput grows with concurrency instead of queueing behind
+  // one round trip per request.
+  interface PendingAppend {
+    readonly topic: string;
+    readonly events: readonly HubEvent[];
+    readonly resolve: () => void;
+    readonly reject: (e: unknown) => void;
+    timer?: NodeJS.Timeout;
+    settled: boolean;
+  }
+  let pending: PendingAppend[] = [];
+  let sending = false;
+  const settle = (entry: PendingAppend, error?: unknown) => {
+    if (entry.settled) return;
+    entry.settled = true;
+    clearTimeout(entry.timer);
+    if (error === undefined) entry.resolve();
+    else entry.reject(error);
+  };
+  const flush = async (): Promise<void> => {
+    if (sending) return;
+    const batch = pending.filter((p) => !p.settled);
+    pending = [];
+    if (batch.length === 0) return;
+    sending = true;
+    try {
+      const p = await getProducer();
+      const byTopic = new Map<string, Array<{ key: string; value: string; headers: Record<string, string> }>>();
+      for (const entry of batch) {
+        const messages = byTopic.get(entry.topic) ?? [];
+        for (const e of entry.events) messages.push({ key: e.key, value: JSON.stringify(e.data), headers: eventHeaders(e) });
+        byTopic.set(entry.topic, messages);
+      }
+      await p.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
+      for (const entry of batch) settle(entry);
+    } catch (e) {
+      for (const entry of batch) settle(entry, e);
+    } finally {
+      sending = false;
+      if (pending.length > 0) void flush();
+    }
+  };
+  let adminClient: Promise<Admin> | undefined;
+  const sharedAdmin = (): Promise<Admin> => {
+    adminClient ??= (async () => {
+      const a = kafka.admin();
+      open.push(a);
+      await a.connect();
+      return a;
+    })().catch((e: unknown) => {
+      adminClient = undefined;
+      throw e;
+    });
+    return adminClient;
+  };
+
   return {
     physical,
-    async append(topic, events) {
-      if (events.length === 0) return [];
-      const timeoutMs = options.appendTimeoutMs ?? 10_000;
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new AppendTimeoutError(topic, timeoutMs)), timeoutMs);
+    append(topic, events) {
+      if (events.length === 0) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const timeoutMs = options.appendTimeoutMs ?? 10_000;
+        const entry: PendingAppend = { topic: physical(topic), events, resolve, reject, settled: false };
+        entry.timer = setTimeout(() => settle(entry, new AppendTimeoutError(topic, timeoutMs)), timeoutMs);
+        pending.push(entry);
+        void flush();
       });
-      const send = getProducer().then((p) =>
-        p.send({
-          topic: physical(topic),
-          acks: -1,
-          messages: events.map((e) => ({ key: e.key, value: JSON.stringify(e.data), headers: eventHeaders(e) })),
-        }),
-      );
-      const metadata = await Promise.race([send, timeout]).finally(() => clearTimeout(timer));
-      return metadata.map((m) => ({ topic: m.topicName, partition: m.partition, offset: m.baseOffset ?? m.offset ?? '-1' }));
+    },
+    async latestOffsets(topic) {
+      const a = await sharedAdmin();
+      const offsets = await a.fetchTopicOffsets(physical(topic));
+      return new Map(offsets.map((o) => [o.partition, BigInt(o.high)]));
     },
     consumer(groupId) {
-      const c = kafka.consumer({ groupId: prefix ? `${prefix}.${groupId}` : groupId, allowAutoTopicCreation: false });
+      // A member that died without leaving (SIGKILL) holds its partitions until its session times
+      // out: 10 s keeps that pause short while tolerating ordinary GC and I/O stalls.
+      const c = kafka.consumer({
+        groupId: prefix ? `${prefix}.${groupId}` : groupId,
+        allowAutoTopicCreation: false,
+        sessionTimeout: 10_000,
+        heartbeatInterval: 1_000,
+      });
       open.push(c);
       return c;
     },

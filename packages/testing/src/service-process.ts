@@ -14,7 +14,7 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startService(name: string, env: Record<string, string>, ready: RegExp): Promise<ServiceProcess> {
+export async function startService(name: string, env: Record<string, string>, ready: RegExp, readyTimeoutMs = 20_000): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [...process.execArgv.filter((a) => !a.startsWith('--test')), join(repoRoot, 'services', name, 'src', 'main.ts')], {
     env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -65,7 +65,7 @@ export async function startService(name: string, env: Record<string, string>, re
       return code;
     },
   };
-  await service.waitForLog(ready);
+  await service.waitForLog(ready, readyTimeoutMs);
   return service;
 }
 

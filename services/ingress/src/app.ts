@@ -4,6 +4,7 @@ import { requestContext, type HttpMetrics, type Logger } from '@hub/observabilit
 import type { CredentialsDeps, RegistryStore } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
 import type { CallerLookup } from '@hub/store';
+import { locationsRouter, tariffsRouter, type ObjectRoutesDeps } from './routes/locations.ts';
 import { authenticate } from './authenticate.ts';
 import { errorMiddleware } from './http.ts';
 import { credentialsRouter } from './routes/credentials.ts';
@@ -29,6 +30,7 @@ export interface IngressDeps {
   readonly limits: IngressLimits;
   /** Called after a registry change so the outbox is published promptly. */
   readonly onRegistryChange: () => void;
+  readonly objects: Omit<ObjectRoutesDeps, 'validator' | 'publicBaseUrl'>;
 }
 
 /** The modules this ingress serves: the single list behind GET /ocpi/2.2.1 and the routing below. */
@@ -36,6 +38,9 @@ export const MODULES: readonly ModuleEndpoint[] = [
   // version_information_endpoint.asciidoc, Endpoint: SENDER is advised for one's own credentials module.
   { identifier: 'credentials', roles: ['SENDER'], path: 'credentials' },
   { identifier: 'hubclientinfo', roles: ['SENDER'], path: 'hubclientinfo' },
+  // CPOs push to the hub (it receives) and eMSPs pull from it (it sends): listed once per role.
+  { identifier: 'locations', roles: ['SENDER', 'RECEIVER'], path: 'locations' },
+  { identifier: 'tariffs', roles: ['SENDER', 'RECEIVER'], path: 'tariffs' },
 ];
 
 export function createIngressApp(deps: IngressDeps): Express {
@@ -67,6 +72,9 @@ export function createIngressApp(deps: IngressDeps): Express {
       limits: { defaultLimit: deps.limits.defaultPageLimit, maxLimit: deps.limits.maxPageLimit },
     }),
   );
+  const objects: ObjectRoutesDeps = { ...deps.objects, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl };
+  app.use('/ocpi/2.2.1/locations', hubToken, json, locationsRouter(objects));
+  app.use('/ocpi/2.2.1/tariffs', hubToken, json, tariffsRouter(objects));
   app.use(() => {
     throw new HubError('NOT_FOUND');
   });

@@ -16,6 +16,9 @@ export interface IngressConfig extends CommonConfig {
   readonly partnerAllowedHosts: string[];
   readonly accessLog: 'all' | 'errors';
   readonly callerCacheTtlMs: number;
+  readonly locationListsPerMinute: number;
+  readonly readYourWritesTimeoutMs: number;
+  readonly appendTimeoutMs: number;
 }
 
 export function readIngressConfig(env: Env): IngressConfig {
@@ -43,6 +46,9 @@ export function readIngressConfig(env: Env): IngressConfig {
     partnerAllowedHosts: r.list('PARTNER_ALLOWED_HOSTS'),
     accessLog: accessLog as 'all' | 'errors',
     callerCacheTtlMs: r.int('CALLER_CACHE_TTL_MS', 30_000, { min: 0 }),
+    locationListsPerMinute: r.int('RATE_LIMIT_LOCATION_LISTS', 200, { min: 1 }),
+    readYourWritesTimeoutMs: r.int('READ_YOUR_WRITES_TIMEOUT_MS', 2_000, { min: 0 }),
+    appendTimeoutMs: r.int('APPEND_TIMEOUT_MS', 10_000, { min: 100 }),
   };
   r.done();
   return config;

@@ -32,6 +32,11 @@ export function okPreserialized(res: Response, dataJson: string): void {
   res.end(`{"data":${dataJson},"status_code":1000,"timestamp":"${ocpiTimestamp()}"}`);
 }
 
+/** A success envelope around a list of documents that are already JSON text (read-model rows). */
+export function okPreserializedList(res: Response, documentsJson: readonly string[]): void {
+  okPreserialized(res, `[${documentsJson.join(',')}]`);
+}
+
 export function ok(res: Response, data: unknown, httpStatus = 200): void {
   send(res, httpStatus, success(data));
 }
@@ -59,7 +64,9 @@ export function errorMiddleware() {
       } else if (e.type === 'request.aborted' || e.type === 'request.size.invalid') {
         hubError = new HubError('MALFORMED_JSON', { detail: 'incomplete body' });
       } else {
-        const dependency = /ECONNREFUSED|KafkaJS|Connection terminated|timeout/i.test(e.message ?? '');
+        // Kafka or Postgres unreachable or too slow: the partner should retry, nothing was accepted.
+        const name = (err as { name?: string }).name ?? '';
+        const dependency = name === 'AppendTimeoutError' || name.startsWith('KafkaJS') || /ECONNREFUSED|Connection terminated|timeout/i.test(e.message ?? '');
         hubError = new HubError(dependency ? 'UNAVAILABLE' : 'INTERNAL', { cause: err });
         req.ctx?.log.error('request failed', { err, path: req.path, method: req.method });
       }

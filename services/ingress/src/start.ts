@@ -3,7 +3,9 @@ import { createHttpMetrics, createLogger, createMetricsRegistry, startOperatorSe
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay } from '@hub/registry';
 import { createSchemaValidator } from '@hub/schemas';
-import { cachedCallerLookup, createPool, drainOutbox, postgresRegistryStore } from '@hub/store';
+import { topics } from '@hub/events';
+import { cachedCallerLookup, createPool, drainOutbox, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore } from '@hub/store';
+import { projectionWait } from './ocpi-objects.ts';
 import type { AddressInfo } from 'node:net';
 import { createIngressApp } from './app.ts';
 import type { IngressConfig } from './config.ts';
@@ -26,7 +28,14 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     ttlMs: config.callerCacheTtlMs,
     onError: (e) => logger.warn('credentials listener error; cache bypassed until reconnected', { err: e }),
   });
-  const eventLog: EventLog = createKafkaEventLog({ brokers: config.kafkaBrokers, clientId: 'ingress', topicPrefix: config.topicPrefix, logger });
+  const eventLog: EventLog = createKafkaEventLog({
+    brokers: config.kafkaBrokers,
+    clientId: 'ingress',
+    topicPrefix: config.topicPrefix,
+    logger,
+    appendTimeoutMs: config.appendTimeoutMs,
+  });
+  const readModels = postgresReadModelStore(pool);
   const partners = ocpiPartnerClient({
     policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts },
     timeoutMs: config.partnerTimeoutMs,
@@ -52,6 +61,13 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     httpMetrics: createHttpMetrics(registry),
     accessLog: config.accessLog,
     limits: { maxBodyBytes: config.maxBodyBytes, defaultPageLimit: config.defaultPageLimit, maxPageLimit: config.maxPageLimit },
+    objects: {
+      eventLog,
+      readModels,
+      wait: projectionWait(eventLog, readModels, (m) => (m === 'locations' ? topics.locations : topics.tariffs), config.readYourWritesTimeoutMs),
+      rateLimiter: postgresRateLimiter(pool),
+      limits: { defaultLimit: config.defaultPageLimit, maxLimit: config.maxPageLimit, locationListsPerMinute: config.locationListsPerMinute },
+    },
     onRegistryChange: () => {
       callers.invalidate();
       relay.kick();

@@ -6,6 +6,7 @@ import { startWorker } from './worker.ts';
 await runService(() => {
   const r = configReader(process.env);
   const config = readCommonConfig(r, 9465);
+  const groupId = r.string('PROJECTOR_GROUP_ID', 'projector');
   r.done();
-  return startWorker(config);
+  return startWorker(config, { groupId });
 });

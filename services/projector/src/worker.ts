@@ -1,12 +1,66 @@
 import type { CommonConfig } from '@hub/config';
+import { topics } from '@hub/events';
+import { Counter, Gauge, Histogram } from '@hub/observability';
 import { startServiceShell, type ServiceShell } from '@hub/service-kit';
+import { postgresReadModelStore, type ProjectedRecord, type ReadModel } from '@hub/store';
 
-// Projector: builds the location and tariff read models from their topics. The projections arrive
-// with the locations/tariffs work (issue #3); until then the service runs its shell (operator port,
-// health of Postgres and Kafka) and consumes nothing, so no offset is recorded that a later
-// projection would have to skip over.
-export async function startWorker(config: CommonConfig): Promise<ServiceShell> {
+// Projector: applies location and tariff events to their read models (reference design, Postgres,
+// exactly-once projection). Each batch of one partition is applied in one Postgres transaction with
+// that partition's position; Kafka's committed offset is only a hint of where to resume, so a
+// redelivered or replayed record is recognised by its offset and skipped.
+
+const MODELS: ReadonlyArray<{ model: ReadModel; topic: string }> = [
+  { model: 'locations', topic: topics.locations },
+  { model: 'tariffs', topic: topics.tariffs },
+];
+
+export async function startWorker(config: CommonConfig, options: { groupId?: string } = {}): Promise<ServiceShell> {
   const shell = await startServiceShell('projector', config);
-  shell.logger.info('projector running; no projections registered yet', { operatorPort: shell.operator.port });
-  return shell;
+  const { logger, metrics, eventLog, pool } = shell;
+  const store = postgresReadModelStore(pool);
+  const events = new Counter({ name: 'hub_projector_events_total', help: 'Events by read model and outcome (applied, skipped, rejected)', labelNames: ['model', 'outcome'], registers: [metrics] });
+  const lag = new Gauge({ name: 'hub_consumer_lag', help: 'Records behind the partition head at the last batch', labelNames: ['group', 'topic', 'partition'], registers: [metrics] });
+  const batchSeconds = new Histogram({ name: 'hub_projector_batch_seconds', help: 'Time to apply one batch (one transaction)', labelNames: ['model'], buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [metrics] });
+  const modelOf = new Map(MODELS.map((m) => [eventLog.physical(m.topic), m.model]));
+  const group = options.groupId ?? 'projector';
+  const consumer = eventLog.consumer(group);
+  await consumer.connect();
+  for (const m of MODELS) await consumer.subscribe({ topic: eventLog.physical(m.topic), fromBeginning: true });
+  await consumer.run({
+    eachBatchAutoResolve: false,
+    eachBatch: async (payload) => {
+      const { batch } = payload;
+      const model = modelOf.get(batch.topic);
+      if (!model || batch.messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
+      const records: ProjectedRecord[] = [];
+      for (const message of batch.messages) {
+        const decoded = eventLog.decode(batch.topic, batch.partition, message);
+        if (decoded) {
+          records.push({ offset: message.offset, type: decoded.event.type, subject: decoded.event.subject, data: decoded.event.data as Record<string, unknown> });
+        } else {
+          // Not one of our events: recorded as a reject by the store so the position still moves.
+          records.push({ offset: message.offset, type: 'unreadable', subject: '', data: {} });
+        }
+      }
+      const end = batchSeconds.startTimer({ model });
+      const outcome = await store.applyBatch(model, batch.partition, records);
+      end();
+      events.inc({ model, outcome: 'applied' }, outcome.applied);
+      events.inc({ model, outcome: 'skipped' }, outcome.skipped);
+      events.inc({ model, outcome: 'rejected' }, outcome.rejected);
+      if (outcome.rejected > 0) logger.warn('events not applicable to the read model were kept as rejects', { model, partition: batch.partition, rejected: outcome.rejected });
+      payload.resolveOffset(batch.lastOffset());
+      lag.set({ group, topic: batch.topic, partition: String(batch.partition) }, Number(batch.offsetLag()));
+      await payload.commitOffsetsIfNecessary();
+      await payload.heartbeat();
+    },
+  });
+  logger.info('projector running', { operatorPort: shell.operator.port, models: MODELS.map((m) => m.model) });
+  return {
+    ...shell,
+    async stop() {
+      await consumer.disconnect();
+      await shell.stop();
+    },
+  };
 }

@@ -1,0 +1,84 @@
+import { locationEventTypes, tariffEventTypes, type ObjectPath } from './location-events.ts';
+
+// How an event changes the stored Location or Tariff (OCPI 2.2.1 mod_locations.asciidoc, Receiver
+// interface PUT and PATCH; mod_tariffs.asciidoc, PUT). Pure functions: the projector runs them inside
+// its transaction, the tests run them alone.
+
+type Json = Record<string, unknown>;
+
+export type ApplyResult =
+  | { readonly kind: 'upsert'; readonly document: Json }
+  | { readonly kind: 'rejected'; readonly reason: string };
+
+const evsesOf = (location: Json): Json[] => (Array.isArray(location['evses']) ? (location['evses'] as Json[]) : []);
+const connectorsOf = (evse: Json): Json[] => (Array.isArray(evse['connectors']) ? (evse['connectors'] as Json[]) : []);
+
+/** PATCH: the fields present replace the stored ones; absent fields stay (mod_locations, PATCH Method). */
+function merge(stored: Json, patch: Json): Json {
+  return { ...stored, ...patch };
+}
+
+function lastUpdated(o: Json): string {
+  return typeof o['last_updated'] === 'string' ? o['last_updated'] : '';
+}
+
+/**
+ * A change to an EVSE or Connector also sets its parents' last_updated to the child's new value
+ * (mod_locations.asciidoc, PUT and PATCH Method).
+ */
+function withEvse(location: Json, evseUid: string, change: (evse: Json | undefined) => Json | string): ApplyResult {
+  const evses = evsesOf(location);
+  const index = evses.findIndex((e) => e['uid'] === evseUid);
+  const next = change(index >= 0 ? evses[index] : undefined);
+  if (typeof next === 'string') return { kind: 'rejected', reason: next };
+  const updated = index >= 0 ? evses.map((e, i) => (i === index ? next : e)) : [...evses, next];
+  return { kind: 'upsert', document: { ...location, evses: updated, last_updated: lastUpdated(next) || lastUpdated(location) } };
+}
+
+function withConnector(evse: Json, connectorId: string, change: (connector: Json | undefined) => Json | string): Json | string {
+  const connectors = connectorsOf(evse);
+  const index = connectors.findIndex((c) => c['id'] === connectorId);
+  const next = change(index >= 0 ? connectors[index] : undefined);
+  if (typeof next === 'string') return next;
+  const updated = index >= 0 ? connectors.map((c, i) => (i === index ? next : c)) : [...connectors, next];
+  return { ...evse, connectors: updated, last_updated: lastUpdated(next) || lastUpdated(evse) };
+}
+
+export function applyLocationEvent(stored: Json | undefined, type: string, path: ObjectPath, data: Json): ApplyResult {
+  switch (type) {
+    case locationEventTypes.locationPut:
+      return { kind: 'upsert', document: data };
+    case locationEventTypes.locationPatched:
+      return stored ? { kind: 'upsert', document: merge(stored, data) } : { kind: 'rejected', reason: 'unknown location' };
+    case locationEventTypes.evsePut:
+    case locationEventTypes.evsePatched: {
+      if (!stored) return { kind: 'rejected', reason: 'unknown location' };
+      const uid = path.evseUid ?? '';
+      const isPut = type === locationEventTypes.evsePut;
+      return withEvse(stored, uid, (evse) => (isPut ? data : evse ? merge(evse, data) : 'unknown EVSE'));
+    }
+    case locationEventTypes.connectorPut:
+    case locationEventTypes.connectorPatched: {
+      if (!stored) return { kind: 'rejected', reason: 'unknown location' };
+      const isPut = type === locationEventTypes.connectorPut;
+      const connectorId = path.connectorId ?? '';
+      return withEvse(stored, path.evseUid ?? '', (evse) =>
+        evse ? withConnector(evse, connectorId, (c) => (isPut ? data : c ? merge(c, data) : 'unknown connector')) : 'unknown EVSE',
+      );
+    }
+    default:
+      return { kind: 'rejected', reason: `unknown event type ${type}` };
+  }
+}
+
+export function applyTariffEvent(_stored: Json | undefined, type: string, data: Json): ApplyResult {
+  return type === tariffEventTypes.tariffPut ? { kind: 'upsert', document: data } : { kind: 'rejected', reason: `unknown event type ${type}` };
+}
+
+/** The EVSE or Connector at a path inside a stored Location, for detail GETs. */
+export function findInLocation(location: Json, path: ObjectPath): Json | undefined {
+  if (!path.evseUid) return location;
+  const evse = evsesOf(location).find((e) => e['uid'] === path.evseUid);
+  if (!evse || !path.connectorId) return evse;
+  return connectorsOf(evse).find((c) => c['id'] === path.connectorId);
+}

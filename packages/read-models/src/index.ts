@@ -1,0 +1,2 @@
+export * from './location-events.ts';
+export * from './apply.ts';

@@ -1,0 +1,44 @@
+// Events of the locations and tariffs topics. The record value is the OCPI object or patch exactly as
+// the CPO pushed and the hub validated it; the subject carries the path (country_code/party_id/
+// location_id[/evse_uid[/connector_id]], each segment URI-encoded), so a consumer needs nothing else.
+
+export const locationEventTypes = {
+  locationPut: 'ocpi.locations.location-put.v1',
+  locationPatched: 'ocpi.locations.location-patched.v1',
+  evsePut: 'ocpi.locations.evse-put.v1',
+  evsePatched: 'ocpi.locations.evse-patched.v1',
+  connectorPut: 'ocpi.locations.connector-put.v1',
+  connectorPatched: 'ocpi.locations.connector-patched.v1',
+} as const;
+
+export const tariffEventTypes = {
+  tariffPut: 'ocpi.tariffs.tariff-put.v1',
+} as const;
+
+export interface ObjectPath {
+  readonly countryCode: string;
+  readonly partyId: string;
+  readonly id: string;
+  readonly evseUid?: string;
+  readonly connectorId?: string;
+}
+
+/** CiString (types.asciidoc): country code and party id compare case-insensitively; stored upper-case. */
+export function pathSubject(p: ObjectPath): string {
+  return [p.countryCode.toUpperCase(), p.partyId.toUpperCase(), p.id, p.evseUid, p.connectorId]
+    .filter((s): s is string => s !== undefined)
+    .map(encodeURIComponent)
+    .join('/');
+}
+
+export function parseSubject(subject: string): ObjectPath | undefined {
+  const parts = subject.split('/').map(decodeURIComponent);
+  const [countryCode, partyId, id, evseUid, connectorId] = parts;
+  if (!countryCode || !partyId || !id || parts.length > 5) return undefined;
+  return { countryCode, partyId, id, ...(evseUid ? { evseUid } : {}), ...(connectorId ? { connectorId } : {}) };
+}
+
+/** Kafka key of every event about one location (or tariff): all its events share a partition. */
+export function objectKey(p: ObjectPath): string {
+  return `${p.countryCode.toUpperCase()}/${p.partyId.toUpperCase()}/${p.id}`;
+}

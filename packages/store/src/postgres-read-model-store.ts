@@ -1,0 +1,207 @@
+import { applyLocationEvent, applyTariffEvent, findInLocation, parseSubject, type ObjectPath } from '@hub/read-models';
+import { inTransaction, type Pool, type PoolClient } from './pool.ts';
+
+// Read models of locations and tariffs in Postgres (reference design, Postgres). The projector applies
+// a batch of one partition in one transaction together with that partition's offset, so the rows and
+// the position always agree: replaying a topic into an empty schema gives exactly the same rows.
+
+export type ReadModel = 'locations' | 'tariffs';
+
+type Json = Record<string, unknown>;
+
+export interface ProjectedRecord {
+  readonly offset: string;
+  readonly type: string;
+  readonly subject: string;
+  readonly data: Json;
+}
+
+export interface BatchOutcome {
+  readonly applied: number;
+  /** Records at or below the stored position: already applied (redelivery, rebalance, replay). */
+  readonly skipped: number;
+  readonly rejected: number;
+}
+
+export interface PageQuery {
+  readonly offset: number;
+  readonly limit: number;
+  readonly dateFrom?: Date;
+  readonly dateTo?: Date;
+}
+
+/** A page of documents as JSON text, so the ingress answers without parsing and re-serialising. */
+export interface DocumentPage {
+  readonly documentsJson: string[];
+  readonly total: number;
+}
+
+const TABLE: Record<ReadModel, string> = { locations: 'locations', tariffs: 'tariffs' };
+
+async function generationOf(client: PoolClient | Pool, model: ReadModel): Promise<number> {
+  const { rows } = await client.query<{ active: number }>('select active from read_model_generations where model = $1', [model]);
+  return rows[0]?.active ?? 1;
+}
+
+export interface ReadModelStore {
+  /**
+   * Applies one partition's records in order, exactly once: records before the stored position are
+   * skipped, the rest change the rows and move the position, all in one transaction. `generation`
+   * defaults to the active one (a rebuild names the one it builds).
+   */
+  applyBatch(model: ReadModel, partition: number, records: readonly ProjectedRecord[], generation?: number): Promise<BatchOutcome>;
+  /** The next offset to apply, per partition, of the active generation. */
+  positions(model: ReadModel, generation?: number): Promise<Map<number, bigint>>;
+  /** Routed list for an eMSP platform: only CPOs with an active routing rule to one of its eMSP parties. */
+  listVisible(model: ReadModel, platformId: string, page: PageQuery): Promise<DocumentPage>;
+  /** One object, when the platform may see it (owning CPO, or a routed eMSP); undefined otherwise. */
+  findVisible(model: ReadModel, platformId: string, path: ObjectPath): Promise<Json | undefined>;
+  /** Whether the object at the path exists at all (for PATCH and child PUT pre-checks). */
+  exists(model: ReadModel, path: ObjectPath): Promise<boolean>;
+}
+
+export function postgresReadModelStore(pool: Pool): ReadModelStore {
+  return {
+    applyBatch(model, partition, records, generation) {
+      return inTransaction(pool, async (client) => {
+        const gen = generation ?? (await generationOf(client, model));
+        await client.query(
+          `insert into projection_offsets (model, generation, partition, next_offset) values ($1, $2, $3, 0) on conflict do nothing`,
+          [model, gen, partition],
+        );
+        // The row lock serialises two projector instances that briefly share a partition (rebalance).
+        const { rows } = await client.query<{ next_offset: string }>(
+          'select next_offset from projection_offsets where model = $1 and generation = $2 and partition = $3 for update',
+          [model, gen, partition],
+        );
+        const position = BigInt(rows[0]?.next_offset ?? '0');
+        const fresh = records.filter((r) => BigInt(r.offset) >= position);
+        if (fresh.length === 0) return { applied: 0, skipped: records.length, rejected: 0 };
+
+        // Load every object the batch touches in one query, apply in memory, write back in one query.
+        const table = TABLE[model];
+        const keyOf = (p: ObjectPath) => `${p.countryCode}\u0000${p.partyId}\u0000${p.id}`;
+        const paths = fresh.map((r) => parseSubject(r.subject));
+        const keys = [...new Set(paths.filter((p): p is ObjectPath => p !== undefined).map(keyOf))].map((k) => k.split('\u0000'));
+        const loaded = await client.query<{ country_code: string; party_id: string; id: string; document: Json }>(
+          `select country_code, party_id, id, document from ${table}
+            where generation = $1 and (country_code, party_id, id) in (select * from unnest($2::text[], $3::text[], $4::text[]))`,
+          [gen, keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map((k) => k[2])],
+        );
+        const documents = new Map<string, Json>(loaded.rows.map((r) => [`${r.country_code}\u0000${r.party_id}\u0000${r.id}`, r.document]));
+        const changed = new Set<string>();
+        let rejected = 0;
+        for (let i = 0; i < fresh.length; i++) {
+          const record = fresh[i] as ProjectedRecord;
+          const path = paths[i];
+          const result = !path
+            ? ({ kind: 'rejected', reason: `unreadable subject ${record.subject}` } as const)
+            : model === 'locations'
+              ? applyLocationEvent(documents.get(keyOf(path)), record.type, path, record.data)
+              : applyTariffEvent(documents.get(keyOf(path)), record.type, record.data);
+          if (result.kind === 'upsert' && path) {
+            documents.set(keyOf(path), result.document);
+            changed.add(keyOf(path));
+          } else {
+            rejected++;
+            await client.query(
+              `insert into projection_rejects (model, generation, partition, "offset", subject, event_type, reason) values ($1, $2, $3, $4, $5, $6, $7)
+               on conflict do nothing`,
+              [model, gen, partition, record.offset, record.subject, record.type, result.kind === 'rejected' ? result.reason : 'unknown'],
+            );
+          }
+        }
+        if (changed.size > 0) {
+          const rowsOut = [...changed].map((k) => {
+            const [cc, pid, id] = k.split('\u0000');
+            const doc = documents.get(k) as Json;
+            return { cc, pid, id, doc: JSON.stringify(doc), lastUpdated: String(doc['last_updated']) };
+          });
+          await client.query(
+            `insert into ${table} (generation, country_code, party_id, id, last_updated, document)
+             select $1, cc, pid, id, lu::timestamptz, doc::jsonb
+               from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) as t(cc, pid, id, lu, doc)
+             on conflict (generation, country_code, party_id, id) do update set last_updated = excluded.last_updated, document = excluded.document`,
+            [gen, rowsOut.map((r) => r.cc), rowsOut.map((r) => r.pid), rowsOut.map((r) => r.id), rowsOut.map((r) => r.lastUpdated), rowsOut.map((r) => r.doc)],
+          );
+        }
+        const last = fresh[fresh.length - 1] as ProjectedRecord;
+        await client.query(
+          'update projection_offsets set next_offset = $4, updated_at = now() where model = $1 and generation = $2 and partition = $3',
+          [model, gen, partition, (BigInt(last.offset) + 1n).toString()],
+        );
+        await client.query('select pg_notify($1, $2)', [`hub_projection_${model}`, `${gen}:${partition}`]);
+        return { applied: fresh.length - rejected, skipped: records.length - fresh.length, rejected };
+      });
+    },
+
+    async positions(model, generation) {
+      const gen = generation ?? (await generationOf(pool, model));
+      const { rows } = await pool.query<{ partition: number; next_offset: string }>(
+        'select partition, next_offset from projection_offsets where model = $1 and generation = $2',
+        [model, gen],
+      );
+      return new Map(rows.map((r) => [r.partition, BigInt(r.next_offset)]));
+    },
+
+    async listVisible(model, platformId, page) {
+      const table = TABLE[model];
+      const { rows } = await pool.query<{ document: string; total: string }>(
+        `with visible_cpos as (
+           select r.cpo_country_code as cc, r.cpo_party_id as pid
+             from routing_rules r
+             join parties e on e.platform_id = $1 and e.role = 'EMSP' and e.suspended_at is null
+                           and e.country_code = r.emsp_country_code and e.party_id = r.emsp_party_id
+             join parties c on c.role = 'CPO' and c.suspended_at is null
+                           and c.country_code = r.cpo_country_code and c.party_id = r.cpo_party_id
+            where r.enabled
+         )
+         select t.document::text as document, count(*) over () as total
+           from ${table} t
+          where t.generation = (select active from read_model_generations where model = $2)
+            and (t.country_code, t.party_id) in (select cc, pid from visible_cpos)
+            and ($3::timestamptz is null or t.last_updated >= $3)
+            and ($4::timestamptz is null or t.last_updated < $4)
+          order by t.last_updated, t.country_code, t.party_id, t.id
+          offset $5 limit $6`,
+        [platformId, model, page.dateFrom ?? null, page.dateTo ?? null, page.offset, page.limit],
+      );
+      let total = Number(rows[0]?.total ?? 0);
+      if (rows.length === 0 && page.offset > 0) total = (await this.listVisible(model, platformId, { ...page, offset: 0, limit: 1 })).total;
+      return { documentsJson: rows.map((r) => r.document), total };
+    },
+
+    async findVisible(model, platformId, path) {
+      const table = TABLE[model];
+      const { rows } = await pool.query<{ document: Json }>(
+        `select t.document from ${table} t
+          where t.generation = (select active from read_model_generations where model = $2)
+            and t.country_code = $3 and t.party_id = $4 and t.id = $5
+            and (
+              exists (select 1 from parties o where o.platform_id = $1 and o.role = 'CPO' and o.country_code = t.country_code and o.party_id = t.party_id)
+              or exists (
+                select 1 from routing_rules r
+                  join parties e on e.platform_id = $1 and e.role = 'EMSP' and e.suspended_at is null
+                                and e.country_code = r.emsp_country_code and e.party_id = r.emsp_party_id
+                  join parties c on c.role = 'CPO' and c.suspended_at is null
+                                and c.country_code = r.cpo_country_code and c.party_id = r.cpo_party_id
+                 where r.enabled and r.cpo_country_code = t.country_code and r.cpo_party_id = t.party_id))`,
+        [platformId, model, path.countryCode, path.partyId, path.id],
+      );
+      const document = rows[0]?.document;
+      if (!document) return undefined;
+      return model === 'locations' ? findInLocation(document, path) : document;
+    },
+
+    async exists(model, path) {
+      const table = TABLE[model];
+      const { rows } = await pool.query<{ document: Json }>(
+        `select document from ${table} where generation = (select active from read_model_generations where model = $1)
+            and country_code = $2 and party_id = $3 and id = $4`,
+        [model, path.countryCode, path.partyId, path.id],
+      );
+      const document = rows[0]?.document;
+      return document !== undefined && (model !== 'locations' || findInLocation(document, path) !== undefined);
+    },
+  };
+}

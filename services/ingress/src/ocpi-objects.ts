@@ -1,0 +1,111 @@
+import type { Request } from 'express';
+import { newEvent } from '@hub/events';
+import type { EventLog } from '@hub/event-log';
+import { HubError, partyKey, sameParty } from '@hub/ocpi';
+import { objectKey, pathSubject, type ObjectPath } from '@hub/read-models';
+import type { SchemaValidator } from '@hub/schemas';
+import type { ReadModel, ReadModelStore } from '@hub/store';
+
+// What the location and tariff routes share: path checks, ownership, schema validation, the event
+// append, and waiting for the projection (read-your-writes).
+
+type Json = Record<string, unknown>;
+
+const COUNTRY = /^[A-Za-z]{2}$/;
+const PARTY = /^[A-Za-z0-9]{3}$/;
+const OBJECT_ID = /^[\x21-\x7e]{1,36}$/;
+
+/** Path segments as OCPI defines them (CiString(2), CiString(3), CiString(36)); country/party upper-cased. */
+export function objectPath(req: Request): ObjectPath {
+  const { cc = '', pid = '', id = '', evseUid, connectorId } = req.params as Record<string, string | undefined>;
+  if (!COUNTRY.test(cc) || !PARTY.test(pid)) throw new HubError('INVALID_PARAMETERS', { detail: 'country_code must be 2 letters and party_id 3 letters or digits' });
+  for (const [name, v] of [['id', id], ['evse_uid', evseUid], ['connector_id', connectorId]] as const) {
+    if (v !== undefined && !OBJECT_ID.test(v)) throw new HubError('INVALID_PARAMETERS', { detail: `${name} must be 1 to 36 printable characters` });
+  }
+  return {
+    countryCode: cc.toUpperCase(),
+    partyId: pid.toUpperCase(),
+    id,
+    ...(evseUid !== undefined ? { evseUid } : {}),
+    ...(connectorId !== undefined ? { connectorId } : {}),
+  };
+}
+
+/**
+ * A CPO pushes only objects of its own parties (credentials.asciidoc: the roles a platform named;
+ * transport_and_format.asciidoc, Client Owned Object Push): the path's country_code/party_id must be a
+ * non-suspended CPO role of the caller.
+ */
+export function requireOwnCpo(req: Request, path: ObjectPath): void {
+  const own = req.caller.parties.some((p) => p.role === 'CPO' && !p.suspended && sameParty(p, path));
+  if (!own) throw new HubError('FOREIGN_PARTY', { detail: `these credentials do not act as CPO ${partyKey(path)}` });
+}
+
+export function validateBody(validator: SchemaValidator, schema: string, body: unknown, partial: boolean): Json {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new HubError('INVALID_PARAMETERS', { detail: 'body must be a JSON object' });
+  const violations = partial ? validator.validatePartial(schema, body) : validator.validate(schema, body);
+  if (violations.length > 0) {
+    throw new HubError('INVALID_PARAMETERS', { detail: violations.map((v) => `${v.path} ${v.message}`).join('; '), data: violations });
+  }
+  // mod_locations.asciidoc, PATCH Method: "Any request to the PATCH method SHALL contain the last_updated field".
+  if (partial && typeof (body as Json)['last_updated'] !== 'string') throw new HubError('INVALID_PARAMETERS', { detail: 'a PATCH must contain last_updated' });
+  return body as Json;
+}
+
+/** Ids in the body must be the ids in the path (mod_locations.asciidoc, PUT request parameters). */
+export function requireSameIds(body: Json, expected: Record<string, string>, caseInsensitive: readonly string[] = ['country_code', 'party_id']): void {
+  for (const [field, value] of Object.entries(expected)) {
+    const got = body[field];
+    if (got === undefined) continue;
+    const text = typeof got === 'string' ? got : JSON.stringify(got);
+    const same = caseInsensitive.includes(field) ? text.toUpperCase() === value.toUpperCase() : text === value;
+    if (!same) throw new HubError('INVALID_PARAMETERS', { detail: `${field} in the body ("${text}") differs from the path ("${value}")` });
+  }
+}
+
+export interface ProjectionWait {
+  /** Resolves true once the read model has applied everything appended to the topic so far. */
+  caughtUp(model: ReadModel): Promise<boolean>;
+}
+
+export function projectionWait(eventLog: EventLog, store: ReadModelStore, topicOf: (m: ReadModel) => string, timeoutMs: number): ProjectionWait {
+  return {
+    async caughtUp(model) {
+      const heads = await eventLog.latestOffsets(topicOf(model));
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const positions = await store.positions(model);
+        if ([...heads].every(([partition, head]) => head === 0n || (positions.get(partition) ?? 0n) >= head)) return true;
+        if (Date.now() >= deadline) return false;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    },
+  };
+}
+
+/**
+ * The object must exist for a PATCH or a child PUT (2003 otherwise). A miss may only mean the
+ * projection has not applied a write yet: then wait for it (bounded) before answering.
+ */
+export async function requireExisting(store: ReadModelStore, wait: ProjectionWait, model: ReadModel, path: ObjectPath, what: string): Promise<void> {
+  if (await store.exists(model, path)) return;
+  const caughtUp = await wait.caughtUp(model);
+  if (await store.exists(model, path)) return;
+  if (!caughtUp) throw new HubError('UNAVAILABLE', { detail: 'the read model is behind; retry shortly' });
+  throw new HubError(model === 'locations' ? 'UNKNOWN_LOCATION_PUSH' : 'INVALID_PARAMETERS', { detail: `unknown ${what} ${pathSubject(path)}` });
+}
+
+export async function appendObjectEvent(eventLog: EventLog, req: Request, topic: string, type: string, path: ObjectPath, data: Json): Promise<void> {
+  await eventLog.append(topic, [
+    newEvent({
+      type,
+      source: 'ingress',
+      subject: pathSubject(path),
+      key: objectKey(path),
+      data,
+      correlationId: req.ctx.correlationId,
+      requestId: req.ctx.requestId,
+      from: partyKey(path),
+    }),
+  ]);
+}

@@ -1,0 +1,127 @@
+import { Router, type Request, type Response } from 'express';
+import { topics } from '@hub/events';
+import type { EventLog } from '@hub/event-log';
+import { HubError, partyKey } from '@hub/ocpi';
+import { locationEventTypes, tariffEventTypes, type ObjectPath } from '@hub/read-models';
+import type { SchemaValidator } from '@hub/schemas';
+import type { RateLimiter, ReadModel, ReadModelStore } from '@hub/store';
+import { handle, ok, okEmpty, okPreserializedList } from '../http.ts';
+import { appendObjectEvent, objectPath, requireExisting, requireOwnCpo, requireSameIds, validateBody, type ProjectionWait } from '../ocpi-objects.ts';
+import { parsePage, setPageHeaders } from '../pagination.ts';
+
+// Locations and tariffs (interface document, Locations, Tariffs, Pagination, Limits; OCPI 2.2.1
+// mod_locations.asciidoc and mod_tariffs.asciidoc). Pushes become events on the topics; pulls read the
+// projected read models, filtered by routing rules.
+
+export interface ObjectRoutesDeps {
+  readonly eventLog: EventLog;
+  readonly readModels: ReadModelStore;
+  readonly wait: ProjectionWait;
+  readonly validator: SchemaValidator;
+  readonly rateLimiter: RateLimiter;
+  readonly publicBaseUrl: string;
+  readonly limits: { defaultLimit: number; maxLimit: number; locationListsPerMinute: number };
+}
+
+function list(deps: ObjectRoutesDeps, model: ReadModel) {
+  return handle(async (req: Request, res: Response) => {
+    if (model === 'locations') {
+      // Interface document, Limits: location list requests, 200 per minute per party.
+      const party = req.caller.parties.map((p) => `${partyKey(p)}/${p.role}`).join(',');
+      const decision = await deps.rateLimiter.hit('locations-list', party, deps.limits.locationListsPerMinute);
+      if (!decision.allowed) {
+        throw new HubError('RATE_LIMITED', {
+          detail: `at most ${deps.limits.locationListsPerMinute} location list requests per minute`,
+          headers: { 'Retry-After': String(decision.retryAfterSeconds) },
+        });
+      }
+    }
+    const page = parsePage(req, deps.limits);
+    const result = await deps.readModels.listVisible(model, req.caller.platformId, page);
+    setPageHeaders(res, page, result.total, result.documentsJson.length, { publicUrl: `${deps.publicBaseUrl}${req.originalUrl}`, maxLimit: deps.limits.maxLimit });
+    okPreserializedList(res, result.documentsJson);
+  });
+}
+
+/**
+ * Detail GET: visible to routed eMSPs and to the owning CPO. The owner reads its own writes: before
+ * answering it, the read model catches up with everything appended so far (bounded).
+ */
+function detail(deps: ObjectRoutesDeps, model: ReadModel) {
+  return handle(async (req: Request, res: Response) => {
+    const path = objectPath(req);
+    const isOwner = req.caller.parties.some((p) => p.role === 'CPO' && partyKey(p) === partyKey(path));
+    if (isOwner) await deps.wait.caughtUp(model);
+    const found = await deps.readModels.findVisible(model, req.caller.platformId, path);
+    if (!found) throw new HubError(model === 'locations' ? 'UNKNOWN_LOCATION' : 'UNKNOWN_TARIFF');
+    ok(res, found);
+  });
+}
+
+type Level = 'location' | 'evse' | 'connector';
+
+const schemaOf: Record<Level, string> = { location: 'ocpi/location.json', evse: 'ocpi/evse.json', connector: 'ocpi/connector.json' };
+
+function levelOf(path: ObjectPath): Level {
+  return path.connectorId !== undefined ? 'connector' : path.evseUid !== undefined ? 'evse' : 'location';
+}
+
+function parentOf(path: ObjectPath): ObjectPath {
+  if (path.connectorId !== undefined) return { countryCode: path.countryCode, partyId: path.partyId, id: path.id, ...(path.evseUid ? { evseUid: path.evseUid } : {}) };
+  return { countryCode: path.countryCode, partyId: path.partyId, id: path.id };
+}
+
+function idsInBody(level: Level, path: ObjectPath): Record<string, string> {
+  if (level === 'location') return { country_code: path.countryCode, party_id: path.partyId, id: path.id };
+  if (level === 'evse') return { uid: path.evseUid ?? '' };
+  return { id: path.connectorId ?? '' };
+}
+
+const eventType: Record<Level, { put: string; patch: string }> = {
+  location: { put: locationEventTypes.locationPut, patch: locationEventTypes.locationPatched },
+  evse: { put: locationEventTypes.evsePut, patch: locationEventTypes.evsePatched },
+  connector: { put: locationEventTypes.connectorPut, patch: locationEventTypes.connectorPatched },
+};
+
+function push(deps: ObjectRoutesDeps, method: 'put' | 'patch') {
+  return handle(async (req: Request, res: Response) => {
+    const path = objectPath(req);
+    requireOwnCpo(req, path);
+    const level = levelOf(path);
+    const body = validateBody(deps.validator, schemaOf[level], req.body, method === 'patch');
+    requireSameIds(body, idsInBody(level, path));
+    // A PATCH needs the object itself, a child PUT its parent (2003 otherwise).
+    if (method === 'patch') await requireExisting(deps.readModels, deps.wait, 'locations', path, level === 'location' ? 'location' : level === 'evse' ? 'EVSE' : 'connector');
+    else if (level !== 'location') await requireExisting(deps.readModels, deps.wait, 'locations', parentOf(path), level === 'evse' ? 'location' : 'EVSE');
+    await appendObjectEvent(deps.eventLog, req, topics.locations, eventType[level][method], path, body);
+    okEmpty(res);
+  });
+}
+
+export function locationsRouter(deps: ObjectRoutesDeps): Router {
+  const router = Router();
+  const paths = ['/:cc/:pid/:id', '/:cc/:pid/:id/:evseUid', '/:cc/:pid/:id/:evseUid/:connectorId'];
+  router.get('/', list(deps, 'locations'));
+  router.get(paths, detail(deps, 'locations'));
+  router.put(paths, push(deps, 'put'));
+  router.patch(paths, push(deps, 'patch'));
+  return router;
+}
+
+export function tariffsRouter(deps: ObjectRoutesDeps): Router {
+  const router = Router();
+  router.get('/', list(deps, 'tariffs'));
+  router.get('/:cc/:pid/:id', detail(deps, 'tariffs'));
+  router.put(
+    '/:cc/:pid/:id',
+    handle(async (req, res) => {
+      const path = objectPath(req);
+      requireOwnCpo(req, path);
+      const body = validateBody(deps.validator, 'ocpi/tariff.json', req.body, false);
+      requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, id: path.id });
+      await appendObjectEvent(deps.eventLog, req, topics.tariffs, tariffEventTypes.tariffPut, path, body);
+      okEmpty(res);
+    }),
+  );
+  return router;
+}

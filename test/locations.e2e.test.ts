@@ -1,0 +1,297 @@
+// Locations and tariffs end to end (issue #3): a simulated CPO pushes the OCPI 2.2.1 examples, the
+// projector builds the read models, a simulated eMSP pulls them back through routing and pagination.
+// Real ingress and projector processes, real Kafka and Postgres.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { topics } from '@hub/events';
+import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
+import { followPages, freePort, hubctl, onboard, type OnboardedPlatform } from './helpers.ts';
+
+const examples = new URL('../../shared/ocpi-2.2.1/examples/', import.meta.url);
+const example = (name: string) => JSON.parse(readFileSync(new URL(name, examples), 'utf8')) as Record<string, unknown>;
+
+type Json = Record<string, unknown>;
+
+describe('locations and tariffs: push, project, pull', () => {
+  let stack: TestStack;
+  let ingress: ServiceProcess;
+  let projector: ServiceProcess;
+  let hub: string;
+  let env: Record<string, string>;
+  let cpo: OnboardedPlatform;
+  let emsp: OnboardedPlatform;
+  let outsider: OnboardedPlatform;
+  const cpoParties = [
+    { countryCode: 'BE', partyId: 'BEC' },
+    { countryCode: 'SE', partyId: 'EVC' },
+    { countryCode: 'NL', partyId: 'ALF' },
+    { countryCode: 'NL', partyId: 'ALL' },
+    { countryCode: 'DE', partyId: 'ALL' },
+  ];
+
+  before(async () => {
+    stack = await createTestStack('locations');
+    const port = await freePort();
+    hub = `http://127.0.0.1:${port}`;
+    env = stack.env({ HUB_PORT: String(port), ALLOW_HTTP_PARTNER_URLS: 'true', PARTNER_ALLOWED_HOSTS: '127.0.0.1', PAGE_LIMIT_MAX: '50' });
+    ingress = await startService('ingress', env, /ingress listening/);
+    projector = await startService('projector', env, /projector running/);
+    cpo = await onboard(hub, env, 'Example CPOs', cpoParties.map((p) => ({ role: 'CPO' as const, ...p })));
+    emsp = await onboard(hub, env, 'Example eMSP', [{ role: 'EMSP', countryCode: 'NL', partyId: 'EMS' }]);
+    outsider = await onboard(hub, env, 'Unrouted eMSP', [{ role: 'EMSP', countryCode: 'FR', partyId: 'OUT' }]);
+    for (const p of cpoParties) {
+      const out = await hubctl(env, ['routing', 'enable', '--emsp', 'NL/EMS', '--cpo', `${p.countryCode}/${p.partyId}`]);
+      assert.equal(out.code, 0, out.stderr);
+    }
+  });
+
+  after(async () => {
+    await Promise.allSettled([ingress?.stop(), projector?.stop(), cpo?.partner.close(), emsp?.partner.close(), outsider?.partner.close()]);
+    await stack?.cleanup();
+  });
+
+  const put = (path: string, body: unknown, token = cpo.token) => call(hub, 'PUT', `/ocpi/2.2.1/${path}`, { token, body });
+  const patch = (path: string, body: unknown, token = cpo.token) => call(hub, 'PATCH', `/ocpi/2.2.1/${path}`, { token, body });
+  const locationPath = (l: Json) => `locations/${String(l['country_code'])}/${String(l['party_id'])}/${String(l['id'])}`;
+
+  const locationFiles = readdirSync(examples).filter((f) => /^location_example.*\.json$/.test(f)).sort();
+  const tariffFiles = readdirSync(examples).filter((f) => /^tariff_\d+_.*\.json$/.test(f)).sort((a, b) => Number(a.split('_')[1]) - Number(b.split('_')[1]));
+
+  it('the CPO pushes every OCPI location and tariff example and the eMSP pulls back exactly them', async () => {
+    const expectedLocations = new Map<string, Json>();
+    for (const file of locationFiles) {
+      const location = example(file);
+      const res = await put(locationPath(location), location);
+      assert.equal(res.body.status_code, 1000, `${file}: ${res.text}`);
+      expectedLocations.set(locationPath(location), location); // a later PUT of the same id replaces it
+    }
+    const expectedTariffs = new Map<string, Json>();
+    for (const file of tariffFiles) {
+      const tariff = example(file);
+      const res = await put(`tariffs/${String(tariff['country_code'])}/${String(tariff['party_id'])}/${String(tariff['id'])}`, tariff);
+      assert.equal(res.body.status_code, 1000, `${file}: ${res.text}`);
+      expectedTariffs.set(String(tariff['id']), tariff);
+    }
+    // The CPO reads its own write at once (read-your-writes: the detail GET waits for the projection).
+    const last = example(locationFiles.at(-1) ?? '');
+    const own = await call<Json>(hub, 'GET', `/ocpi/2.2.1/${locationPath(last)}`, { token: cpo.token });
+    assert.deepEqual(own.body.data, last);
+
+    const locations = await followPages<Json>(hub, '/ocpi/2.2.1/locations?limit=2', emsp.token);
+    assert.equal(locations.items.length, expectedLocations.size);
+    for (const l of locations.items) assert.deepEqual(l, expectedLocations.get(locationPath(l)), `location ${locationPath(l)}`);
+    const tariffs = await followPages<Json>(hub, '/ocpi/2.2.1/tariffs', emsp.token);
+    assert.deepEqual(new Map(tariffs.items.map((t) => [String(t['id']), t])), expectedTariffs);
+  });
+
+  it('PATCH fragments change a location as OCPI says, parents take the child last_updated', async () => {
+    const base = example('location_example.json'); // BE/BEC/LOC1 with EVSEs 3256 (connectors 1, 2) and 3257
+    const path = locationPath(base);
+    assert.equal((await put(path, base)).body.status_code, 1000);
+    const status = example('location_patch_example_status.json');
+    assert.equal((await patch(`${path}/3256`, status)).body.status_code, 1000);
+    const name = example('location_patch_example_location.json');
+    assert.equal((await patch(path, name)).body.status_code, 1000);
+    const tariff = { ...example('location_patch_example_tariff.json'), last_updated: '2019-06-24T12:40:00Z' };
+    assert.equal((await patch(`${path}/3256/2`, tariff)).body.status_code, 1000);
+    const removed = { ...example('location_patch_example_remove_evse.json'), last_updated: '2019-06-24T12:41:00Z' };
+    assert.equal((await patch(`${path}/3257`, removed)).body.status_code, 1000);
+
+    const got = (await call<Json>(hub, 'GET', `/ocpi/2.2.1/${path}`, { token: cpo.token })).body.data as Json;
+    const evses = got['evses'] as Json[];
+    const e3256 = evses.find((e) => e['uid'] === '3256') as Json;
+    const e3257 = evses.find((e) => e['uid'] === '3257') as Json;
+    assert.equal(got['name'], 'Interparking Gent Zuid');
+    assert.equal(e3256['status'], 'CHARGING');
+    assert.equal(e3257['status'], 'REMOVED');
+    const c2 = (e3256['connectors'] as Json[]).find((c) => c['id'] === '2') as Json;
+    assert.deepEqual(c2['tariff_ids'], ['15']);
+    assert.equal(c2['last_updated'], '2019-06-24T12:40:00Z');
+    assert.equal(e3256['last_updated'], '2019-06-24T12:40:00Z', 'EVSE takes its connector last_updated');
+    assert.equal(got['last_updated'], '2019-06-24T12:41:00Z', 'location takes the latest child last_updated');
+    // Everything not patched is as pushed.
+    assert.deepEqual(got['coordinates'], base['coordinates']);
+    assert.equal((e3256['connectors'] as Json[]).length, 2);
+    // Detail GETs of an EVSE and a connector.
+    const evse = await call<Json>(hub, 'GET', `/ocpi/2.2.1/${path}/3256`, { token: emsp.token });
+    assert.equal(evse.body.data?.['status'], 'CHARGING');
+    const connector = await call<Json>(hub, 'GET', `/ocpi/2.2.1/${path}/3256/2`, { token: emsp.token });
+    assert.deepEqual(connector.body.data?.['tariff_ids'], ['15']);
+  });
+
+  it('an EVSE and a connector can be PUT into a known location', async () => {
+    const path = 'locations/BE/BEC/LOC1';
+    const evse = { ...((example('location_example.json')['evses'] as Json[])[1] as Json), uid: 'NEW1', last_updated: '2020-01-01T00:00:00Z' };
+    assert.equal((await put(`${path}/NEW1`, evse)).body.status_code, 1000);
+    const connector = { ...(((evse as Json)['connectors'] as Json[])[0] as Json), id: '9', last_updated: '2020-01-02T00:00:00Z' };
+    assert.equal((await put(`${path}/NEW1/9`, connector)).body.status_code, 1000);
+    const got = (await call<Json>(hub, 'GET', `/ocpi/2.2.1/${path}`, { token: cpo.token })).body.data as Json;
+    const added = (got['evses'] as Json[]).find((e) => e['uid'] === 'NEW1') as Json;
+    assert.equal((added['connectors'] as Json[]).length, 2);
+    assert.equal(got['last_updated'], '2020-01-02T00:00:00Z');
+  });
+
+  it('routing: an eMSP without a rule sees nothing; enabling shows the CPO, disabling hides it again', async () => {
+    const none = await call<Json[]>(hub, 'GET', '/ocpi/2.2.1/locations', { token: outsider.token });
+    assert.equal(none.body.status_code, 1000);
+    assert.deepEqual(none.body.data, []);
+    assert.equal(none.headers['x-total-count'], '0');
+    assert.equal(none.headers['link'], undefined);
+    const hidden = await call(hub, 'GET', '/ocpi/2.2.1/locations/BE/BEC/LOC1', { token: outsider.token });
+    assert.equal(hidden.status, 404);
+    assert.equal(hidden.body.status_code, 2003);
+    assert.equal((await call(hub, 'GET', '/ocpi/2.2.1/tariffs/DE/ALL/12', { token: outsider.token })).status, 404);
+
+    await hubctl(env, ['routing', 'enable', '--emsp', 'FR/OUT', '--cpo', 'BE/BEC']);
+    const some = await call<Json[]>(hub, 'GET', '/ocpi/2.2.1/locations', { token: outsider.token });
+    assert.deepEqual(some.body.data?.map((l) => `${String(l['country_code'])}/${String(l['party_id'])}`), ['BE/BEC']);
+    assert.equal((await call(hub, 'GET', '/ocpi/2.2.1/locations/BE/BEC/LOC1', { token: outsider.token })).status, 200);
+
+    await hubctl(env, ['routing', 'disable', '--emsp', 'FR/OUT', '--cpo', 'BE/BEC']);
+    assert.deepEqual((await call<Json[]>(hub, 'GET', '/ocpi/2.2.1/locations', { token: outsider.token })).body.data, []);
+  });
+
+  it('pagination: Link following returns every record exactly once; date_from syncs incrementally', async () => {
+    const party = { countryCode: 'NL', partyId: 'ALL' };
+    const template = example('location_example_uc4_limited_visibility.json');
+    for (let i = 0; i < 23; i++) {
+      const id = `PAGE-${String(i).padStart(3, '0')}`;
+      const location = { ...template, id, last_updated: `2021-01-01T00:00:${String(i % 60).padStart(2, '0')}Z` };
+      assert.equal((await put(`locations/${party.countryCode}/${party.partyId}/${id}`, location)).body.status_code, 1000);
+    }
+    await call(hub, 'GET', '/ocpi/2.2.1/locations/NL/ALL/PAGE-022', { token: cpo.token }); // catch the projection up
+    const all = await followPages<Json>(hub, '/ocpi/2.2.1/locations?limit=4', emsp.token);
+    const ids = all.items.map((l) => `${String(l['country_code'])}/${String(l['party_id'])}/${String(l['id'])}`);
+    assert.equal(new Set(ids).size, ids.length, 'no record twice');
+    assert.ok(ids.filter((id) => id.includes('PAGE-')).length === 23, 'every record once');
+    assert.equal(all.items.length, Number(all.totals[0]));
+    assert.equal(all.pages, Math.ceil(all.items.length / 4), 'a Link on every page but the last');
+    // Stable order: last_updated, then ids.
+    const stamps = all.items.map((l) => String(l['last_updated']));
+    assert.deepEqual(stamps, [...stamps].sort());
+    // The limit is capped by the server maximum and reported in X-Limit.
+    const capped = await call<Json[]>(hub, 'GET', '/ocpi/2.2.1/locations?limit=500', { token: emsp.token });
+    assert.equal(capped.headers['x-limit'], '50');
+    // An offset past the end is an empty, valid page.
+    const empty = await call<Json[]>(hub, 'GET', '/ocpi/2.2.1/locations?offset=10000', { token: emsp.token });
+    assert.deepEqual(empty.body.data, []);
+
+    // Incremental: only what changed since the last sync, the Link keeps the filter.
+    const syncTime = '2022-01-01T00:00:00Z';
+    for (const id of ['PAGE-003', 'PAGE-017']) {
+      assert.equal((await patch(`locations/NL/ALL/${id}`, { name: `changed ${id}`, last_updated: '2022-06-01T00:00:00Z' })).body.status_code, 1000);
+    }
+    await call(hub, 'GET', '/ocpi/2.2.1/locations/NL/ALL/PAGE-017', { token: cpo.token });
+    const first = await call<Json[]>(hub, 'GET', `/ocpi/2.2.1/locations?date_from=${syncTime}&limit=1`, { token: emsp.token });
+    assert.match(first.headers['link'] ?? '', /date_from=2022-01-01T00%3A00%3A00\.000Z|date_from=2022-01-01T00:00:00\.000Z/);
+    const changed = await followPages<Json>(hub, `/ocpi/2.2.1/locations?date_from=${syncTime}&limit=1`, emsp.token);
+    assert.deepEqual(changed.items.map((l) => l['id']).sort(), ['PAGE-003', 'PAGE-017']);
+    // date_to is exclusive.
+    const before = await followPages<Json>(hub, '/ocpi/2.2.1/locations?date_from=2021-01-01T00:00:00Z&date_to=2021-01-01T00:00:05Z', emsp.token);
+    assert.deepEqual(before.items.map((l) => l['id']).sort(), ['PAGE-000', 'PAGE-001', 'PAGE-002', 'PAGE-004']);
+  });
+
+  it('bad pushes are refused with the right code and nothing is appended', async () => {
+    const admin = stack.eventLog.admin();
+    await admin.connect();
+    const size = async () => (await admin.fetchTopicOffsets(stack.eventLog.physical(topics.locations))).reduce((n, p) => n + Number(p.high), 0);
+    const before = await size();
+    const location = example('location_example.json');
+
+    const foreign = await put('locations/XX/ABC/LOC1', { ...location, country_code: 'XX', party_id: 'ABC' });
+    assert.equal(foreign.status, 403);
+    const asEmsp = await put(locationPath(location), location, emsp.token);
+    assert.equal(asEmsp.status, 403, 'an eMSP cannot push locations');
+    const otherIds = await put('locations/BE/BEC/OTHER', location);
+    assert.equal(otherIds.body.status_code, 2001);
+    assert.match(otherIds.body.status_message ?? '', /id in the body/);
+    const wrongType = await put(locationPath(location), { ...location, coordinates: 'somewhere' });
+    assert.equal(wrongType.body.status_code, 2001);
+    const unknownField = await put(locationPath(location), { ...location, secret_field: 1 });
+    assert.match(unknownField.body.status_message ?? '', /unknown field "secret_field"/);
+    const noLastUpdated = await patch(locationPath(location), { name: 'x' });
+    assert.equal(noLastUpdated.body.status_code, 2001);
+    assert.match(noLastUpdated.body.status_message ?? '', /last_updated/);
+    const unknownLocation = await patch('locations/BE/BEC/NOPE', { name: 'x', last_updated: '2020-01-01T00:00:00Z' });
+    assert.equal(unknownLocation.body.status_code, 2003);
+    const unknownEvse = await patch('locations/BE/BEC/LOC1/NOPE', { status: 'AVAILABLE', last_updated: '2020-01-01T00:00:00Z' });
+    assert.equal(unknownEvse.body.status_code, 2003);
+    const evseIntoUnknown = await put('locations/BE/BEC/NOPE/3256', (location['evses'] as Json[])[0]);
+    assert.equal(evseIntoUnknown.body.status_code, 2003);
+    const malformed = await call(hub, 'PUT', `/ocpi/2.2.1/${locationPath(location)}`, { token: cpo.token, rawBody: '{"id": ' });
+    assert.equal(malformed.status, 400);
+    const badPath = await put('locations/BEL/BEC/LOC1', location);
+    assert.equal(badPath.body.status_code, 2001);
+    const tariffNoLastUpdated = await put('tariffs/DE/ALL/12', example('tariff_put_example.json'));
+    assert.equal(tariffNoLastUpdated.body.status_code, 2001);
+
+    assert.equal(await size(), before, 'no event appended for any refused push');
+    await admin.disconnect();
+  });
+
+  it('the projector survives SIGKILL mid-stream: after a restart the read model equals a clean replay', async () => {
+    const base = example('location_example.json');
+    const pushes: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 300; i++) {
+      const id = `KILL-${i % 30}`;
+      const body = i < 30 ? { ...base, id, last_updated: `2023-01-01T00:00:${String(i % 60).padStart(2, '0')}Z` } : { name: `n${i}`, last_updated: `2023-02-01T00:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}Z` };
+      if (i === 30) await Promise.all(pushes.splice(0)); // locations exist before their PATCHes
+      pushes.push(i < 30 ? put(`locations/BE/BEC/${id}`, body) : patch(`locations/BE/BEC/${id}`, body));
+      if (i === 150) projector.child.kill('SIGKILL');
+    }
+    const results = (await Promise.all(pushes)) as Array<{ body: { status_code: number } }>;
+    assert.ok(results.every((r) => r.body.status_code === 1000 || r.body.status_code === 3000), 'pushes accepted (or told to retry while the projector was down)');
+    await projector.stop();
+    projector = await startService('projector', env, /projector running/, 60_000);
+    await call(hub, 'GET', '/ocpi/2.2.1/locations/BE/BEC/KILL-0', { token: cpo.token }); // waits for the catch-up
+
+    // A clean replay of the same topics into an empty database.
+    const replayDb = await createTestStack('locations_replay');
+    const replay = await startService('projector', { ...env, DATABASE_URL: replayDb.databaseUrl, PROJECTOR_GROUP_ID: 'projector-replay' }, /projector running/, 60_000);
+    try {
+      const rows = async (s: TestStack) =>
+        (await s.pool.query<{ k: string; d: string }>(`select country_code || '/' || party_id || '/' || id as k, document::text as d from locations order by 1`)).rows;
+      const deadline = Date.now() + 30_000;
+      let a = await rows(stack);
+      let b = await rows(replayDb);
+      while (JSON.stringify(a) !== JSON.stringify(b) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 250));
+        a = await rows(stack);
+        b = await rows(replayDb);
+      }
+      assert.ok(a.length > 30);
+      assert.deepEqual(b, a);
+    } finally {
+      await replay.stop();
+      await replayDb.cleanup();
+    }
+  });
+
+  it('location list requests are limited per party across ingress replicas (HTTP 429 + Retry-After)', async () => {
+    const limited = { ...env, RATE_LIMIT_LOCATION_LISTS: '5' };
+    const ports = [await freePort(), await freePort()];
+    const replicas = await Promise.all(ports.map((p) => startService('ingress', { ...limited, HUB_PORT: String(p), OPERATOR_PORT: '0' }, /ingress listening/)));
+    const fresh = await onboard(hub, env, 'Rate-limited eMSP', [{ role: 'EMSP', countryCode: 'FR', partyId: 'RAT' }]);
+    try {
+      // Start on a fresh minute window so the count is not split across two windows.
+      const toNextMinute = 60_000 - (Date.now() % 60_000);
+      if (toNextMinute < 5_000) await new Promise((r) => setTimeout(r, toNextMinute + 100));
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const res = await call(`http://127.0.0.1:${ports[i % 2]}`, 'GET', '/ocpi/2.2.1/locations?limit=1', { token: fresh.token });
+        statuses.push(res.status);
+        if (res.status === 429) {
+          assert.equal(res.body.status_code, 2000);
+          assert.ok(Number(res.headers['retry-after']) >= 1 && Number(res.headers['retry-after']) <= 60);
+        }
+      }
+      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
+      // Tariff lists are not limited by this rule.
+      assert.equal((await call(`http://127.0.0.1:${ports[0]}`, 'GET', '/ocpi/2.2.1/tariffs', { token: outsider.token })).status, 200);
+    } finally {
+      await Promise.all(replicas.map((r) => r.stop()));
+      await fresh.partner.close();
+    }
+  });
+});
