@@ -268,6 +268,37 @@ describe('locations and tariffs: push, project, pull', () => {
     }
   });
 
+  it('hubctl rebuilds the read model from the topic while the old one serves, then switches over', async () => {
+    const snapshot = async () =>
+      (await stack.pool.query<{ k: string; d: string }>(
+        `select country_code || '/' || party_id || '/' || id as k, document::text as d from locations
+          where generation = (select active from read_model_generations where model = 'locations') order by 1`,
+      )).rows;
+    const before = await snapshot();
+    const rebuild = hubctl(env, ['readmodel', 'rebuild', '--model', 'locations', '--json']);
+    // Live traffic and reads go on during the rebuild.
+    const during: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await patch('locations/BE/BEC/KILL-1', { name: `during rebuild ${i}`, last_updated: `2024-01-01T00:00:${String(i).padStart(2, '0')}Z` });
+      during.push(res.body.status_code);
+      during.push((await call(hub, 'GET', '/ocpi/2.2.1/locations?limit=5', { token: emsp.token })).body.status_code);
+    }
+    const out = await rebuild;
+    assert.equal(out.code, 0, out.stderr);
+    const result = JSON.parse(out.stdout) as { generation: number; rows: number; events: number };
+    assert.equal(result.generation, 2);
+    assert.ok(during.every((c) => c === 1000), `served throughout: ${during.join(',')}`);
+    assert.match(out.stderr, /\[[#.]+\]\s+\d+% \d+\/\d+ events/, 'progress is shown');
+    await call(hub, 'GET', '/ocpi/2.2.1/locations/BE/BEC/KILL-1', { token: cpo.token });
+    const after = await snapshot();
+    assert.equal(after.length, before.length);
+    const changed = after.filter((row, i) => row.d !== before[i]?.d).map((r) => r.k);
+    assert.deepEqual(changed, ['BE/BEC/KILL-1'], 'the rebuilt model equals the old one plus the live changes');
+    assert.match(after.find((r) => r.k === 'BE/BEC/KILL-1')?.d ?? '', /during rebuild 19/);
+    const { rows } = await stack.pool.query<{ n: string }>('select count(*) as n from locations where generation = 1');
+    assert.equal(rows[0]?.n, '0', 'the old generation is dropped');
+  });
+
   it('location list requests are limited per party across ingress replicas (HTTP 429 + Retry-After)', async () => {
     const limited = { ...env, RATE_LIMIT_LOCATION_LISTS: '5' };
     const ports = [await freePort(), await freePort()];

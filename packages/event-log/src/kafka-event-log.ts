@@ -47,6 +47,8 @@ export interface EventLog {
   admin(): Admin;
   /** Physical name of a logical topic (prefix applied). */
   physical(topic: string): string;
+  /** Physical name of a consumer group (prefix applied). */
+  physicalGroup(groupId: string): string;
   /** Parses a consumed record; undefined for a record that is not one of our events. */
   decode(topic: string, partition: number, message: KafkaMessage): ConsumedEvent | undefined;
   close(): Promise<void>;
@@ -157,8 +159,10 @@ export function createKafkaEventLog(options: EventLogOptions): EventLog {
     return adminClient;
   };
 
+  const physicalGroup = (groupId: string): string => (prefix ? `${prefix}.${groupId}` : groupId);
   return {
     physical,
+    physicalGroup,
     append(topic, events) {
       if (events.length === 0) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
@@ -178,7 +182,7 @@ export function createKafkaEventLog(options: EventLogOptions): EventLog {
       // A member that died without leaving (SIGKILL) holds its partitions until its session times
       // out: 10 s keeps that pause short while tolerating ordinary GC and I/O stalls.
       const c = kafka.consumer({
-        groupId: prefix ? `${prefix}.${groupId}` : groupId,
+        groupId: physicalGroup(groupId),
         allowAutoTopicCreation: false,
         sessionTimeout: 10_000,
         heartbeatInterval: 1_000,

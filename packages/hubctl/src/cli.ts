@@ -1,4 +1,7 @@
 import { parseArgs } from 'node:util';
+import type { EventLog } from '@hub/event-log';
+import type { ReadModelStore } from '@hub/store';
+import { progressBar, rebuildReadModel } from './rebuild.ts';
 import { partyKey, type PartnerRole, type PartyRef } from '@hub/ocpi';
 import {
   OperatorInputError,
@@ -16,6 +19,10 @@ import {
 
 export interface HubctlDeps {
   readonly store: RegistryStore;
+  /** Read models and the event log, for rebuilds; opened only by the commands that need them. */
+  readonly readModels: () => { store: ReadModelStore; eventLog: EventLog };
+  /** True when stderr is a terminal (progress bars redraw in place). */
+  readonly interactive: boolean;
   /** Publishes queued audit events; resolves to false when Kafka could not be reached. */
   readonly publishAudit: () => Promise<boolean>;
   readonly source: string;
@@ -39,6 +46,9 @@ export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
                                    override (or stop overriding) a receiver endpoint URL
   routing enable|disable --emsp CC/PID --cpo CC/PID
   routing list
+  readmodel rebuild --model locations|tariffs
+                                   rebuild a read model from its topic while the old one serves,
+                                   then switch over (progress on stderr)
 `;
 
 class UsageError extends Error {}
@@ -71,6 +81,7 @@ const options = {
   url: { type: 'string' },
   emsp: { type: 'string' },
   cpo: { type: 'string' },
+  model: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -187,6 +198,24 @@ export async function runHubctl(argv: readonly string[], deps: HubctlDeps): Prom
         const rules = await deps.store.listRoutingRules();
         const rows = rules.map((r) => ({ emsp: partyKey(r.emsp), cpo: partyKey(r.cpo), enabled: r.enabled, updated_at: r.updatedAt.toISOString() }));
         print(rows.length === 0 ? 'no routing rules' : rows.map((r) => `${r.emsp} -> ${r.cpo} ${r.enabled ? 'enabled' : 'disabled'} (${r.updated_at})`).join('\n'), rows);
+        return 0;
+      }
+      case 'readmodel rebuild': {
+        const model = need(values, 'model');
+        if (model !== 'locations' && model !== 'tariffs') throw new UsageError('--model must be locations or tariffs');
+        let lastLine = 0;
+        const result = await rebuildReadModel(deps.readModels(), model, (p) => {
+          if (deps.interactive) deps.err(`\r${progressBar(p)}`);
+          else if (Date.now() - lastLine > 1000) {
+            lastLine = Date.now();
+            deps.err(`${progressBar(p)}\n`);
+          }
+        });
+        if (deps.interactive) deps.err('\n');
+        print(
+          `${model} rebuilt as generation ${result.generation}: ${result.events} events, ${result.rows} rows in ${result.seconds.toFixed(1)} s (${result.eventsPerSecond.toFixed(0)} events/s); now serving`,
+          { model, generation: result.generation, events: Number(result.events), rows: result.rows, seconds: result.seconds, events_per_second: result.eventsPerSecond },
+        );
         return 0;
       }
       default:

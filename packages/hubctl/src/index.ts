@@ -1,1 +1,2 @@
 export * from './cli.ts';
+export * from './rebuild.ts';

@@ -3,7 +3,7 @@ import { hostname, userInfo } from 'node:os';
 import { configReader, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS } from '@hub/config';
 import { appendInOrder, createKafkaEventLog } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
-import { createPool, drainOutbox, postgresRegistryStore } from '@hub/store';
+import { createPool, drainOutbox, postgresReadModelStore, postgresRegistryStore } from '@hub/store';
 import { runHubctl } from './cli.ts';
 
 const r = configReader(process.env);
@@ -21,6 +21,8 @@ try {
     store: postgresRegistryStore(pool),
     source: `hubctl@${hostname()}`,
     actor: userInfo().username,
+    readModels: () => ({ store: postgresReadModelStore(pool), eventLog }),
+    interactive: process.stderr.isTTY === true,
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),
     publishAudit: async () => {

@@ -43,6 +43,16 @@ async function generationOf(client: PoolClient | Pool, model: ReadModel): Promis
   return rows[0]?.active ?? 1;
 }
 
+/**
+ * The active generation, share-locked for the rest of the transaction: a switch-over (which takes the
+ * row exclusively) waits for batches in flight and no batch applies to a generation that is no
+ * longer active.
+ */
+async function lockedGeneration(client: PoolClient, model: ReadModel): Promise<number> {
+  const { rows } = await client.query<{ active: number }>('select active from read_model_generations where model = $1 for share', [model]);
+  return rows[0]?.active ?? 1;
+}
+
 export interface ReadModelStore {
   /**
    * Applies one partition's records in order, exactly once: records before the stored position are
@@ -58,13 +68,21 @@ export interface ReadModelStore {
   findVisible(model: ReadModel, platformId: string, path: ObjectPath): Promise<Json | undefined>;
   /** Whether the object at the path exists at all (for PATCH and child PUT pre-checks). */
   exists(model: ReadModel, path: ObjectPath): Promise<boolean>;
+  /** Starts a rebuild: a new, empty generation next to the active one. */
+  beginRebuild(model: ReadModel): Promise<{ active: number; building: number }>;
+  /**
+   * Makes the building generation active when it has applied at least everything the active one has;
+   * false (nothing changed) when it is still behind. Old generations' rows are dropped.
+   */
+  switchOver(model: ReadModel, building: number): Promise<boolean>;
+  counts(model: ReadModel, generation: number): Promise<number>;
 }
 
 export function postgresReadModelStore(pool: Pool): ReadModelStore {
   return {
     applyBatch(model, partition, records, generation) {
       return inTransaction(pool, async (client) => {
-        const gen = generation ?? (await generationOf(client, model));
+        const gen = generation ?? (await lockedGeneration(client, model));
         await client.query(
           `insert into projection_offsets (model, generation, partition, next_offset) values ($1, $2, $3, 0) on conflict do nothing`,
           [model, gen, partition],
@@ -193,15 +211,65 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
       return model === 'locations' ? findInLocation(document, path) : document;
     },
 
+    beginRebuild(model) {
+      return inTransaction(pool, async (client) => {
+        const { rows } = await client.query<{ active: number }>('select active from read_model_generations where model = $1 for update', [model]);
+        const active = rows[0]?.active ?? 1;
+        const building = active + 1;
+        // Leftovers of an aborted rebuild of the same generation start from scratch.
+        await client.query(`delete from ${TABLE[model]} where generation = $1`, [building]);
+        await client.query('delete from projection_offsets where model = $1 and generation = $2', [model, building]);
+        await client.query('delete from projection_rejects where model = $1 and generation = $2', [model, building]);
+        await client.query('update read_model_generations set building = $2 where model = $1', [model, building]);
+        return { active, building };
+      });
+    },
+
+    switchOver(model, building) {
+      return inTransaction(pool, async (client) => {
+        // Exclusive: waits for the projector's batches in flight, holds off new ones until commit.
+        const { rows } = await client.query<{ active: number }>('select active from read_model_generations where model = $1 for update', [model]);
+        const active = rows[0]?.active ?? 1;
+        const positions = async (gen: number) =>
+          new Map(
+            (
+              await client.query<{ partition: number; next_offset: string }>(
+                'select partition, next_offset from projection_offsets where model = $1 and generation = $2',
+                [model, gen],
+              )
+            ).rows.map((r) => [r.partition, BigInt(r.next_offset)]),
+          );
+        const live = await positions(active);
+        const rebuilt = await positions(building);
+        if (![...live].every(([p, offset]) => (rebuilt.get(p) ?? 0n) >= offset)) return false;
+        await client.query('update read_model_generations set active = $2, building = null where model = $1', [model, building]);
+        await client.query(`delete from ${TABLE[model]} where generation < $1`, [building]);
+        await client.query('delete from projection_offsets where model = $1 and generation < $2', [model, building]);
+        return true;
+      });
+    },
+
+    async counts(model, generation) {
+      const { rows } = await pool.query<{ n: string }>(`select count(*) as n from ${TABLE[model]} where generation = $1`, [generation]);
+      return Number(rows[0]?.n ?? 0);
+    },
+
     async exists(model, path) {
       const table = TABLE[model];
-      const { rows } = await pool.query<{ document: Json }>(
-        `select document from ${table} where generation = (select active from read_model_generations where model = $1)
+      // On the PATCH path: answer with a boolean computed in Postgres, never ship the document.
+      const jsonPath =
+        path.connectorId !== undefined
+          ? 'exists($.evses[*] ? (@.uid == $evse).connectors[*] ? (@.id == $connector))'
+          : path.evseUid !== undefined
+            ? 'exists($.evses[*] ? (@.uid == $evse))'
+            : 'true';
+      const { rows } = await pool.query<{ found: boolean }>(
+        `select jsonb_path_query_first(document, $5::jsonpath, $6::jsonb) = 'true'::jsonb as found from ${table}
+          where generation = (select active from read_model_generations where model = $1)
             and country_code = $2 and party_id = $3 and id = $4`,
-        [model, path.countryCode, path.partyId, path.id],
+        [model, path.countryCode, path.partyId, path.id, jsonPath, JSON.stringify({ evse: path.evseUid ?? '', connector: path.connectorId ?? '' })],
       );
-      const document = rows[0]?.document;
-      return document !== undefined && (model !== 'locations' || findInLocation(document, path) !== undefined);
+      return rows[0]?.found === true;
     },
   };
 }
