@@ -1,4 +1,8 @@
 import autocannon from 'autocannon';
+import { generateCredentialsToken, hashCredentialsToken, type PartyRef } from '@hub/ocpi';
+import { registerParty, setRoutingRule } from '@hub/registry';
+import { postgresRegistryStore } from '@hub/store';
+import type { TestStack } from '@hub/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 
 export interface LoadResult {
@@ -11,9 +15,26 @@ export interface LoadResult {
 }
 
 /** A bounded load run against a loopback URL: fixed duration, fixed connections, then it stops. */
-export async function load(label: string, url: string, options: { seconds: number; connections: number; headers?: Record<string, string> }): Promise<LoadResult> {
+export interface LoadOptions {
+  readonly seconds: number;
+  readonly connections: number;
+  readonly headers?: Record<string, string>;
+  readonly method?: 'GET' | 'PUT' | 'PATCH' | 'POST';
+  /** Varies each request (path, body); autocannon calls it per request. */
+  readonly setupRequest?: (req: { path: string; body?: string }) => { path: string; body?: string };
+}
+
+export async function load(label: string, url: string, options: LoadOptions): Promise<LoadResult> {
   if (!/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url)) throw new Error('load tests target loopback only');
-  const result = await autocannon({ url, connections: options.connections, duration: options.seconds, headers: options.headers ?? {}, pipelining: 1 });
+  const result = await autocannon({
+    url,
+    connections: options.connections,
+    duration: options.seconds,
+    headers: options.headers ?? {},
+    pipelining: 1,
+    ...(options.method ? { method: options.method } : {}),
+    ...(options.setupRequest ? { requests: [{ setupRequest: options.setupRequest as never }] } : {}),
+  });
   return {
     label,
     requestsPerSecond: result.requests.average,
@@ -56,4 +77,42 @@ export function startNode(script: string, args: string[], env: Record<string, st
     child.stderr?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${script} exited ${code}: ${out.slice(-2000)}`)));
   });
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+/** A CPO and an eMSP with a routing rule and hub tokens, registered straight in the store. */
+export async function onboardForBench(
+  stack: TestStack,
+  _hub: string,
+  parties: { cpo: PartyRef; emsp: PartyRef },
+): Promise<{ cpoToken: string; emspToken: string }> {
+  const store = postgresRegistryStore(stack.pool);
+  const deps = { store, source: 'bench', actor: 'bench' };
+  const tokens: string[] = [];
+  for (const [party, role] of [[parties.cpo, 'CPO'], [parties.emsp, 'EMSP']] as const) {
+    const { platformId, initialToken } = await registerParty(deps, { party: { ...party, role }, name: `bench ${role}` });
+    const hubToken = generateCredentialsToken();
+    await store.saveCredentials(
+      {
+        platformId,
+        presentedTokenHash: hashCredentialsToken(initialToken),
+        newHubTokenHash: hashCredentialsToken(hubToken),
+        partnerTokenSealed: Buffer.from('unused'),
+        versionsUrl: 'https://bench.invalid/ocpi/versions',
+        version: '2.2.1',
+        endpoints: [],
+        businessDetails: [],
+        outbox: [],
+      },
+      'register',
+    );
+    tokens.push(hubToken);
+  }
+  await setRoutingRule(deps, { emsp: parties.emsp, cpo: parties.cpo, enabled: true });
+  return { cpoToken: tokens[0] ?? '', emspToken: tokens[1] ?? '' };
 }

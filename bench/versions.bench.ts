@@ -2,33 +2,13 @@
 // run on this machine (issue: target >= 70% of bare). Both servers run as their own process; the
 // load generator (autocannon) runs here. Run: npm run bench -- versions [seconds] [connections] [rounds]
 import { join } from 'node:path';
-import { generateCredentialsToken, hashCredentialsToken } from '@hub/ocpi';
-import { registerParty } from '@hub/registry';
-import { postgresRegistryStore } from '@hub/store';
 import { authHeader, createTestStack, repoRoot } from '@hub/testing';
-import { load, printTable, startNode, type LoadResult } from './load.ts';
+import { load, onboardForBench, printTable, startNode, type LoadResult } from './load.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
 const connections = Number(process.argv[3] ?? 50);
 const stack = await createTestStack('bench_versions');
-const store = postgresRegistryStore(stack.pool);
-const { platformId, initialToken } = await registerParty({ store, source: 'bench', actor: 'bench' }, { party: { countryCode: 'NL', partyId: 'BEN', role: 'CPO' }, name: 'Bench' });
-const hubToken = generateCredentialsToken();
-await store.saveCredentials(
-  {
-    platformId,
-    presentedTokenHash: hashCredentialsToken(initialToken),
-    newHubTokenHash: hashCredentialsToken(hubToken),
-    partnerTokenSealed: Buffer.from('unused'),
-    versionsUrl: 'https://bench.invalid/ocpi/versions',
-    version: '2.2.1',
-    endpoints: [],
-    businessDetails: [],
-    outbox: [],
-  },
-  'register',
-);
-
+const { cpoToken: hubToken } = await onboardForBench(stack, '', { cpo: { countryCode: 'NL', partyId: 'BEN' }, emsp: { countryCode: 'NL', partyId: 'EMB' } });
 const hello = await startNode(join(repoRoot, 'bench', 'hello-server.ts'), ['0'], {}, /listening \d+/);
 const helloPort = Number(/listening (\d+)/.exec(hello.line)?.[1]);
 const ingressFor = async (accessLog: string) => {

@@ -102,7 +102,7 @@ export async function followPages<T>(hub: string, firstPath: string, token: stri
     totals.push(res.headers['x-total-count'] ?? '');
     pages++;
     const next = /<([^>]+)>;\s*rel="next"/.exec(res.headers['link'] ?? '')?.[1];
-    path = next ? next.slice(hub.length) : undefined;
+    path = next ? `${new URL(next).pathname}${new URL(next).search}` : undefined;
     if (pages > 10_000) throw new Error('runaway pagination');
   }
   return { items, pages, totals };

@@ -18,6 +18,11 @@ export interface EventLogOptions {
   readonly logger: LogSink;
   /** An append not acknowledged within this time fails (the caller answers "retry later"). */
   readonly appendTimeoutMs?: number;
+  /**
+   * How long an append that finds the producer idle waits for others to join its produce request
+   * (Kafka's linger.ms). 0 sends at once; appends arriving during a send always share the next one.
+   */
+  readonly lingerMs?: number;
 }
 
 export class AppendTimeoutError extends Error {
@@ -43,7 +48,7 @@ export interface EventLog {
   /** The next offset of every partition of a topic (its high watermark). */
   latestOffsets(topic: string): Promise<Map<number, bigint>>;
   /** A consumer-group member over logical topic names. */
-  consumer(groupId: string): Consumer;
+  consumer(groupId: string, options?: { maxBytesPerPartition?: number }): Consumer;
   admin(): Admin;
   /** Physical name of a logical topic (prefix applied). */
   physical(topic: string): string;
@@ -142,8 +147,19 @@ export function createKafkaEventLog(options: EventLogOptions): EventLog {
       for (const entry of batch) settle(entry, e);
     } finally {
       sending = false;
-      if (pending.length > 0) void flush();
+      if (pending.length > 0) scheduleFlush();
     }
+  };
+  let lingering = false;
+  const scheduleFlush = (): void => {
+    const linger = options.lingerMs ?? 0;
+    if (linger <= 0) return void flush();
+    if (lingering || sending) return;
+    lingering = true;
+    setTimeout(() => {
+      lingering = false;
+      void flush();
+    }, linger);
   };
   let adminClient: Promise<Admin> | undefined;
   const sharedAdmin = (): Promise<Admin> => {
@@ -170,7 +186,7 @@ export function createKafkaEventLog(options: EventLogOptions): EventLog {
         const entry: PendingAppend = { topic: physical(topic), events, resolve, reject, settled: false };
         entry.timer = setTimeout(() => settle(entry, new AppendTimeoutError(topic, timeoutMs)), timeoutMs);
         pending.push(entry);
-        void flush();
+        scheduleFlush();
       });
     },
     async latestOffsets(topic) {
@@ -178,7 +194,7 @@ export function createKafkaEventLog(options: EventLogOptions): EventLog {
       const offsets = await a.fetchTopicOffsets(physical(topic));
       return new Map(offsets.map((o) => [o.partition, BigInt(o.high)]));
     },
-    consumer(groupId) {
+    consumer(groupId, consumerOptions = {}) {
       // A member that died without leaving (SIGKILL) holds its partitions until its session times
       // out: 10 s keeps that pause short while tolerating ordinary GC and I/O stalls.
       const c = kafka.consumer({
@@ -186,6 +202,7 @@ export function createKafkaEventLog(options: EventLogOptions): EventLog {
         allowAutoTopicCreation: false,
         sessionTimeout: 10_000,
         heartbeatInterval: 1_000,
+        ...(consumerOptions.maxBytesPerPartition ? { maxBytesPerPartition: consumerOptions.maxBytesPerPartition, maxBytes: consumerOptions.maxBytesPerPartition * 4 } : {}),
       });
       open.push(c);
       return c;

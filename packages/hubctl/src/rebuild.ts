@@ -37,7 +37,8 @@ export async function rebuildReadModel(
   const applied = async () => [...(await deps.store.positions(model, building)).values()].reduce((a, b) => a + b, 0n);
 
   const groupId = `rebuild-${model}-g${building}-${Date.now()}`;
-  const consumer = deps.eventLog.consumer(groupId);
+  // Large fetches make large batches: one transaction applies thousands of events.
+  const consumer = deps.eventLog.consumer(groupId, { maxBytesPerPartition: 8 * 1024 * 1024 });
   await consumer.connect();
   await consumer.subscribe({ topic: deps.eventLog.physical(topic), fromBeginning: true });
   const state: { failure?: Error } = {};
@@ -46,6 +47,8 @@ export async function rebuildReadModel(
   };
   await consumer.run({
     eachBatchAutoResolve: true,
+    // Partitions are independent: apply several at once (each in its own transaction).
+    partitionsConsumedConcurrently: 3,
     eachBatch: async ({ batch }) => {
       const records: ProjectedRecord[] = batch.messages.map((message) => {
         const decoded = deps.eventLog.decode(batch.topic, batch.partition, message);
@@ -89,6 +92,8 @@ export async function rebuildReadModel(
   }
   const events = await applied();
   const seconds = (Date.now() - started) / 1000;
+  // The old generation is no longer served: drop its rows, reclaim the space, refresh statistics.
+  await deps.store.maintain(model);
   return { model, generation: building, events, rows: await deps.store.counts(model, building), seconds, eventsPerSecond: Number(events) / Math.max(seconds, 0.001) };
 }
 

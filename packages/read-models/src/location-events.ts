@@ -32,7 +32,12 @@ export function pathSubject(p: ObjectPath): string {
 }
 
 export function parseSubject(subject: string): ObjectPath | undefined {
-  const parts = subject.split('/').map(decodeURIComponent);
+  let parts: string[];
+  try {
+    parts = subject.split('/').map(decodeURIComponent);
+  } catch {
+    return undefined; // a broken %-sequence: not a subject this hub wrote
+  }
   const [countryCode, partyId, id, evseUid, connectorId] = parts;
   if (!countryCode || !partyId || !id || parts.length > 5) return undefined;
   return { countryCode, partyId, id, ...(evseUid ? { evseUid } : {}), ...(connectorId ? { connectorId } : {}) };

@@ -6,6 +6,8 @@ export type PoolClient = pg.PoolClient;
 export function createPool(databaseUrl: string, options: { max?: number; application?: string } = {}): Pool {
   return new pg.Pool({
     connectionString: databaseUrl,
+    // Room for sorting a page in memory when the planner cannot walk the page index.
+    options: '-c work_mem=16MB',
     max: options.max ?? 10,
     application_name: options.application ?? 'ocpi-hub',
     idleTimeoutMillis: 30_000,

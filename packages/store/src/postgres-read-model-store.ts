@@ -76,6 +76,11 @@ export interface ReadModelStore {
    */
   switchOver(model: ReadModel, building: number): Promise<boolean>;
   counts(model: ReadModel, generation: number): Promise<number>;
+  /**
+   * Drops the rows of generations older than the active one (after a switch-over; outside its lock so
+   * the projector is not held up), then VACUUM ANALYZE so pages are index-only scans again.
+   */
+  maintain(model: ReadModel): Promise<void>;
 }
 
 export function postgresReadModelStore(pool: Pool): ReadModelStore {
@@ -164,29 +169,40 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
 
     async listVisible(model, platformId, page) {
       const table = TABLE[model];
-      const { rows } = await pool.query<{ document: string; total: string }>(
-        `with visible_cpos as (
-           select r.cpo_country_code as cc, r.cpo_party_id as pid
-             from routing_rules r
-             join parties e on e.platform_id = $1 and e.role = 'EMSP' and e.suspended_at is null
-                           and e.country_code = r.emsp_country_code and e.party_id = r.emsp_party_id
-             join parties c on c.role = 'CPO' and c.suspended_at is null
-                           and c.country_code = r.cpo_country_code and c.party_id = r.cpo_party_id
-            where r.enabled
-         )
-         select t.document::text as document, count(*) over () as total
-           from ${table} t
-          where t.generation = (select active from read_model_generations where model = $2)
-            and (t.country_code, t.party_id) in (select cc, pid from visible_cpos)
-            and ($3::timestamptz is null or t.last_updated >= $3)
-            and ($4::timestamptz is null or t.last_updated < $4)
-          order by t.last_updated, t.country_code, t.party_id, t.id
-          offset $5 limit $6`,
-        [platformId, model, page.dateFrom ?? null, page.dateTo ?? null, page.offset, page.limit],
-      );
-      let total = Number(rows[0]?.total ?? 0);
-      if (rows.length === 0 && page.offset > 0) total = (await this.listVisible(model, platformId, { ...page, offset: 0, limit: 1 })).total;
-      return { documentsJson: rows.map((r) => r.document), total };
+      // Keys first (the page index carries every column the filter and the order need, so skipped
+      // rows are never fetched), documents only for the page; the count is a separate index scan.
+      const visible = `
+        with visible_cpos as (
+          select r.cpo_country_code as cc, r.cpo_party_id as pid
+            from routing_rules r
+            join parties e on e.platform_id = $1 and e.role = 'EMSP' and e.suspended_at is null
+                          and e.country_code = r.emsp_country_code and e.party_id = r.emsp_party_id
+            join parties c on c.role = 'CPO' and c.suspended_at is null
+                          and c.country_code = r.cpo_country_code and c.party_id = r.cpo_party_id
+           where r.enabled
+        ),
+        generation as (select active from read_model_generations where model = $2),
+        matching as (
+          select t.generation, t.last_updated, t.country_code, t.party_id, t.id
+            from ${table} t
+           where t.generation = (select active from generation)
+             and (t.country_code, t.party_id) in (select cc, pid from visible_cpos)
+             and ($3::timestamptz is null or t.last_updated >= $3)
+             and ($4::timestamptz is null or t.last_updated < $4)
+        )`;
+      const params = [platformId, model, page.dateFrom ?? null, page.dateTo ?? null];
+      const [docs, count] = await Promise.all([
+        pool.query<{ document: string }>(
+          `${visible},
+           page as (select * from matching order by last_updated, country_code, party_id, id offset $5 limit $6)
+           select d.document::text as document
+             from page p join ${table} d using (generation, country_code, party_id, id)
+            order by p.last_updated, p.country_code, p.party_id, p.id`,
+          [...params, page.offset, page.limit],
+        ),
+        pool.query<{ total: string }>(`${visible} select count(*) as total from matching`, params),
+      ]);
+      return { documentsJson: docs.rows.map((r) => r.document), total: Number(count.rows[0]?.total ?? 0) };
     },
 
     async findVisible(model, platformId, path) {
@@ -243,10 +259,14 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
         const rebuilt = await positions(building);
         if (![...live].every(([p, offset]) => (rebuilt.get(p) ?? 0n) >= offset)) return false;
         await client.query('update read_model_generations set active = $2, building = null where model = $1', [model, building]);
-        await client.query(`delete from ${TABLE[model]} where generation < $1`, [building]);
         await client.query('delete from projection_offsets where model = $1 and generation < $2', [model, building]);
         return true;
       });
+    },
+
+    async maintain(model) {
+      await pool.query(`delete from ${TABLE[model]} where generation < (select active from read_model_generations where model = $1)`, [model]);
+      await pool.query(`vacuum (analyze) ${TABLE[model]}`);
     },
 
     async counts(model, generation) {

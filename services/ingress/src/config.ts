@@ -4,8 +4,11 @@ import { configReader, readCommonConfig, readSecretKey, type CommonConfig, type 
 export interface IngressConfig extends CommonConfig {
   readonly host: string;
   readonly port: number;
-  /** Base URL partners reach the hub at; versions and Link URLs are built from it. */
-  readonly publicBaseUrl: string;
+  /**
+   * Base URL partners reach the hub at; versions and Link URLs are built from it. Undefined: the
+   * address the ingress actually listens on (HUB_PORT=0 picks a free port).
+   */
+  readonly publicBaseUrl: string | undefined;
   readonly secretKey: Buffer;
   readonly hub: { countryCode: string; partyId: string; name: string };
   readonly maxBodyBytes: number;
@@ -19,6 +22,7 @@ export interface IngressConfig extends CommonConfig {
   readonly locationListsPerMinute: number;
   readonly readYourWritesTimeoutMs: number;
   readonly appendTimeoutMs: number;
+  readonly appendLingerMs: number;
 }
 
 export function readIngressConfig(env: Env): IngressConfig {
@@ -31,7 +35,7 @@ export function readIngressConfig(env: Env): IngressConfig {
     ...readCommonConfig(r, 9464),
     host,
     port,
-    publicBaseUrl: r.url('HUB_PUBLIC_URL', `http://${host}:${port}`).replace(/\/+$/, ''),
+    publicBaseUrl: r.optionalString('HUB_PUBLIC_URL') === undefined ? undefined : r.url('HUB_PUBLIC_URL').replace(/\/+$/, ''),
     secretKey: readSecretKey(r),
     hub: {
       countryCode: r.string('HUB_COUNTRY_CODE', 'NL'),
@@ -49,6 +53,7 @@ export function readIngressConfig(env: Env): IngressConfig {
     locationListsPerMinute: r.int('RATE_LIMIT_LOCATION_LISTS', 200, { min: 1 }),
     readYourWritesTimeoutMs: r.int('READ_YOUR_WRITES_TIMEOUT_MS', 2_000, { min: 0 }),
     appendTimeoutMs: r.int('APPEND_TIMEOUT_MS', 10_000, { min: 100 }),
+    appendLingerMs: r.int('APPEND_LINGER_MS', 0, { min: 0, max: 100 }),
   };
   r.done();
   return config;

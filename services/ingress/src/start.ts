@@ -6,6 +6,7 @@ import { createSchemaValidator } from '@hub/schemas';
 import { topics } from '@hub/events';
 import { cachedCallerLookup, createPool, drainOutbox, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore } from '@hub/store';
 import { projectionWait } from './ocpi-objects.ts';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createIngressApp } from './app.ts';
 import type { IngressConfig } from './config.ts';
@@ -34,6 +35,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     topicPrefix: config.topicPrefix,
     logger,
     appendTimeoutMs: config.appendTimeoutMs,
+    lingerMs: config.appendLingerMs,
   });
   const readModels = postgresReadModelStore(pool);
   const partners = ocpiPartnerClient({
@@ -46,17 +48,27 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     drain: () =>
       drainOutbox(pool, (batch) => appendInOrder(eventLog, batch)),
   });
+  // Listen first, so that without HUB_PUBLIC_URL the URLs the hub hands out carry the real port.
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+    server.listen(config.port, config.host);
+  });
+  server.keepAliveTimeout = 65_000;
+  const port = (server.address() as AddressInfo).port;
+  const publicBaseUrl = config.publicBaseUrl ?? `http://${config.host}:${port}`;
   const app = createIngressApp({
     callers,
     store,
     credentials: {
       partners,
       cipher: aesGcmTokenCipher(config.secretKey),
-      hub: { ...config.hub, versionsUrl: `${config.publicBaseUrl}/ocpi/versions` },
+      hub: { ...config.hub, versionsUrl: `${publicBaseUrl}/ocpi/versions` },
       source: 'ingress',
     },
     validator: createSchemaValidator(),
-    publicBaseUrl: config.publicBaseUrl,
+    publicBaseUrl,
     logger,
     httpMetrics: createHttpMetrics(registry),
     accessLog: config.accessLog,
@@ -73,12 +85,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       relay.kick();
     },
   });
-  const server = app.listen(config.port, config.host);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  server.keepAliveTimeout = 65_000;
+  server.on('request', app);
   const operator = await startOperatorServer({
     port: config.operatorPort,
     registry,
@@ -87,8 +94,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       return { postgres: db };
     },
   });
-  const port = (server.address() as AddressInfo).port;
-  logger.info('ingress listening', { url: config.publicBaseUrl, port, operatorPort: operator.port });
+  logger.info('ingress listening', { url: publicBaseUrl, port, operatorPort: operator.port });
   return {
     port,
     operatorPort: operator.port,

@@ -6,7 +6,7 @@ import { locationEventTypes, tariffEventTypes, type ObjectPath } from '@hub/read
 import type { SchemaValidator } from '@hub/schemas';
 import type { RateLimiter, ReadModel, ReadModelStore } from '@hub/store';
 import { handle, ok, okEmpty, okPreserializedList } from '../http.ts';
-import { appendObjectEvent, objectPath, requireExisting, requireOwnCpo, requireSameIds, validateBody, type ProjectionWait } from '../ocpi-objects.ts';
+import { appendObjectEvent, KnownObjects, objectPath, requireExisting, requireOwnCpo, requireSameIds, validateBody, type ProjectionWait } from '../ocpi-objects.ts';
 import { parsePage, setPageHeaders } from '../pagination.ts';
 
 // Locations and tariffs (interface document, Locations, Tariffs, Pagination, Limits; OCPI 2.2.1
@@ -83,7 +83,7 @@ const eventType: Record<Level, { put: string; patch: string }> = {
   connector: { put: locationEventTypes.connectorPut, patch: locationEventTypes.connectorPatched },
 };
 
-function push(deps: ObjectRoutesDeps, method: 'put' | 'patch') {
+function push(deps: ObjectRoutesDeps, method: 'put' | 'patch', known: KnownObjects) {
   return handle(async (req: Request, res: Response) => {
     const path = objectPath(req);
     requireOwnCpo(req, path);
@@ -91,8 +91,8 @@ function push(deps: ObjectRoutesDeps, method: 'put' | 'patch') {
     const body = validateBody(deps.validator, schemaOf[level], req.body, method === 'patch');
     requireSameIds(body, idsInBody(level, path));
     // A PATCH needs the object itself, a child PUT its parent (2003 otherwise).
-    if (method === 'patch') await requireExisting(deps.readModels, deps.wait, 'locations', path, level === 'location' ? 'location' : level === 'evse' ? 'EVSE' : 'connector');
-    else if (level !== 'location') await requireExisting(deps.readModels, deps.wait, 'locations', parentOf(path), level === 'evse' ? 'location' : 'EVSE');
+    if (method === 'patch') await requireExisting(deps.readModels, deps.wait, 'locations', path, level === 'location' ? 'location' : level === 'evse' ? 'EVSE' : 'connector', known);
+    else if (level !== 'location') await requireExisting(deps.readModels, deps.wait, 'locations', parentOf(path), level === 'evse' ? 'location' : 'EVSE', known);
     await appendObjectEvent(deps.eventLog, req, topics.locations, eventType[level][method], path, body);
     okEmpty(res);
   });
@@ -103,8 +103,9 @@ export function locationsRouter(deps: ObjectRoutesDeps): Router {
   const paths = ['/:cc/:pid/:id', '/:cc/:pid/:id/:evseUid', '/:cc/:pid/:id/:evseUid/:connectorId'];
   router.get('/', list(deps, 'locations'));
   router.get(paths, detail(deps, 'locations'));
-  router.put(paths, push(deps, 'put'));
-  router.patch(paths, push(deps, 'patch'));
+  const known = new KnownObjects();
+  router.put(paths, push(deps, 'put', known));
+  router.patch(paths, push(deps, 'patch', known));
   return router;
 }
 

@@ -1,0 +1,105 @@
+// Durable status PATCHes (issue #3): PATCH an EVSE's status and a connector on the connector path,
+// each answered only after Kafka acknowledged the event with acks=all, against a bare express "hello"
+// in the same run (autocannon on loopback, targets alternating, medians of the rounds). The projector
+// runs, as in production, so existence checks read a live read model.
+// Run: npm run bench -- location-patch [seconds=10] [connections=50] [rounds=3]
+// BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR" profiles the ingress (see README, Benchmarks).
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { newEvent, topics } from '@hub/events';
+import { locationEventTypes, objectKey, pathSubject } from '@hub/read-models';
+import { postgresReadModelStore } from '@hub/store';
+import { authHeader, createTestStack, repoRoot } from '@hub/testing';
+import { load, onboardForBench, printTable, startNode, type LoadResult } from './load.ts';
+
+const seconds = Number(process.argv[2] ?? 10);
+const connections = Number(process.argv[3] ?? 50);
+const rounds = Number(process.argv[4] ?? 3);
+const locations = 1000;
+const stack = await createTestStack('bench_patch');
+const template = JSON.parse(readFileSync(join(repoRoot, '..', 'shared', 'ocpi-2.2.1', 'examples', 'location_example.json'), 'utf8')) as Record<string, unknown>;
+const { cpoToken } = await onboardForBench(stack, '', { cpo: { countryCode: 'NL', partyId: 'BEN' }, emsp: { countryCode: 'NL', partyId: 'EMB' } });
+
+const events = Array.from({ length: locations }, (_, n) => {
+  const id = `LOC-${n}`;
+  const path = { countryCode: 'NL', partyId: 'BEN', id };
+  return newEvent({ type: locationEventTypes.locationPut, source: 'bench', subject: pathSubject(path), key: objectKey(path), data: { ...template, country_code: 'NL', party_id: 'BEN', id } });
+});
+await stack.eventLog.append(topics.locations, events);
+const projector = await startNode(join(repoRoot, 'services', 'projector', 'src', 'main.ts'), [], stack.env({ LOG_LEVEL: 'info' }), /projector running/);
+const store = postgresReadModelStore(stack.pool);
+while ([...(await store.positions('locations')).values()].reduce((a, b) => a + b, 0n) < BigInt(locations)) await new Promise((r) => setTimeout(r, 100));
+await store.maintain('locations');
+
+const hello = await startNode(join(repoRoot, 'bench', 'hello-server.ts'), ['0'], {}, /listening \d+/);
+const helloPort = Number(/listening (\d+)/.exec(hello.line)?.[1]);
+const ingress = await startNode(
+  join(repoRoot, 'services', 'ingress', 'src', 'main.ts'),
+  [],
+  stack.env({ HUB_PORT: '0', ACCESS_LOG: 'errors', LOG_LEVEL: 'info', NODE_OPTIONS: process.env['BENCH_NODE_OPTIONS'] ?? '' }),
+  /ingress listening/,
+);
+const hubPort = Number(/"port":(\d+)/.exec(ingress.line)?.[1]);
+const headers = { authorization: authHeader(cpoToken), 'content-type': 'application/json' };
+const statuses = ['AVAILABLE', 'CHARGING', 'BLOCKED', 'OUTOFORDER'];
+let n = 0;
+const targets = [
+  { label: 'bare express GET /hello', url: `http://127.0.0.1:${helloPort}/hello`, options: {} },
+  {
+    label: 'hub PATCH EVSE status',
+    url: `http://127.0.0.1:${hubPort}/ocpi/2.2.1/locations/NL/BEN/LOC-0/3256`,
+    options: {
+      method: 'PATCH' as const,
+      headers,
+      setupRequest: (req: { path: string; body?: string }) => {
+        n++;
+        req.path = `/ocpi/2.2.1/locations/NL/BEN/LOC-${n % locations}/3256`;
+        req.body = JSON.stringify({ status: statuses[n % 4], last_updated: new Date().toISOString() });
+        return req;
+      },
+    },
+  },
+  {
+    label: 'hub PATCH connector',
+    url: `http://127.0.0.1:${hubPort}/ocpi/2.2.1/locations/NL/BEN/LOC-0/3256/1`,
+    options: {
+      method: 'PATCH' as const,
+      headers,
+      setupRequest: (req: { path: string; body?: string }) => {
+        n++;
+        req.path = `/ocpi/2.2.1/locations/NL/BEN/LOC-${n % locations}/3256/1`;
+        req.body = JSON.stringify({ tariff_ids: [`T${n % 7}`], last_updated: new Date().toISOString() });
+        return req;
+      },
+    },
+  },
+];
+const runs = new Map<string, LoadResult[]>(targets.map((t) => [t.label, []]));
+try {
+  for (const t of targets) await load('warm-up', t.url, { seconds: 2, connections, ...t.options });
+  for (let round = 0; round < rounds; round++) {
+    for (const t of targets) runs.get(t.label)?.push(await load(t.label, t.url, { seconds, connections, ...t.options }));
+  }
+} finally {
+  for (const p of [hello, ingress, projector]) p.child.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 1000));
+  await stack.cleanup();
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const summary: LoadResult[] = targets.map((t) => {
+  const rs = runs.get(t.label) ?? [];
+  return {
+    label: t.label,
+    requestsPerSecond: median(rs.map((r) => r.requestsPerSecond)),
+    p50: median(rs.map((r) => r.p50)),
+    p99: median(rs.map((r) => r.p99)),
+    errors: rs.reduce((a, r) => a + r.errors, 0),
+    non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+  };
+});
+process.stdout.write(`medians of ${rounds} alternating rounds; req/s per round: ${targets.map((t) => `${t.label}: ${(runs.get(t.label) ?? []).map((r) => r.requestsPerSecond.toFixed(0)).join('/')}`).join('; ')}\n`);
+printTable(summary);
+const bare = summary[0]?.requestsPerSecond ?? 1;
+for (const r of summary.slice(1)) process.stdout.write(`${r.label}: ${((100 * r.requestsPerSecond) / bare).toFixed(0)}% of bare express\n`);
+process.stdout.write(`(${seconds} s per run, ${connections} connections, ${new Date().toISOString()}, node ${process.version})\n`);
+process.exit(0);

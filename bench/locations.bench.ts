@@ -1,0 +1,143 @@
+// Locations at scale (issue #3 benchmarks), on the real stack: a projector process builds the read
+// model of N locations appended to Kafka, then
+//   - projection throughput while filling the read model,
+//   - a page at random offsets (limit 100): p50/p95,
+//   - a full sync by Link following (limit = server maximum),
+//   - projection lag (PATCH answered -> visible in the read model) at a steady rate,
+//   - rebuild by replay (hubctl readmodel rebuild logic): events/s.
+// Run: npm run bench -- locations [locations=50000] [lag rate/s=1000] [lag seconds=20]
+import { join } from 'node:path';
+import { newEvent, topics } from '@hub/events';
+import { locationEventTypes, objectKey, pathSubject } from '@hub/read-models';
+import { rebuildReadModel } from '@hub/hubctl';
+import { postgresReadModelStore } from '@hub/store';
+import { call, createTestStack, repoRoot } from '@hub/testing';
+import { readFileSync } from 'node:fs';
+import { onboardForBench, percentile, startNode } from './load.ts';
+
+const count = Number(process.argv[2] ?? 50_000);
+const lagRate = Number(process.argv[3] ?? 1000);
+const lagSeconds = Number(process.argv[4] ?? 20);
+const stack = await createTestStack('bench_locations');
+const template = JSON.parse(readFileSync(join(repoRoot, '..', 'shared', 'ocpi-2.2.1', 'examples', 'location_example.json'), 'utf8')) as Record<string, unknown>;
+const out = (line: string) => process.stdout.write(`${line}\n`);
+
+// The list rate limit (200/min) would cut the measurement short; it has its own test.
+const ingressEnv = stack.env({ HUB_PORT: '0', ACCESS_LOG: 'errors', LOG_LEVEL: 'info', PAGE_LIMIT_MAX: '1000', RATE_LIMIT_LOCATION_LISTS: '1000000' });
+const ingress = await startNode(join(repoRoot, 'services', 'ingress', 'src', 'main.ts'), [], ingressEnv, /ingress listening/);
+const hub = `http://127.0.0.1:${/"port":(\d+)/.exec(ingress.line)?.[1]}`;
+const { cpoToken, emspToken } = await onboardForBench(stack, hub, { cpo: { countryCode: 'NL', partyId: 'BEN' }, emsp: { countryCode: 'NL', partyId: 'EMB' } });
+const store = postgresReadModelStore(stack.pool);
+try {
+  // 1. Append N location PUTs straight to the topic (the ingress path is measured separately).
+  const t0 = Date.now();
+  const batch = 1000;
+  for (let i = 0; i < count; i += batch) {
+    const events = Array.from({ length: Math.min(batch, count - i) }, (_, j) => {
+      const n = i + j;
+      const id = `LOC-${String(n).padStart(6, '0')}`;
+      const path = { countryCode: 'NL', partyId: 'BEN', id };
+      const stamp = new Date(Date.UTC(2024, 0, 1) + n * 1000).toISOString();
+      return newEvent({ type: locationEventTypes.locationPut, source: 'bench', subject: pathSubject(path), key: objectKey(path), data: { ...template, country_code: 'NL', party_id: 'BEN', id, last_updated: stamp } });
+    });
+    await stack.eventLog.append(topics.locations, events);
+  }
+  const appendSeconds = (Date.now() - t0) / 1000;
+  out(`appended ${count} location events in ${appendSeconds.toFixed(1)} s (${(count / appendSeconds).toFixed(0)} events/s)`);
+
+  const projector = await startNode(join(repoRoot, 'services', 'projector', 'src', 'main.ts'), [], stack.env({ LOG_LEVEL: 'info' }), /projector running/);
+  const t1 = Date.now();
+  for (;;) {
+    const positions = await store.positions('locations');
+    const done = [...positions.values()].reduce((a, b) => a + b, 0n);
+    if (done >= BigInt(count)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const projectSeconds = (Date.now() - t1) / 1000;
+  out(`projector applied ${count} events in ${projectSeconds.toFixed(1)} s (${(count / projectSeconds).toFixed(0)} events/s, includes consumer start)`);
+  // Steady state: autovacuum (tuned in migration 003) sets the visibility map shortly after a bulk
+  // load; do it now instead of waiting for its next round.
+  await store.maintain('locations');
+
+  // 2. Pages at random offsets.
+  const pageTimes: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const offset = Math.floor(Math.random() * count);
+    const started = performance.now();
+    const res = await call(hub, 'GET', `/ocpi/2.2.1/locations?offset=${offset}&limit=100`, { token: emspToken });
+    pageTimes.push(performance.now() - started);
+    if (res.body.status_code !== 1000) throw new Error(res.text);
+  }
+  out(`page of 100 at a random offset of ${count}: p50 ${percentile(pageTimes, 50).toFixed(1)} ms, p95 ${percentile(pageTimes, 95).toFixed(1)} ms, max ${Math.max(...pageTimes).toFixed(1)} ms (200 requests)`);
+
+  // 3. Full sync by Link following.
+  const t2 = Date.now();
+  let path: string | undefined = '/ocpi/2.2.1/locations?limit=1000';
+  let records = 0;
+  let pages = 0;
+  while (path) {
+    const res: Awaited<ReturnType<typeof call<unknown[]>>> = await call<unknown[]>(hub, 'GET', path, { token: emspToken });
+    if (res.body.status_code !== 1000) throw new Error(`${path}: ${res.text.slice(0, 200)}`);
+    records += res.body.data?.length ?? 0;
+    pages++;
+    const next = /<([^>]+)>;\s*rel="next"/.exec(res.headers['link'] ?? '')?.[1];
+    path = next ? `${new URL(next).pathname}${new URL(next).search}` : undefined;
+  }
+  out(`full sync by Link following: ${records} locations in ${pages} pages, ${((Date.now() - t2) / 1000).toFixed(1)} s`);
+
+  // 4. Projection lag at a steady PATCH rate through the ingress.
+  const lags: number[] = [];
+  const deadline = Date.now() + lagSeconds * 1000;
+  let sent = 0;
+  let sampleDue = Date.now();
+  const inFlight = new Set<Promise<unknown>>();
+  while (Date.now() < deadline) {
+    const tickStart = Date.now();
+    const perTick = Math.max(1, Math.round(lagRate / 100));
+    for (let k = 0; k < perTick; k++) {
+      const n = sent++ % count;
+      const id = `LOC-${String(n).padStart(6, '0')}`;
+      const name = `lag-${sent}`;
+      const p = call(hub, 'PATCH', `/ocpi/2.2.1/locations/NL/BEN/${id}`, { token: cpoToken, body: { name, last_updated: new Date().toISOString() } }).then(async (res) => {
+        if (res.body.status_code !== 1000) throw new Error(res.text);
+        if (Date.now() >= sampleDue) {
+          sampleDue = Date.now() + 20;
+          const answered = performance.now();
+          for (;;) {
+            const { rows } = await stack.pool.query<{ name: string }>(
+              "select document->>'name' as name from locations where country_code = 'NL' and party_id = 'BEN' and id = $1 and generation = (select active from read_model_generations where model = 'locations')",
+              [id],
+            );
+            if (rows[0]?.name === name || Number(rows[0]?.name?.slice(4)) > Number(name.slice(4))) break;
+            await new Promise((r) => setTimeout(r, 2));
+          }
+          lags.push(performance.now() - answered);
+        }
+      });
+      inFlight.add(p);
+      void p.finally(() => inFlight.delete(p));
+    }
+    const wait = 10 - (Date.now() - tickStart);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
+  await Promise.all(inFlight);
+  out(`projection lag at ${lagRate} PATCH/s for ${lagSeconds} s (${sent} sent, ${lags.length} sampled): p50 ${percentile(lags, 50).toFixed(0)} ms, p95 ${percentile(lags, 95).toFixed(0)} ms, max ${Math.max(...lags).toFixed(0)} ms`);
+
+  // 5. Rebuild by replay of everything in the topic.
+  const rebuildStart = Date.now();
+  let firstApplied = 0;
+  const result = await rebuildReadModel({ eventLog: stack.eventLog, store }, 'locations', (p) => {
+    if (p.applied > 0n && firstApplied === 0) firstApplied = Date.now();
+  });
+  const applySeconds = result.seconds - (firstApplied - rebuildStart) / 1000;
+  out(
+    `rebuild by replay: ${result.events} events, ${result.rows} rows in ${result.seconds.toFixed(1)} s end to end (${result.eventsPerSecond.toFixed(0)} events/s); ` +
+      `${((firstApplied - rebuildStart) / 1000).toFixed(1)} s until the first batch (consumer group join), then ${(Number(result.events) / applySeconds).toFixed(0)} events/s`,
+  );
+  projector.child.kill('SIGTERM');
+} finally {
+  ingress.child.kill('SIGTERM');
+  await stack.cleanup();
+}
+out(`(${new Date().toISOString()}, node ${process.version}, 2 cores)`);
+process.exit(0);
