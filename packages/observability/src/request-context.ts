@@ -39,6 +39,18 @@ declare global {
 
 const ID = /^[\x21-\x7e]{1,100}$/;
 
+// The route pattern (not the path) labels metrics, so label cardinality stays bounded.
+const routeLabels = new WeakMap<object, Map<string, string>>();
+function routeLabel(req: Request): string {
+  const matched = req.route as { path?: unknown } | undefined;
+  if (!matched) return 'unmatched';
+  let byBase = routeLabels.get(matched);
+  if (!byBase) routeLabels.set(matched, (byBase = new Map<string, string>()));
+  let label = byBase.get(req.baseUrl);
+  if (label === undefined) byBase.set(req.baseUrl, (label = `${req.baseUrl}${Array.isArray(matched.path) ? matched.path.join('|') : String(matched.path)}`));
+  return label;
+}
+
 function headerId(req: Request, name: string): string {
   const v = req.headers[name];
   return typeof v === 'string' && ID.test(v) ? v : randomUUID();
@@ -75,8 +87,7 @@ export function requestContext(options: RequestContextOptions) {
     res.setHeader('X-Correlation-ID', correlationId);
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const matched = req.route as { path?: unknown } | undefined;
-      const route = matched ? `${req.baseUrl}${String(matched.path)}` : 'unmatched';
+      const route = routeLabel(req);
       observe(req.method, route, res.statusCode, seconds);
       const ocpiStatus = res.locals['ocpiStatus'] as number | undefined;
       if (accessLog === 'all' || res.statusCode >= 400 || (ocpiStatus !== undefined && ocpiStatus !== 1000)) {

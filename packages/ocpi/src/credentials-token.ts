@@ -1,4 +1,4 @@
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 // Credentials tokens (OCPI 2.2.1 credentials.asciidoc): printable ASCII, at most 64 characters.
 // The hub's own tokens are 256 random bits in base64url (43 characters), stored only as SHA-256
@@ -15,11 +15,15 @@ export function hashCredentialsToken(token: string): string {
   return hash('sha256', token, 'hex');
 }
 
-/** Constant-time equality of two hex hashes of the same length. */
+/**
+ * Constant-time equality of two hex hashes: every character is compared whatever differs first, so
+ * the time does not depend on how much of the hash matches. No allocation (authentication path).
+ */
 export function hashesEqual(a: string, b: string): boolean {
-  const ba = Buffer.from(a, 'hex');
-  const bb = Buffer.from(b, 'hex');
-  return ba.length === bb.length && timingSafeEqual(ba, bb);
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;

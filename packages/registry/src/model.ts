@@ -33,6 +33,8 @@ export interface Caller {
   /** True once the credentials exchange has happened (POST credentials). */
   readonly registered: boolean;
   readonly parties: readonly Party[];
+  /** "CC/PID/ROLE,…" of the parties, computed once: the access log and metrics name the caller by it. */
+  readonly label: string;
 }
 
 export interface PlatformHealth {

@@ -83,12 +83,14 @@ export function postgresRegistryStore(pool: Pool): RegistryStore {
       );
       const first = rows[0];
       if (!first) return undefined;
+      const parties = rows.filter((r) => r.country_code !== null).map(toParty);
       const caller: Caller = {
         platformId: first.token_platform,
         tokenHash,
         tokenKind: first.kind,
         registered: first.registered,
-        parties: rows.filter((r) => r.country_code !== null).map(toParty),
+        parties,
+        label: parties.map((p) => `${p.countryCode}/${p.partyId}/${p.role}`).join(','),
       };
       return caller;
     },

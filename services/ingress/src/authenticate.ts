@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { HubError, credentialsTokenCandidates, hashCredentialsToken, hashesEqual, partyKey } from '@hub/ocpi';
+import { HubError, credentialsTokenCandidates, hashCredentialsToken, hashesEqual } from '@hub/ocpi';
 import type { Caller } from '@hub/registry';
 import type { CallerLookup } from '@hub/store';
 
@@ -29,7 +29,7 @@ export function authenticate(lookup: CallerLookup, options: { allowInitialToken:
     }
     req.caller = caller;
     req.presentedToken = token;
-    res.locals['partyKey'] = caller.parties.map((p) => `${partyKey(p)}/${p.role}`).join(',');
+    res.locals['partyKey'] = caller.label;
     next();
   };
   return (req: Request, res: Response, next: NextFunction): void => {

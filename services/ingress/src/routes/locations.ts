@@ -27,8 +27,7 @@ function list(deps: ObjectRoutesDeps, model: ReadModel) {
   return handle(async (req: Request, res: Response) => {
     if (model === 'locations') {
       // Interface document, Limits: location list requests, 200 per minute per party.
-      const party = req.caller.parties.map((p) => `${partyKey(p)}/${p.role}`).join(',');
-      const decision = await deps.rateLimiter.hit('locations-list', party, deps.limits.locationListsPerMinute);
+      const decision = await deps.rateLimiter.hit('locations-list', req.caller.label, deps.limits.locationListsPerMinute);
       if (!decision.allowed) {
         throw new HubError('RATE_LIMITED', {
           detail: `at most ${deps.limits.locationListsPerMinute} location list requests per minute`,
