@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { EventLog } from '@hub/event-log';
-import type { ReadModelStore } from '@hub/store';
+import type { DeliveryFilter, DeliveryState, DeliveryStore, ReadModelStore } from '@hub/store';
+import { replayToEmsp } from './replay.ts';
 import { progressBar, rebuildReadModel } from './rebuild.ts';
 import { partyKey, type PartnerRole, type PartyRef } from '@hub/ocpi';
 import {
@@ -21,6 +22,7 @@ export interface HubctlDeps {
   readonly store: RegistryStore;
   /** Read models and the event log, for rebuilds; opened only by the commands that need them. */
   readonly readModels: () => { store: ReadModelStore; eventLog: EventLog };
+  readonly deliveries: () => { deliveries: DeliveryStore; eventLog: EventLog };
   /** True when stderr is a terminal (progress bars redraw in place). */
   readonly interactive: boolean;
   /** Publishes queued audit events; resolves to false when Kafka could not be reached. */
@@ -46,6 +48,14 @@ export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
                                    override (or stop overriding) a receiver endpoint URL
   routing enable|disable --emsp CC/PID --cpo CC/PID
   routing list
+  deliveries list [--state pending|dead|unroutable|delivered] [--emsp CC/PID] [--cpo CC/PID]
+                  [--reason TEXT] [--older-than 30m] [--limit N]
+                                   dead letters, unroutable and pending records
+  deliveries redrive (--id N | --emsp CC/PID | --cpo CC/PID | --reason TEXT | --older-than D | --all)
+                                   make dead and unroutable records pending again (after a fix)
+  deliveries replay --topic sessions|cdrs --emsp CC/PID (--from-time ISO | --from-offset N)
+                    [--rate N] [--dry-run]
+                                   deliver a topic again to one eMSP (rate cap in records/s)
   readmodel rebuild --model locations|tariffs
                                    rebuild a read model from its topic while the old one serves,
                                    then switch over (progress on stderr)
@@ -82,6 +92,17 @@ const options = {
   emsp: { type: 'string' },
   cpo: { type: 'string' },
   model: { type: 'string' },
+  state: { type: 'string' },
+  reason: { type: 'string' },
+  'older-than': { type: 'string' },
+  limit: { type: 'string' },
+  id: { type: 'string' },
+  all: { type: 'boolean', default: false },
+  topic: { type: 'string' },
+  'from-time': { type: 'string' },
+  'from-offset': { type: 'string' },
+  rate: { type: 'string' },
+  'dry-run': { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -200,6 +221,79 @@ export async function runHubctl(argv: readonly string[], deps: HubctlDeps): Prom
         print(rows.length === 0 ? 'no routing rules' : rows.map((r) => `${r.emsp} -> ${r.cpo} ${r.enabled ? 'enabled' : 'disabled'} (${r.updated_at})`).join('\n'), rows);
         return 0;
       }
+      case 'deliveries list':
+      case 'deliveries redrive': {
+        const filter = deliveryFilter(values);
+        const { deliveries } = deps.deliveries();
+        if (action === 'redrive') {
+          const narrowed = filter.id || filter.emsp || filter.cpo || filter.reason || filter.olderThanSeconds !== undefined;
+          if (!narrowed && !values.all) throw new UsageError('name what to re-drive (--id, --emsp, --cpo, --reason, --older-than) or pass --all');
+          const count = await deliveries.redrive(filter);
+          print(`${count} record(s) pending again; the dispatcher delivers them now`, { redriven: count });
+          return 0;
+        }
+        const rows = await deliveries.list({ ...filter, states: filter.states ?? ['pending', 'dead', 'unroutable'] });
+        const json = rows.map((d) => ({
+          id: d.id,
+          kind: d.kind,
+          emsp: `${d.emsp.countryCode}/${d.emsp.partyId}`,
+          cpo: `${d.cpo.countryCode}/${d.cpo.partyId}`,
+          object_id: d.objectId,
+          state: d.state,
+          reason: d.reason ?? null,
+          attempts: d.attempts,
+          last_error: d.lastError ?? null,
+          next_attempt_at: d.nextAttemptAt.toISOString(),
+          created_at: d.createdAt.toISOString(),
+        }));
+        print(
+          json.length === 0
+            ? 'no records'
+            : json.map((r) => `#${r.id} ${r.kind} ${r.cpo} -> ${r.emsp} ${r.object_id} ${r.state} attempts=${r.attempts} ${r.reason ?? r.last_error ?? ''}`).join('\n'),
+          json,
+        );
+        return 0;
+      }
+      case 'deliveries replay': {
+        const topic = need(values, 'topic');
+        if (topic !== 'sessions' && topic !== 'cdrs') throw new UsageError('--topic must be sessions or cdrs');
+        const emsp = partyRef(need(values, 'emsp'), 'emsp');
+        const fromTime = values['from-time'] ? new Date(values['from-time']) : undefined;
+        if (fromTime && Number.isNaN(fromTime.getTime())) throw new UsageError('--from-time must be an ISO 8601 date-time');
+        const fromOffsetText = values['from-offset'];
+        if (!fromTime && fromOffsetText === undefined) throw new UsageError('give --from-time or --from-offset');
+        if (fromOffsetText !== undefined && !/^\d+$/.test(fromOffsetText)) throw new UsageError('--from-offset must be a non-negative integer');
+        const rate = values.rate === undefined ? 0 : Number(values.rate);
+        if (!Number.isFinite(rate) || rate < 0) throw new UsageError('--rate must be a number of records per second');
+        let lastLine = 0;
+        const result = await replayToEmsp(
+          deps.deliveries(),
+          {
+            kind: topic === 'sessions' ? 'session' : 'cdr',
+            emsp,
+            ...(fromTime ? { fromTime } : {}),
+            ...(fromOffsetText !== undefined ? { fromOffset: BigInt(fromOffsetText) } : {}),
+            ratePerSecond: rate,
+            dryRun: values['dry-run'],
+          },
+          (p) => {
+            const line = progressBar({ applied: BigInt(p.scanned), target: BigInt(p.total), eventsPerSecond: 0 }).replace(/, 0 ev\/s$/, `, ${p.matched} for ${partyKey(emsp)}`);
+            if (deps.interactive) deps.err(`\r${line}`);
+            else if (Date.now() - lastLine > 1000) {
+              lastLine = Date.now();
+              deps.err(`${line}\n`);
+            }
+          },
+        );
+        if (deps.interactive) deps.err('\n');
+        print(
+          values['dry-run']
+            ? `dry run: ${result.matched} of ${result.scanned} ${topic} records are for ${partyKey(emsp)}; nothing enqueued`
+            : `${result.enqueued} ${topic} records for ${partyKey(emsp)} enqueued for delivery (${result.scanned} scanned)`,
+          { scanned: result.scanned, matched: result.matched, enqueued: result.enqueued, dry_run: values['dry-run'] },
+        );
+        return 0;
+      }
       case 'readmodel rebuild': {
         const model = need(values, 'model');
         if (model !== 'locations' && model !== 'tariffs') throw new UsageError('--model must be locations or tariffs');
@@ -232,4 +326,37 @@ export async function runHubctl(argv: readonly string[], deps: HubctlDeps): Prom
     }
     throw e;
   }
+}
+
+const DURATION = /^(\d+)(s|m|h|d)$/;
+
+function deliveryFilter(values: Record<string, string | boolean | undefined>): DeliveryFilter {
+  const text = (name: string) => (typeof values[name] === 'string' ? (values[name]) : undefined);
+  const filter: { -readonly [K in keyof DeliveryFilter]: DeliveryFilter[K] } = {};
+  const state = text('state');
+  if (state) {
+    const states = state.split(',') as DeliveryState[];
+    if (!states.every((s) => ['pending', 'delivered', 'dead', 'unroutable'].includes(s))) throw new UsageError('--state must be pending, delivered, dead or unroutable');
+    filter.states = states;
+  }
+  const emsp = text('emsp');
+  if (emsp) filter.emsp = partyRef(emsp, 'emsp');
+  const cpo = text('cpo');
+  if (cpo) filter.cpo = partyRef(cpo, 'cpo');
+  const reason = text('reason');
+  if (reason) filter.reason = reason;
+  const id = text('id');
+  if (id) {
+    if (!/^\d+$/.test(id)) throw new UsageError('--id must be a record number');
+    filter.id = id;
+  }
+  const older = text('older-than');
+  if (older) {
+    const m = DURATION.exec(older);
+    if (!m?.[1] || !m[2]) throw new UsageError('--older-than must look like 30s, 15m, 2h or 1d');
+    filter.olderThanSeconds = Number(m[1]) * ({ s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[m[2]]!;
+  }
+  const limit = text('limit');
+  if (limit) filter.limit = Number(limit);
+  return filter;
 }

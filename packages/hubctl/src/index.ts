@@ -1,2 +1,3 @@
 export * from './cli.ts';
 export * from './rebuild.ts';
+export * from './replay.ts';

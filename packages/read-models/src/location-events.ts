@@ -15,6 +15,16 @@ export const tariffEventTypes = {
   tariffPut: 'ocpi.tariffs.tariff-put.v1',
 } as const;
 
+/** Sessions topic: the full Session as pushed; subject cc/pid/session_id; ocpi-to names the eMSP. */
+export const sessionEventTypes = {
+  sessionPut: 'ocpi.sessions.session-put.v1',
+} as const;
+
+/** CDRs topic (the analytics contract, README): the CDR as posted; subject cc/pid/cdr_id. */
+export const cdrEventTypes = {
+  cdrPosted: 'ocpi.cdrs.cdr-posted.v1',
+} as const;
+
 export interface ObjectPath {
   readonly countryCode: string;
   readonly partyId: string;

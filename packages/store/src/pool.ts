@@ -70,3 +70,14 @@ export async function dropDatabase(databaseUrl: string): Promise<void> {
     await admin.end();
   }
 }
+
+/** LISTEN on a channel with a dedicated connection; notifications call onNotify. */
+export async function listen(databaseUrl: string, channel: string, onNotify: () => void, onError: (e: unknown) => void): Promise<{ close(): Promise<void> }> {
+  if (!/^[a-z_]+$/.test(channel)) throw new Error(`bad channel name ${channel}`);
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: `ocpi-hub-listen-${channel}` });
+  client.on('notification', onNotify);
+  client.on('error', onError);
+  await client.connect();
+  await client.query(`listen ${channel}`);
+  return { close: () => client.end().catch(() => undefined) };
+}

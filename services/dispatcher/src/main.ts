@@ -1,11 +1,6 @@
 // Dispatcher: the only place that reads process.env.
-import { configReader, readCommonConfig } from '@hub/config';
 import { runService } from '@hub/observability';
+import { readDispatcherConfig } from './config.ts';
 import { startWorker } from './worker.ts';
 
-await runService(() => {
-  const r = configReader(process.env);
-  const config = readCommonConfig(r, 9466);
-  r.done();
-  return startWorker(config);
-});
+await runService(() => startWorker(readDispatcherConfig(process.env)));

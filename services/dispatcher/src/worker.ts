@@ -1,12 +1,210 @@
-import type { CommonConfig } from '@hub/config';
+import { topics } from '@hub/events';
+import { Counter, Gauge, Histogram } from '@hub/observability';
+import { ocpiPartnerClient } from '@hub/partners';
+import { parseSubject } from '@hub/read-models';
+import { aesGcmTokenCipher, PartnerCallError } from '@hub/registry';
 import { startServiceShell, type ServiceShell } from '@hub/service-kit';
+import { DELIVERIES_CHANNEL, listen, postgresDeliveryStore, type Delivery, type DeliveryInput } from '@hub/store';
+import type { DispatcherConfig } from './config.ts';
 
-// Dispatcher: delivers sessions, CDRs and command results to eMSPs. Delivery arrives with the
-// sessions/CDRs work (issue #4); until then the service runs its shell (operator port,
-// health of Postgres and Kafka) and consumes nothing, so no offset is committed that later
-// deliveries would skip over.
-export async function startWorker(config: CommonConfig): Promise<ServiceShell> {
+// Dispatcher (interface document, Events; reference design, Delivery rules). Two halves:
+// 1. a consumer group over the sessions and CDRs topics that turns each event into a durable delivery
+//    record in Postgres and only then commits the Kafka offset (never lost, never blocked);
+// 2. delivery workers that send due records to the eMSP's receiver with retries and backoff, a few
+//    at a time per eMSP, so one eMSP down or slow delays no other (no head-of-line blocking).
+
+type Json = Record<string, unknown>;
+
+export async function startWorker(config: DispatcherConfig): Promise<ServiceShell> {
   const shell = await startServiceShell('dispatcher', config);
-  shell.logger.info('dispatcher running; no deliveries registered yet', { operatorPort: shell.operator.port });
-  return shell;
+  const { logger, metrics, eventLog, pool } = shell;
+  const deliveries = postgresDeliveryStore(pool);
+  const cipher = aesGcmTokenCipher(config.secretKey);
+  const partners = ocpiPartnerClient({ policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts }, timeoutMs: config.deliveryTimeoutMs });
+
+  const attempts = new Counter({ name: 'hub_delivery_attempts_total', help: 'Delivery attempts by kind, eMSP and outcome (delivered, failed, dead, unroutable)', labelNames: ['kind', 'emsp', 'outcome'], registers: [metrics] });
+  const latency = new Histogram({
+    name: 'hub_delivery_latency_seconds',
+    help: 'From the CPO push being appended to the eMSP receiver accepting it',
+    labelNames: ['kind'],
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
+    registers: [metrics],
+  });
+  const backlogGauge = new Gauge({ name: 'hub_deliveries', help: 'Delivery records not delivered, by eMSP and state (pending = retry backlog, dead = dead letters)', labelNames: ['emsp', 'state'], registers: [metrics] });
+  const lag = new Gauge({ name: 'hub_consumer_lag', help: 'Records behind the partition head at the last batch', labelNames: ['group', 'topic', 'partition'], registers: [metrics] });
+
+  // 1. Consumer: events -> delivery records.
+  const kindOf = new Map([
+    [eventLog.physical(topics.sessions), 'session' as const],
+    [eventLog.physical(topics.cdrs), 'cdr' as const],
+  ]);
+  const consumer = eventLog.consumer(config.groupId);
+  await consumer.connect();
+  for (const topic of kindOf.keys()) await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({
+    eachBatchAutoResolve: false,
+    eachBatch: async (payload) => {
+      const { batch } = payload;
+      const kind = kindOf.get(batch.topic);
+      if (!kind || batch.messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
+      const rows: DeliveryInput[] = [];
+      for (const message of batch.messages) {
+        const decoded = eventLog.decode(batch.topic, batch.partition, message);
+        const path = decoded ? parseSubject(decoded.event.subject) : undefined;
+        if (!decoded || !path) {
+          logger.error('unreadable record on a delivery topic, skipped', { topic: batch.topic, partition: batch.partition, offset: message.offset });
+          continue;
+        }
+        const data = decoded.event.data as Json;
+        const token = (data['cdr_token'] ?? {}) as Json;
+        rows.push({
+          kind,
+          // The ingress refuses records without an eMSP in cdr_token; anything else is resolved (and
+          // if need be parked as unroutable, with its reason) at delivery time.
+          emsp: {
+            countryCode: (typeof token['country_code'] === 'string' ? token['country_code'] : '??').toUpperCase(),
+            partyId: (typeof token['party_id'] === 'string' ? token['party_id'] : '???').toUpperCase(),
+          },
+          cpo: { countryCode: path.countryCode, partyId: path.partyId },
+          objectId: path.id,
+          partition: batch.partition,
+          offset: message.offset,
+          payload: data,
+          correlationId: decoded.event.correlationId,
+          eventTime: decoded.event.time,
+        });
+      }
+      // Durable hand-off first, offset second: a crash in between re-reads the batch, and the records
+      // it re-enqueues are no-ops (same offsets).
+      await deliveries.enqueue(rows);
+      payload.resolveOffset(batch.lastOffset());
+      await payload.commitOffsetsIfNecessary();
+      lag.set({ group: config.groupId, topic: batch.topic, partition: String(batch.partition) }, Number(batch.offsetLag()));
+      await payload.heartbeat();
+      wake();
+    },
+  });
+
+  // 2. Delivery workers.
+  const inFlight = new Map<string, number>();
+  let total = 0;
+  let stopping = false;
+  let pumping = false;
+  let again = false;
+  const emspKey = (d: Delivery) => `${d.emsp.countryCode}/${d.emsp.partyId}`;
+
+  const deliver = async (d: Delivery): Promise<void> => {
+    const emsp = emspKey(d);
+    const target = await deliveries.target(d.kind, d.emsp, d.cpo);
+    if (!target.ok) {
+      await deliveries.unroutable(d.id, target.reason);
+      attempts.inc({ kind: d.kind, emsp, outcome: 'unroutable' });
+      logger.warn('delivery unroutable, kept for re-drive', { kind: d.kind, emsp, objectId: d.objectId, reason: target.reason, correlationId: d.correlationId });
+      return;
+    }
+    // Interface document, Receiver endpoints: session PUT {receiver}/{cpo cc}/{cpo pid}/{session id}
+    // (always the full latest state), CDR POST {receiver}.
+    const base = target.url.replace(/\/+$/, '');
+    const url = d.kind === 'session' ? `${base}/${d.cpo.countryCode}/${d.cpo.partyId}/${encodeURIComponent(d.objectId)}` : base;
+    try {
+      const result = await partners.call(d.kind === 'session' ? 'PUT' : 'POST', url, cipher.open(target.partnerTokenSealed), { correlationId: d.correlationId ?? `delivery-${d.id}` }, d.payload, {
+        // transport_and_format.asciidoc, Message routing headers: from the CPO, to the eMSP.
+        'ocpi-from-country-code': d.cpo.countryCode,
+        'ocpi-from-party-id': d.cpo.partyId,
+        'ocpi-to-country-code': d.emsp.countryCode,
+        'ocpi-to-party-id': d.emsp.partyId,
+      });
+      if (result.httpStatus < 200 || result.httpStatus > 299 || result.envelope.status_code !== 1000) {
+        throw new PartnerCallError('OCPI_STATUS', url, `HTTP ${result.httpStatus}, OCPI status_code ${String(result.envelope.status_code)}`);
+      }
+      await deliveries.delivered(d.id, d.offset);
+      attempts.inc({ kind: d.kind, emsp, outcome: 'delivered' });
+      latency.observe({ kind: d.kind }, (Date.now() - d.eventTime.getTime()) / 1000);
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      if (e instanceof PartnerCallError && e.reason === 'URL_NOT_ALLOWED') {
+        await deliveries.unroutable(d.id, `receiver URL not allowed: ${error}`);
+        attempts.inc({ kind: d.kind, emsp, outcome: 'unroutable' });
+        return;
+      }
+      const retryIn = config.retryScheduleMs[d.attempts - 1];
+      await deliveries.failed(d.id, d.offset, error, retryIn);
+      attempts.inc({ kind: d.kind, emsp, outcome: retryIn === undefined ? 'dead' : 'failed' });
+      logger.warn(retryIn === undefined ? 'delivery failed for the last time: dead letter' : 'delivery failed, will retry', {
+        kind: d.kind,
+        emsp,
+        objectId: d.objectId,
+        attempt: d.attempts,
+        retryInMs: retryIn,
+        error,
+        correlationId: d.correlationId,
+      });
+    }
+  };
+
+  const pump = async (): Promise<void> => {
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        again = false;
+        const free = config.concurrency - total;
+        if (free <= 0 || stopping) break;
+        const busy = [...inFlight].filter(([, n]) => n >= config.concurrencyPerEmsp).map(([k]) => k);
+        const due = await deliveries.claimDue(free, busy, config.deliveryTimeoutMs * 3);
+        for (const d of due) {
+          const emsp = emspKey(d);
+          inFlight.set(emsp, (inFlight.get(emsp) ?? 0) + 1);
+          total++;
+          void deliver(d)
+            .catch((e: unknown) => logger.error('delivery bookkeeping failed; the claim expires and it is retried', { err: e, id: d.id }))
+            .finally(() => {
+              inFlight.set(emsp, (inFlight.get(emsp) ?? 1) - 1);
+              total--;
+              wake();
+            });
+        }
+        if (due.length === free) again = true;
+      } while (again && !stopping);
+    } catch (e) {
+      logger.warn('claiming deliveries failed; retrying', { err: e });
+    } finally {
+      pumping = false;
+    }
+  };
+  function wake(): void {
+    void pump();
+  }
+
+  // New records wake the workers at once (LISTEN); a timer catches retries that come due.
+  const listener = await listen(config.databaseUrl, DELIVERIES_CHANNEL, wake, (e) => logger.warn('delivery listener lost; polling only', { err: e }));
+  const timer = setInterval(wake, 250);
+  const backlogTimer = setInterval(() => {
+    void deliveries
+      .backlog()
+      .then((rows) => {
+        backlogGauge.reset();
+        for (const r of rows) backlogGauge.set({ emsp: r.emsp, state: r.state }, r.count);
+      })
+      .catch(() => undefined);
+  }, 5_000);
+  wake();
+  logger.info('dispatcher running', { operatorPort: shell.operator.port, group: config.groupId });
+  return {
+    ...shell,
+    async stop() {
+      stopping = true;
+      clearInterval(timer);
+      clearInterval(backlogTimer);
+      await consumer.disconnect();
+      const deadline = Date.now() + 10_000;
+      while (total > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await listener.close();
+      await partners.close();
+      await shell.stop();
+    },
+  };
 }

@@ -5,6 +5,8 @@ import type { CredentialsDeps, RegistryStore } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
 import type { CallerLookup } from '@hub/store';
 import { locationsRouter, tariffsRouter, type ObjectRoutesDeps } from './routes/locations.ts';
+import { cdrsRouter, sessionsRouter } from './routes/sessions-cdrs.ts';
+import type { DeliveryStore } from '@hub/store';
 import { authenticate } from './authenticate.ts';
 import { errorMiddleware } from './http.ts';
 import { credentialsRouter } from './routes/credentials.ts';
@@ -31,6 +33,7 @@ export interface IngressDeps {
   /** Called after a registry change so the outbox is published promptly. */
   readonly onRegistryChange: () => void;
   readonly objects: Omit<ObjectRoutesDeps, 'validator' | 'publicBaseUrl'>;
+  readonly deliveries: DeliveryStore;
 }
 
 /** The modules this ingress serves: the single list behind GET /ocpi/2.2.1 and the routing below. */
@@ -41,6 +44,9 @@ export const MODULES: readonly ModuleEndpoint[] = [
   // CPOs push to the hub (it receives) and eMSPs pull from it (it sends): listed once per role.
   { identifier: 'locations', roles: ['SENDER', 'RECEIVER'], path: 'locations' },
   { identifier: 'tariffs', roles: ['SENDER', 'RECEIVER'], path: 'tariffs' },
+  // CPOs push sessions and CDRs to the hub; the hub delivers them to eMSPs (not pulled from it).
+  { identifier: 'sessions', roles: ['RECEIVER'], path: 'sessions' },
+  { identifier: 'cdrs', roles: ['RECEIVER'], path: 'cdrs' },
 ];
 
 export function createIngressApp(deps: IngressDeps): Express {
@@ -75,6 +81,9 @@ export function createIngressApp(deps: IngressDeps): Express {
   const objects: ObjectRoutesDeps = { ...deps.objects, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl };
   app.use('/ocpi/2.2.1/locations', hubToken, json, locationsRouter(objects));
   app.use('/ocpi/2.2.1/tariffs', hubToken, json, tariffsRouter(objects));
+  const sessionCdrDeps = { eventLog: deps.objects.eventLog, deliveries: deps.deliveries, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl };
+  app.use('/ocpi/2.2.1/sessions', hubToken, json, sessionsRouter(sessionCdrDeps));
+  app.use('/ocpi/2.2.1/cdrs', hubToken, json, cdrsRouter(sessionCdrDeps));
   app.use(() => {
     throw new HubError('NOT_FOUND');
   });

@@ -124,7 +124,15 @@ export async function requireExisting(
   throw new HubError(model === 'locations' ? 'UNKNOWN_LOCATION_PUSH' : 'INVALID_PARAMETERS', { detail: `unknown ${what} ${pathSubject(path)}` });
 }
 
-export async function appendObjectEvent(eventLog: EventLog, req: Request, topic: string, type: string, path: ObjectPath, data: Json): Promise<void> {
+export async function appendObjectEvent(
+  eventLog: EventLog,
+  req: Request,
+  topic: string,
+  type: string,
+  path: ObjectPath,
+  data: Json,
+  to?: string,
+): Promise<void> {
   await eventLog.append(topic, [
     newEvent({
       type,
@@ -135,6 +143,7 @@ export async function appendObjectEvent(eventLog: EventLog, req: Request, topic:
       correlationId: req.ctx.correlationId,
       requestId: req.ctx.requestId,
       from: partyKey(path),
+      ...(to ? { to } : {}),
     }),
   ]);
 }

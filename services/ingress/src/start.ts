@@ -4,7 +4,7 @@ import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay } from '@hub/registry';
 import { createSchemaValidator } from '@hub/schemas';
 import { topics } from '@hub/events';
-import { cachedCallerLookup, createPool, drainOutbox, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore } from '@hub/store';
+import { cachedCallerLookup, createPool, drainOutbox, postgresDeliveryStore, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore } from '@hub/store';
 import { projectionWait } from './ocpi-objects.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -80,6 +80,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       rateLimiter: postgresRateLimiter(pool),
       limits: { defaultLimit: config.defaultPageLimit, maxLimit: config.maxPageLimit, locationListsPerMinute: config.locationListsPerMinute },
     },
+    deliveries: postgresDeliveryStore(pool),
     onRegistryChange: () => {
       callers.invalidate();
       relay.kick();

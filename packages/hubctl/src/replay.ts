@@ -1,0 +1,106 @@
+import { topics } from '@hub/events';
+import type { EventLog } from '@hub/event-log';
+import { parseSubject } from '@hub/read-models';
+import type { DeliveryInput, DeliveryKind, DeliveryStore } from '@hub/store';
+
+// Replay of a topic to one eMSP (issue #4, Operators): for an eMSP that lost data, every session or
+// CDR addressed to it from an offset or a point in time is made pending again and delivered anew.
+
+export interface ReplayOptions {
+  readonly kind: DeliveryKind;
+  readonly emsp: { countryCode: string; partyId: string };
+  readonly fromTime?: Date;
+  readonly fromOffset?: bigint;
+  /** Records per second at most (0: no cap). */
+  readonly ratePerSecond: number;
+  readonly dryRun: boolean;
+}
+
+export interface ReplayProgress {
+  readonly scanned: number;
+  readonly matched: number;
+  readonly total: number;
+}
+
+/** Reads the topic partition by partition up to its head at the start, with a consumer group of its own. */
+export async function replayToEmsp(
+  deps: { eventLog: EventLog; deliveries: DeliveryStore },
+  options: ReplayOptions,
+  onProgress: (p: ReplayProgress) => void,
+): Promise<{ scanned: number; matched: number; enqueued: number }> {
+  const topic = options.kind === 'session' ? topics.sessions : topics.cdrs;
+  const physical = deps.eventLog.physical(topic);
+  const heads = await deps.eventLog.latestOffsets(topic);
+  const admin = deps.eventLog.admin();
+  await admin.connect();
+  const starts = new Map<number, bigint>();
+  if (options.fromTime) {
+    for (const o of await admin.fetchTopicOffsetsByTimestamp(physical, options.fromTime.getTime())) starts.set(o.partition, BigInt(o.offset));
+  } else {
+    for (const p of heads.keys()) starts.set(p, options.fromOffset ?? 0n);
+  }
+  const total = [...heads].reduce((n, [p, head]) => n + Math.max(0, Number(head - (starts.get(p) ?? 0n))), 0);
+  const groupId = `replay-${options.emsp.countryCode}${options.emsp.partyId}-${Date.now()}`;
+  const consumer = deps.eventLog.consumer(groupId);
+  let scanned = 0;
+  let matched = 0;
+  let enqueued = 0;
+  const finished = new Set<number>([...heads].filter(([p, head]) => (starts.get(p) ?? 0n) >= head).map(([p]) => p));
+  const started = Date.now();
+  try {
+    if (finished.size < heads.size) {
+      await consumer.connect();
+      await consumer.subscribe({ topic: physical, fromBeginning: true });
+      let done: () => void = () => undefined;
+      const complete = new Promise<void>((resolve) => (done = resolve));
+      await consumer.run({
+        eachBatchAutoResolve: true,
+        eachBatch: async ({ batch }) => {
+          const head = heads.get(batch.partition) ?? 0n;
+          const rows: DeliveryInput[] = [];
+          for (const message of batch.messages) {
+            const offset = BigInt(message.offset);
+            if (offset < (starts.get(batch.partition) ?? 0n) || offset >= head) continue;
+            scanned++;
+            const decoded = deps.eventLog.decode(batch.topic, batch.partition, message);
+            const path = decoded ? parseSubject(decoded.event.subject) : undefined;
+            const token = (decoded?.event.data as { cdr_token?: { country_code?: string; party_id?: string } } | undefined)?.cdr_token;
+            if (!decoded || !path || token?.country_code?.toUpperCase() !== options.emsp.countryCode || token.party_id?.toUpperCase() !== options.emsp.partyId) continue;
+            matched++;
+            rows.push({
+              kind: options.kind,
+              emsp: options.emsp,
+              cpo: { countryCode: path.countryCode, partyId: path.partyId },
+              objectId: path.id,
+              partition: batch.partition,
+              offset: message.offset,
+              payload: decoded.event.data as Record<string, unknown>,
+              correlationId: decoded.event.correlationId,
+              eventTime: decoded.event.time,
+            });
+          }
+          if (!options.dryRun && rows.length > 0) {
+            // The rate cap paces the hand-off to the delivery workers.
+            if (options.ratePerSecond > 0) {
+              const earliest = started + ((enqueued + rows.length) / options.ratePerSecond) * 1000;
+              const wait = earliest - Date.now();
+              if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+            }
+            enqueued += await deps.deliveries.enqueueForced(rows);
+          }
+          onProgress({ scanned, matched, total });
+          const last = BigInt(batch.lastOffset());
+          if (last + 1n >= head) finished.add(batch.partition);
+          if (finished.size >= heads.size) done();
+        },
+      });
+      await complete;
+    }
+  } finally {
+    await consumer.disconnect();
+    await admin.deleteGroups([deps.eventLog.physicalGroup(groupId)]).catch(() => undefined);
+    await admin.disconnect();
+  }
+  onProgress({ scanned, matched, total });
+  return { scanned, matched, enqueued };
+}

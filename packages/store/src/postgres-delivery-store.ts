@@ -1,0 +1,310 @@
+import { inTransaction, type Pool } from './pool.ts';
+
+// Durable deliveries of sessions and CDRs to eMSPs (issue #4; reference design, Delivery rules), and
+// the CDRs as received.
+
+type Json = Record<string, unknown>;
+
+export type DeliveryKind = 'session' | 'cdr';
+export type DeliveryState = 'pending' | 'delivered' | 'dead' | 'unroutable';
+
+export interface DeliveryInput {
+  readonly kind: DeliveryKind;
+  readonly emsp: { countryCode: string; partyId: string };
+  readonly cpo: { countryCode: string; partyId: string };
+  readonly objectId: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly payload: Json;
+  readonly correlationId: string | undefined;
+  readonly eventTime: string;
+}
+
+export interface Delivery {
+  readonly id: string;
+  readonly kind: DeliveryKind;
+  readonly emsp: { countryCode: string; partyId: string };
+  readonly cpo: { countryCode: string; partyId: string };
+  readonly objectId: string;
+  readonly offset: string;
+  readonly payload: Json;
+  readonly correlationId: string | undefined;
+  readonly eventTime: Date;
+  readonly state: DeliveryState;
+  readonly reason: string | undefined;
+  readonly attempts: number;
+  readonly nextAttemptAt: Date;
+  readonly lastError: string | undefined;
+  readonly createdAt: Date;
+}
+
+export interface DeliveryFilter {
+  readonly states?: readonly DeliveryState[];
+  readonly emsp?: { countryCode: string; partyId: string };
+  readonly cpo?: { countryCode: string; partyId: string };
+  readonly reason?: string;
+  readonly olderThanSeconds?: number;
+  readonly id?: string;
+  readonly limit?: number;
+}
+
+export type DeliveryTarget =
+  | { readonly ok: true; readonly url: string; readonly partnerTokenSealed: Buffer }
+  | { readonly ok: false; readonly reason: string };
+
+export type CdrReceipt = 'new' | 'retry-append' | 'duplicate' | 'conflict';
+
+interface Row {
+  id: string;
+  kind: DeliveryKind;
+  emsp_country_code: string;
+  emsp_party_id: string;
+  cpo_country_code: string;
+  cpo_party_id: string;
+  object_id: string;
+  source_offset: string;
+  payload: Json;
+  correlation_id: string | null;
+  event_time: Date;
+  state: DeliveryState;
+  reason: string | null;
+  attempts: number;
+  next_attempt_at: Date;
+  last_error: string | null;
+  created_at: Date;
+}
+
+const toDelivery = (r: Row): Delivery => ({
+  id: r.id,
+  kind: r.kind,
+  emsp: { countryCode: r.emsp_country_code, partyId: r.emsp_party_id },
+  cpo: { countryCode: r.cpo_country_code, partyId: r.cpo_party_id },
+  objectId: r.object_id,
+  offset: r.source_offset,
+  payload: r.payload,
+  correlationId: r.correlation_id ?? undefined,
+  eventTime: r.event_time,
+  state: r.state,
+  reason: r.reason ?? undefined,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  lastError: r.last_error ?? undefined,
+  createdAt: r.created_at,
+});
+
+function where(filter: DeliveryFilter, params: unknown[]): string {
+  const clauses: string[] = [];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    clauses.push(sql.replace('?', `$${params.length}`));
+  };
+  if (filter.id) add('id = ?', filter.id);
+  if (filter.states?.length) add('state = any(?)', filter.states);
+  if (filter.emsp) {
+    add('emsp_country_code = ?', filter.emsp.countryCode);
+    add('emsp_party_id = ?', filter.emsp.partyId);
+  }
+  if (filter.cpo) {
+    add('cpo_country_code = ?', filter.cpo.countryCode);
+    add('cpo_party_id = ?', filter.cpo.partyId);
+  }
+  if (filter.reason) add("coalesce(reason, last_error, '') ilike ?", `%${filter.reason}%`);
+  if (filter.olderThanSeconds !== undefined) add("created_at < now() - (? * interval '1 second')", filter.olderThanSeconds);
+  return clauses.length ? `where ${clauses.join(' and ')}` : '';
+}
+
+export const DELIVERIES_CHANNEL = 'hub_deliveries';
+
+export interface DeliveryStore {
+  /** Records a received CDR before its append (see migration 004). */
+  receiveCdr(cdr: { countryCode: string; partyId: string; id: string; contentHash: string; document: Json }): Promise<CdrReceipt>;
+  markCdrAppended(cdr: { countryCode: string; partyId: string; id: string }): Promise<void>;
+  findCdr(cdr: { countryCode: string; partyId: string; id: string }): Promise<Json | undefined>;
+
+  /**
+   * Turns consumed events into delivery rows. Newest wins: a row is replaced only by an event with a
+   * higher offset (same key, same partition, so a later push), which makes a redelivered or replayed
+   * event a no-op and never lets an older session state overwrite a newer one.
+   */
+  enqueue(rows: readonly DeliveryInput[]): Promise<void>;
+  /** Operator replay: the rows are made pending again even when delivered before. */
+  enqueueForced(rows: readonly DeliveryInput[]): Promise<number>;
+  /** Claims due rows for delivery, skipping eMSPs at their concurrency cap. */
+  claimDue(limit: number, busyEmsps: readonly string[], claimMs: number): Promise<Delivery[]>;
+  delivered(id: string, offset: string): Promise<void>;
+  failed(id: string, offset: string, error: string, retryInMs: number | undefined): Promise<void>;
+  unroutable(id: string, reason: string): Promise<void>;
+  /** Where and with which token to deliver, resolved at delivery time from the registry. */
+  target(kind: DeliveryKind, emsp: { countryCode: string; partyId: string }, cpo: { countryCode: string; partyId: string }): Promise<DeliveryTarget>;
+  list(filter: DeliveryFilter): Promise<Delivery[]>;
+  /** Makes matching dead or unroutable rows pending again; returns how many. */
+  redrive(filter: DeliveryFilter): Promise<number>;
+  backlog(): Promise<Array<{ emsp: string; state: DeliveryState; count: number }>>;
+}
+
+export function postgresDeliveryStore(pool: Pool): DeliveryStore {
+  const upsert = async (rows: readonly DeliveryInput[], forced: boolean): Promise<number> => {
+    if (rows.length === 0) return 0;
+    const col = <T>(f: (r: DeliveryInput) => T) => rows.map(f);
+    const result = await pool.query(
+      `insert into deliveries (kind, emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id,
+                               source_partition, source_offset, payload, correlation_id, event_time, state)
+       select * , 'pending' from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                                      $7::int[], $8::bigint[], $9::jsonb[], $10::text[], $11::timestamptz[])
+       on conflict (kind, emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id) do update set
+         source_partition = excluded.source_partition, source_offset = excluded.source_offset, payload = excluded.payload,
+         correlation_id = excluded.correlation_id, event_time = excluded.event_time, state = 'pending', reason = null,
+         attempts = 0, next_attempt_at = now(), last_error = null, updated_at = now()
+       where ${forced ? 'excluded.source_offset >= deliveries.source_offset' : 'excluded.source_offset > deliveries.source_offset'}`,
+      [
+        col((r) => r.kind),
+        col((r) => r.emsp.countryCode),
+        col((r) => r.emsp.partyId),
+        col((r) => r.cpo.countryCode),
+        col((r) => r.cpo.partyId),
+        col((r) => r.objectId),
+        col((r) => r.partition),
+        col((r) => r.offset),
+        col((r) => JSON.stringify(r.payload)),
+        col((r) => r.correlationId ?? null),
+        col((r) => r.eventTime),
+      ],
+    );
+    await pool.query(`select pg_notify('${DELIVERIES_CHANNEL}', '')`);
+    return result.rowCount ?? 0;
+  };
+
+  return {
+    receiveCdr(cdr) {
+      return inTransaction(pool, async (client) => {
+        const inserted = await client.query(
+          `insert into cdrs (country_code, party_id, id, content_hash, document, state) values ($1, $2, $3, $4, $5, 'pending') on conflict do nothing`,
+          [cdr.countryCode, cdr.partyId, cdr.id, cdr.contentHash, JSON.stringify(cdr.document)],
+        );
+        if (inserted.rowCount === 1) return 'new';
+        const { rows } = await client.query<{ content_hash: string; state: string }>(
+          'select content_hash, state from cdrs where country_code = $1 and party_id = $2 and id = $3',
+          [cdr.countryCode, cdr.partyId, cdr.id],
+        );
+        const existing = rows[0];
+        if (!existing || existing.content_hash !== cdr.contentHash) return 'conflict';
+        return existing.state === 'appended' ? 'duplicate' : 'retry-append';
+      });
+    },
+    async markCdrAppended(cdr) {
+      await pool.query(`update cdrs set state = 'appended', appended_at = now() where country_code = $1 and party_id = $2 and id = $3`, [
+        cdr.countryCode,
+        cdr.partyId,
+        cdr.id,
+      ]);
+    },
+    async findCdr(cdr) {
+      const { rows } = await pool.query<{ document: Json }>(
+        `select document from cdrs where country_code = $1 and party_id = $2 and id = $3 and state = 'appended'`,
+        [cdr.countryCode, cdr.partyId, cdr.id],
+      );
+      return rows[0]?.document;
+    },
+    async enqueue(rows) {
+      await upsert(rows, false);
+    },
+    enqueueForced: (rows) => upsert(rows, true),
+
+    async claimDue(limit, busyEmsps, claimMs) {
+      const { rows } = await pool.query<Row>(
+        `update deliveries d set claimed_until = now() + ($3 * interval '1 millisecond'), attempts = d.attempts + 1, updated_at = now()
+          where d.id in (
+            select id from deliveries
+             where state = 'pending' and next_attempt_at <= now() and (claimed_until is null or claimed_until < now())
+               and not (emsp_country_code || '/' || emsp_party_id = any($2::text[]))
+             order by next_attempt_at, id
+             limit $1
+             for update skip locked)
+          returning d.*`,
+        [limit, busyEmsps, claimMs],
+      );
+      return rows.map(toDelivery);
+    },
+    async delivered(id, offset) {
+      // A newer version that arrived during the call stays pending: it is delivered next.
+      await pool.query(
+        `update deliveries set
+           state = case when source_offset = $2 then 'delivered' else 'pending' end,
+           attempts = case when source_offset = $2 then attempts else 0 end,
+           delivered_offset = greatest(coalesce(delivered_offset, -1), $2), delivered_at = now(),
+           claimed_until = null, last_error = null, next_attempt_at = now(), updated_at = now()
+         where id = $1`,
+        [id, offset],
+      );
+    },
+    async failed(id, offset, error, retryInMs) {
+      await pool.query(
+        `update deliveries set
+           state = case when $4::bigint is null and source_offset = $2 then 'dead' else 'pending' end,
+           next_attempt_at = now() + (coalesce($4::bigint, 0) * interval '1 millisecond'),
+           claimed_until = null, last_error = $3, updated_at = now()
+         where id = $1`,
+        [id, offset, error.slice(0, 1000), retryInMs ?? null],
+      );
+    },
+    async unroutable(id, reason) {
+      await pool.query(`update deliveries set state = 'unroutable', reason = $2, claimed_until = null, updated_at = now() where id = $1`, [id, reason]);
+    },
+
+    async target(kind, emsp, cpo) {
+      const module = kind === 'session' ? 'sessions' : 'cdrs';
+      const { rows } = await pool.query<{
+        party: boolean;
+        suspended: boolean;
+        rule: boolean;
+        registered: boolean;
+        sealed: Buffer | null;
+        override_url: string | null;
+        endpoint_url: string | null;
+      }>(
+        `select p.country_code is not null as party, p.suspended_at is not null as suspended,
+                exists (select 1 from routing_rules r where r.enabled and r.emsp_country_code = $1 and r.emsp_party_id = $2
+                          and r.cpo_country_code = $3 and r.cpo_party_id = $4) as rule,
+                pl.registered_at is not null as registered, pl.partner_token_sealed as sealed,
+                (select url from endpoint_overrides o where o.country_code = $1 and o.party_id = $2 and o.role = 'EMSP' and o.module = $5) as override_url,
+                (select url from partner_endpoints e where e.platform_id = p.platform_id and e.identifier = $5 and e.role = 'RECEIVER') as endpoint_url
+           from (select 1) one
+           left join parties p on p.country_code = $1 and p.party_id = $2 and p.role = 'EMSP'
+           left join platforms pl on pl.id = p.platform_id`,
+        [emsp.countryCode, emsp.partyId, cpo.countryCode, cpo.partyId, module],
+      );
+      const r = rows[0];
+      // Interface document, Events, rule 2: a known eMSP, an active routing rule and a receiver URL.
+      if (!r?.party) return { ok: false, reason: `unknown eMSP ${emsp.countryCode}/${emsp.partyId}` };
+      if (r.suspended) return { ok: false, reason: 'eMSP suspended' };
+      if (!r.rule) return { ok: false, reason: `no active routing rule ${emsp.countryCode}/${emsp.partyId} <- ${cpo.countryCode}/${cpo.partyId}` };
+      const url = r.override_url ?? r.endpoint_url;
+      if (!url) return { ok: false, reason: `no ${module} receiver URL for the eMSP` };
+      if (!r.registered || !r.sealed) return { ok: false, reason: 'eMSP has no credentials registered' };
+      return { ok: true, url, partnerTokenSealed: r.sealed };
+    },
+
+    async list(filter) {
+      const params: unknown[] = [];
+      const sql = `select * from deliveries ${where(filter, params)} order by id limit ${Math.max(1, Math.min(filter.limit ?? 1000, 100_000))}`;
+      return (await pool.query<Row>(sql, params)).rows.map(toDelivery);
+    },
+    async redrive(filter) {
+      const params: unknown[] = [];
+      const states = filter.states?.length ? filter.states : (['dead', 'unroutable'] as const);
+      const clause = where({ ...filter, states }, params);
+      const result = await pool.query(
+        `update deliveries set state = 'pending', reason = null, attempts = 0, next_attempt_at = now(), claimed_until = null, updated_at = now() ${clause}`,
+        params,
+      );
+      await pool.query(`select pg_notify('${DELIVERIES_CHANNEL}', '')`);
+      return result.rowCount ?? 0;
+    },
+    async backlog() {
+      const { rows } = await pool.query<{ emsp: string; state: DeliveryState; count: string }>(
+        `select emsp_country_code || '/' || emsp_party_id as emsp, state, count(*) as count from deliveries where state <> 'delivered' group by 1, 2`,
+      );
+      return rows.map((r) => ({ emsp: r.emsp, state: r.state, count: Number(r.count) }));
+    },
+  };
+}

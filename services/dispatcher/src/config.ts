@@ -1,0 +1,32 @@
+import { configReader, readCommonConfig, readSecretKey, type CommonConfig, type Env } from '@hub/config';
+
+export interface DispatcherConfig extends CommonConfig {
+  readonly secretKey: Buffer;
+  readonly allowHttpPartners: boolean;
+  readonly partnerAllowedHosts: string[];
+  readonly deliveryTimeoutMs: number;
+  /** Wait before retry n (1-based) after a failed attempt; after the last one a record is a dead letter. */
+  readonly retryScheduleMs: number[];
+  readonly concurrencyPerEmsp: number;
+  readonly concurrency: number;
+  readonly groupId: string;
+}
+
+export function readDispatcherConfig(env: Env): DispatcherConfig {
+  const r = configReader(env);
+  const schedule = r.list('DELIVERY_RETRY_SCHEDULE_MS', ['1000', '5000', '30000', '120000', '600000', '1800000', '3600000']).map(Number);
+  if (schedule.some((n) => !Number.isInteger(n) || n < 0)) r.problem('DELIVERY_RETRY_SCHEDULE_MS must be a comma-separated list of milliseconds');
+  const config: DispatcherConfig = {
+    ...readCommonConfig(r, 9466),
+    secretKey: readSecretKey(r),
+    allowHttpPartners: r.bool('ALLOW_HTTP_PARTNER_URLS', false),
+    partnerAllowedHosts: r.list('PARTNER_ALLOWED_HOSTS'),
+    deliveryTimeoutMs: r.int('DELIVERY_TIMEOUT_MS', 10_000, { min: 100 }),
+    retryScheduleMs: schedule,
+    concurrencyPerEmsp: r.int('DELIVERY_CONCURRENCY_PER_EMSP', 8, { min: 1, max: 256 }),
+    concurrency: r.int('DELIVERY_CONCURRENCY', 64, { min: 1, max: 1024 }),
+    groupId: r.string('DISPATCHER_GROUP_ID', 'dispatcher'),
+  };
+  r.done();
+  return config;
+}

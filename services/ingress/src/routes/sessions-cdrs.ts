@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import { Router, type Request, type Response } from 'express';
+import { topics } from '@hub/events';
+import type { EventLog } from '@hub/event-log';
+import { HubError, partyKey } from '@hub/ocpi';
+import { sessionEventTypes, cdrEventTypes } from '@hub/read-models';
+import type { SchemaValidator } from '@hub/schemas';
+import type { DeliveryStore } from '@hub/store';
+import { handle, ok, okEmpty } from '../http.ts';
+import { appendObjectEvent, objectPath, requireOwnCpo, requireSameIds, validateBody } from '../ocpi-objects.ts';
+
+// Sessions and CDRs (interface document, Sessions, CDRs; OCPI 2.2.1 mod_sessions.asciidoc,
+// mod_cdrs.asciidoc): the CPO pushes, the hub appends an event and the dispatcher delivers it.
+
+type Json = Record<string, unknown>;
+
+export interface SessionCdrDeps {
+  readonly eventLog: EventLog;
+  readonly deliveries: DeliveryStore;
+  readonly validator: SchemaValidator;
+  readonly publicBaseUrl: string;
+}
+
+/**
+ * cdr_token must name the eMSP (interface document, CDR token: "must identify the eMSP; used for
+ * routing"): refused at once with 2001 so the CPO learns about it, rather than undeliverable later.
+ */
+function requireEmspToken(body: Json): void {
+  const token = body['cdr_token'] as Json | undefined;
+  const cc = token?.['country_code'];
+  const pid = token?.['party_id'];
+  if (typeof cc !== 'string' || typeof pid !== 'string' || !/^[A-Za-z]{2}$/.test(cc) || !/^[A-Za-z0-9]{3}$/.test(pid)) {
+    throw new HubError('INVALID_PARAMETERS', { detail: 'cdr_token must carry the country_code and party_id of the eMSP' });
+  }
+}
+
+/** Canonical JSON (sorted keys): an identical CDR re-POSTed with its fields in another order is the same CDR. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Json)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function sessionsRouter(deps: SessionCdrDeps): Router {
+  const router = Router();
+  router.put(
+    '/:cc/:pid/:id',
+    handle(async (req: Request, res: Response) => {
+      const path = objectPath(req);
+      requireOwnCpo(req, path);
+      const body = validateBody(deps.validator, 'ocpi/session.json', req.body, false);
+      requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, id: path.id });
+      requireEmspToken(body);
+      await appendObjectEvent(deps.eventLog, req, topics.sessions, sessionEventTypes.sessionPut, path, body, eMspOf(body));
+      okEmpty(res);
+    }),
+  );
+  router.patch('/:cc/:pid/:id', () => {
+    // Interface document, Sessions: a session is pushed whole (PUT); the eMSP always gets full states.
+    throw new HubError('METHOD_NOT_ALLOWED', { detail: 'push the full session with PUT' });
+  });
+  return router;
+}
+
+function eMspOf(body: Json): string {
+  const token = body['cdr_token'] as Json;
+  return partyKey({ countryCode: String(token['country_code']), partyId: String(token['party_id']) });
+}
+
+export function cdrsRouter(deps: SessionCdrDeps): Router {
+  const router = Router();
+  router.post(
+    '/',
+    handle(async (req: Request, res: Response) => {
+      const body = validateBody(deps.validator, 'ocpi/cdr.json', req.body, false);
+      // For CDRs the owner is in the body (mod_cdrs.asciidoc, POST: the endpoint has no path ids).
+      const path = { countryCode: String(body['country_code']).toUpperCase(), partyId: String(body['party_id']).toUpperCase(), id: String(body['id']) };
+      requireOwnCpo(req, path);
+      requireEmspToken(body);
+      const receipt = await deps.deliveries.receiveCdr({ ...path, contentHash: createHash('sha256').update(canonical(body)).digest('hex'), document: body });
+      // Interface document, What the service does 6: CDRs are immutable; corrections need a new CDR.
+      if (receipt === 'conflict') {
+        throw new HubError('INVALID_PARAMETERS', { detail: `a different CDR with id ${path.id} was already received; CDRs are immutable, send a corrected CDR under a new id` });
+      }
+      if (receipt !== 'duplicate') {
+        await appendObjectEvent(deps.eventLog, req, topics.cdrs, cdrEventTypes.cdrPosted, path, body, eMspOf(body));
+        await deps.deliveries.markCdrAppended(path);
+      }
+      // mod_cdrs.asciidoc, POST response headers: Location of the CDR, where its owner can GET it.
+      res.setHeader('Location', `${deps.publicBaseUrl}/ocpi/2.2.1/cdrs/${path.countryCode}/${path.partyId}/${encodeURIComponent(path.id)}`);
+      okEmpty(res);
+    }),
+  );
+  router.get(
+    '/:cc/:pid/:id',
+    handle(async (req: Request, res: Response) => {
+      const path = objectPath(req);
+      // Interface document: no GET of CDRs for eMSPs; the owning CPO may verify what the hub holds.
+      requireOwnCpo(req, path);
+      const cdr = await deps.deliveries.findCdr(path);
+      if (!cdr) throw new HubError('NOT_FOUND', { detail: `no CDR ${path.id}` });
+      ok(res, cdr);
+    }),
+  );
+  return router;
+}
