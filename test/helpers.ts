@@ -63,6 +63,7 @@ export async function onboard(
   env: Record<string, string>,
   name: string,
   roles: ReadonlyArray<{ role: 'CPO' | 'EMSP'; countryCode: string; partyId: string }>,
+  modules?: Array<{ identifier: string; role: 'SENDER' | 'RECEIVER' }>,
 ): Promise<OnboardedPlatform> {
   const { call, startPartnerSimulator } = await import('@hub/testing');
   let platformId = '';
@@ -75,7 +76,7 @@ export async function onboard(
     platformId = parsed.platform_id;
     initialToken ||= parsed.initial_token;
   }
-  const partner = await startPartnerSimulator();
+  const partner = await startPartnerSimulator(modules ? { modules } : {});
   const res = await call<{ token: string }>(hub, 'POST', '/ocpi/2.2.1/credentials', {
     token: initialToken,
     body: {

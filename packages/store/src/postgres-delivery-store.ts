@@ -143,7 +143,16 @@ export interface DeliveryStore {
 }
 
 export function postgresDeliveryStore(pool: Pool): DeliveryStore {
-  const upsert = async (rows: readonly DeliveryInput[], forced: boolean): Promise<number> => {
+  const upsert = async (input: readonly DeliveryInput[], forced: boolean): Promise<number> => {
+    // One row per object: within a batch the newest event of each session wins before the upsert
+    // (an INSERT ... ON CONFLICT may touch a row only once).
+    const newest = new Map<string, DeliveryInput>();
+    for (const r of input) {
+      const key = [r.kind, r.emsp.countryCode, r.emsp.partyId, r.cpo.countryCode, r.cpo.partyId, r.objectId].join('\u0000');
+      const seen = newest.get(key);
+      if (!seen || BigInt(r.offset) > BigInt(seen.offset)) newest.set(key, r);
+    }
+    const rows = [...newest.values()];
     if (rows.length === 0) return 0;
     const col = <T>(f: (r: DeliveryInput) => T) => rows.map(f);
     const result = await pool.query(

@@ -24,6 +24,10 @@ export interface PartnerSimulator {
   versions: string[];
   /** Extra behaviour per path (e.g. a receiver); return true when handled. */
   handlers: Map<string, (req: express.Request, res: express.Response) => void>;
+  /** What the eMSP receiver endpoints (sessions PUT, CDRs POST) answer. */
+  receiverMode: 'ok' | 'fail' | 'hang' | 'reject';
+  /** Sessions and CDRs the receiver accepted, in arrival order. */
+  readonly received: Array<{ kind: 'session' | 'cdr'; path: string; body: Record<string, unknown>; headers: Record<string, string | string[] | undefined> }>;
   goDown(): Promise<void>;
   comeUp(): Promise<void>;
   close(): Promise<void>;
@@ -42,6 +46,8 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
     requests: [],
     versions: ['2.1.1', '2.2.1'],
     handlers: new Map(),
+    receiverMode: 'ok',
+    received: [],
     goDown: async () => {
       if (!server) return;
       const s = server;
@@ -69,6 +75,23 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
     next();
   });
   const ok = (data: unknown) => ({ status_code: 1000, data, timestamp: new Date().toISOString() });
+  // eMSP receiver interface (interface document, Receiver endpoints).
+  const receiver = (kind: 'session' | 'cdr') => (req: express.Request, res: express.Response) => {
+    if (sim.receiverMode === 'hang') return; // never answers: the hub's timeout must fire
+    if (sim.receiverMode === 'fail') {
+      res.status(503).json({ status_code: 3000, status_message: 'receiver down', timestamp: new Date().toISOString() });
+      return;
+    }
+    if (sim.receiverMode === 'reject') {
+      res.json({ status_code: 2001, status_message: 'rejected', timestamp: new Date().toISOString() });
+      return;
+    }
+    sim.received.push({ kind, path: req.path, body: req.body as Record<string, unknown>, headers: req.headers });
+    if (kind === 'cdr') res.setHeader('Location', `${sim.baseUrl}/ocpi/2.2.1/cdrs/${String((req.body as { id?: string }).id)}`);
+    res.json({ status_code: 1000, timestamp: new Date().toISOString() });
+  };
+  app.put('/ocpi/2.2.1/sessions/:cc/:pid/:id', receiver('session'));
+  app.post('/ocpi/2.2.1/cdrs', receiver('cdr'));
   app.get('/ocpi/versions', (_req, res) => {
     res.json(ok(sim.versions.map((v) => ({ version: v, url: `${sim.baseUrl}/ocpi/${v}` }))));
   });
