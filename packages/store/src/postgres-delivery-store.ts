@@ -1,4 +1,4 @@
-import { inTransaction, type Pool } from './pool.ts';
+import type { Pool } from './pool.ts';
 
 // Durable deliveries of sessions and CDRs to eMSPs (issue #4; reference design, Delivery rules), and
 // the CDRs as received.
@@ -129,8 +129,11 @@ export interface DeliveryStore {
   enqueue(rows: readonly DeliveryInput[]): Promise<void>;
   /** Operator replay: the rows are made pending again even when delivered before. */
   enqueueForced(rows: readonly DeliveryInput[]): Promise<number>;
-  /** Claims due rows for delivery, skipping eMSPs at their concurrency cap. */
-  claimDue(limit: number, busyEmsps: readonly string[], claimMs: number): Promise<Delivery[]>;
+  /**
+   * Claims due rows for delivery, at most `perEmspCap` minus what is already in flight per eMSP
+   * ("CC/PID" -> count), so one eMSP's backlog never takes the slots of the others.
+   */
+  claimDue(limit: number, inFlight: ReadonlyMap<string, number>, perEmspCap: number, claimMs: number): Promise<Delivery[]>;
   delivered(id: string, offset: string): Promise<void>;
   failed(id: string, offset: string, error: string, retryInMs: number | undefined): Promise<void>;
   unroutable(id: string, reason: string): Promise<void>;
@@ -143,6 +146,35 @@ export interface DeliveryStore {
 }
 
 export function postgresDeliveryStore(pool: Pool): DeliveryStore {
+  // Successful deliveries are recorded in batches: one UPDATE for every completion that arrived while
+  // the previous one ran. A crash before it commits only means the claim expires and the record is
+  // delivered again (at least once; receivers dedupe by id).
+  let completions: Array<{ id: string; offset: string; resolve: () => void; reject: (e: unknown) => void }> = [];
+  let completing = false;
+  const flushCompletions = async (): Promise<void> => {
+    completing = true;
+    while (completions.length > 0) {
+      const batch = completions;
+      completions = [];
+      try {
+        // A newer version that arrived during the call stays pending: it is delivered next.
+        await pool.query(
+          `update deliveries d set
+             state = case when d.source_offset = c.off then 'delivered' else 'pending' end,
+             attempts = case when d.source_offset = c.off then d.attempts else 0 end,
+             delivered_offset = greatest(coalesce(d.delivered_offset, -1), c.off), delivered_at = now(),
+             claimed_until = null, last_error = null, next_attempt_at = now(), updated_at = now()
+           from unnest($1::bigint[], $2::bigint[]) as c(id, off)
+           where d.id = c.id`,
+          [batch.map((c) => c.id), batch.map((c) => c.offset)],
+        );
+        for (const c of batch) c.resolve();
+      } catch (e) {
+        for (const c of batch) c.reject(e);
+      }
+    }
+    completing = false;
+  };
   const upsert = async (input: readonly DeliveryInput[], forced: boolean): Promise<number> => {
     // One row per object: within a batch the newest event of each session wins before the upsert
     // (an INSERT ... ON CONFLICT may touch a row only once).
@@ -184,21 +216,20 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
   };
 
   return {
-    receiveCdr(cdr) {
-      return inTransaction(pool, async (client) => {
-        const inserted = await client.query(
-          `insert into cdrs (country_code, party_id, id, content_hash, document, state) values ($1, $2, $3, $4, $5, 'pending') on conflict do nothing`,
-          [cdr.countryCode, cdr.partyId, cdr.id, cdr.contentHash, JSON.stringify(cdr.document)],
-        );
-        if (inserted.rowCount === 1) return 'new';
-        const { rows } = await client.query<{ content_hash: string; state: string }>(
-          'select content_hash, state from cdrs where country_code = $1 and party_id = $2 and id = $3',
-          [cdr.countryCode, cdr.partyId, cdr.id],
-        );
-        const existing = rows[0];
-        if (!existing || existing.content_hash !== cdr.contentHash) return 'conflict';
-        return existing.state === 'appended' ? 'duplicate' : 'retry-append';
-      });
+    async receiveCdr(cdr) {
+      // One statement, one round trip: insert, or tell what is already there.
+      const { rows } = await pool.query<{ receipt: CdrReceipt }>(
+        `with inserted as (
+           insert into cdrs (country_code, party_id, id, content_hash, document, state) values ($1, $2, $3, $4, $5, 'pending')
+           on conflict do nothing returning 'new'::text as receipt)
+         select receipt from inserted
+         union all
+         select case when content_hash <> $4 then 'conflict' when state = 'appended' then 'duplicate' else 'retry-append' end
+           from cdrs where country_code = $1 and party_id = $2 and id = $3 and not exists (select 1 from inserted)`,
+        [cdr.countryCode, cdr.partyId, cdr.id, cdr.contentHash, JSON.stringify(cdr.document)],
+      );
+      // Inserted concurrently by another request between our snapshot and our insert: treat as a retry.
+      return rows[0]?.receipt ?? 'retry-append';
     },
     async markCdrAppended(cdr) {
       await pool.query(`update cdrs set state = 'appended', appended_at = now() where country_code = $1 and party_id = $2 and id = $3`, [
@@ -219,32 +250,29 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
     },
     enqueueForced: (rows) => upsert(rows, true),
 
-    async claimDue(limit, busyEmsps, claimMs) {
+    async claimDue(limit, inFlight, perEmspCap, claimMs) {
       const { rows } = await pool.query<Row>(
-        `update deliveries d set claimed_until = now() + ($3 * interval '1 millisecond'), attempts = d.attempts + 1, updated_at = now()
-          where d.id in (
-            select id from deliveries
-             where state = 'pending' and next_attempt_at <= now() and (claimed_until is null or claimed_until < now())
-               and not (emsp_country_code || '/' || emsp_party_id = any($2::text[]))
-             order by next_attempt_at, id
-             limit $1
-             for update skip locked)
+        `with due as (
+           select id, next_attempt_at,
+                  row_number() over (partition by emsp_country_code, emsp_party_id order by next_attempt_at, id) as rank,
+                  $4::int - coalesce(($2::jsonb ->> (emsp_country_code || '/' || emsp_party_id))::int, 0) as room
+             from deliveries
+            where state = 'pending' and next_attempt_at <= now() and (claimed_until is null or claimed_until < now())),
+         picked as (
+           select id from deliveries where id in (select id from due where rank <= room order by next_attempt_at, id limit $1)
+              for update skip locked)
+         update deliveries d set claimed_until = now() + ($3 * interval '1 millisecond'), attempts = d.attempts + 1, updated_at = now()
+          where d.id in (select id from picked)
           returning d.*`,
-        [limit, busyEmsps, claimMs],
+        [limit, JSON.stringify(Object.fromEntries(inFlight)), claimMs, perEmspCap],
       );
       return rows.map(toDelivery);
     },
-    async delivered(id, offset) {
-      // A newer version that arrived during the call stays pending: it is delivered next.
-      await pool.query(
-        `update deliveries set
-           state = case when source_offset = $2 then 'delivered' else 'pending' end,
-           attempts = case when source_offset = $2 then attempts else 0 end,
-           delivered_offset = greatest(coalesce(delivered_offset, -1), $2), delivered_at = now(),
-           claimed_until = null, last_error = null, next_attempt_at = now(), updated_at = now()
-         where id = $1`,
-        [id, offset],
-      );
+    delivered(id, offset) {
+      return new Promise<void>((resolve, reject) => {
+        completions.push({ id, offset, resolve, reject });
+        if (!completing) void flushCompletions();
+      });
     },
     async failed(id, offset, error, retryInMs) {
       await pool.query(

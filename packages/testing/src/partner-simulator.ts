@@ -27,7 +27,7 @@ export interface PartnerSimulator {
   /** What the eMSP receiver endpoints (sessions PUT, CDRs POST) answer. */
   receiverMode: 'ok' | 'fail' | 'hang' | 'reject';
   /** Sessions and CDRs the receiver accepted, in arrival order. */
-  readonly received: Array<{ kind: 'session' | 'cdr'; path: string; body: Record<string, unknown>; headers: Record<string, string | string[] | undefined> }>;
+  readonly received: Array<{ kind: 'session' | 'cdr'; path: string; body: Record<string, unknown>; headers: Record<string, string | string[] | undefined>; at: number }>;
   goDown(): Promise<void>;
   comeUp(): Promise<void>;
   close(): Promise<void>;
@@ -86,7 +86,7 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
       res.json({ status_code: 2001, status_message: 'rejected', timestamp: new Date().toISOString() });
       return;
     }
-    sim.received.push({ kind, path: req.path, body: req.body as Record<string, unknown>, headers: req.headers });
+    sim.received.push({ kind, path: req.path, body: req.body as Record<string, unknown>, headers: req.headers, at: performance.now() });
     if (kind === 'cdr') res.setHeader('Location', `${sim.baseUrl}/ocpi/2.2.1/cdrs/${String((req.body as { id?: string }).id)}`);
     res.json({ status_code: 1000, timestamp: new Date().toISOString() });
   };

@@ -23,7 +23,7 @@ export function readDispatcherConfig(env: Env): DispatcherConfig {
     partnerAllowedHosts: r.list('PARTNER_ALLOWED_HOSTS'),
     deliveryTimeoutMs: r.int('DELIVERY_TIMEOUT_MS', 10_000, { min: 100 }),
     retryScheduleMs: schedule,
-    concurrencyPerEmsp: r.int('DELIVERY_CONCURRENCY_PER_EMSP', 8, { min: 1, max: 256 }),
+    concurrencyPerEmsp: r.int('DELIVERY_CONCURRENCY_PER_EMSP', 16, { min: 1, max: 256 }),
     concurrency: r.int('DELIVERY_CONCURRENCY', 64, { min: 1, max: 1024 }),
     groupId: r.string('DISPATCHER_GROUP_ID', 'dispatcher'),
   };

@@ -4,7 +4,7 @@ import { ocpiPartnerClient } from '@hub/partners';
 import { parseSubject } from '@hub/read-models';
 import { aesGcmTokenCipher, PartnerCallError } from '@hub/registry';
 import { startServiceShell, type ServiceShell } from '@hub/service-kit';
-import { DELIVERIES_CHANNEL, listen, postgresDeliveryStore, type Delivery, type DeliveryInput } from '@hub/store';
+import { DELIVERIES_CHANNEL, listen, postgresDeliveryStore, type Delivery, type DeliveryInput, type DeliveryTarget } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
 
 // Dispatcher (interface document, Events; reference design, Delivery rules). Two halves:
@@ -93,9 +93,25 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
   let again = false;
   const emspKey = (d: Delivery) => `${d.emsp.countryCode}/${d.emsp.partyId}`;
 
+  // Targets are resolved from the registry at delivery time and kept for a moment: at hundreds of
+  // deliveries a second the same few eMSPs repeat. Registry changes that stop deliveries (routing
+  // disabled, receiver URL changed, token rotated) apply within TARGET_CACHE_MS.
+  const targets = new Map<string, { at: number; value: Promise<DeliveryTarget> }>();
+  const TARGET_CACHE_MS = 2_000;
+  const targetOf = (d: Delivery): Promise<DeliveryTarget> => {
+    const key = `${d.kind}|${d.emsp.countryCode}/${d.emsp.partyId}|${d.cpo.countryCode}/${d.cpo.partyId}`;
+    const hit = targets.get(key);
+    if (hit && Date.now() - hit.at < TARGET_CACHE_MS) return hit.value;
+    const value = deliveries.target(d.kind, d.emsp, d.cpo);
+    targets.set(key, { at: Date.now(), value });
+    // Only a usable target is kept: a record found unroutable is re-checked at once after a fix.
+    value.then((t) => (t.ok ? undefined : targets.delete(key))).catch(() => targets.delete(key));
+    return value;
+  };
+
   const deliver = async (d: Delivery): Promise<void> => {
     const emsp = emspKey(d);
-    const target = await deliveries.target(d.kind, d.emsp, d.cpo);
+    const target = await targetOf(d);
     if (!target.ok) {
       await deliveries.unroutable(d.id, target.reason);
       attempts.inc({ kind: d.kind, emsp, outcome: 'unroutable' });
@@ -153,8 +169,7 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
         again = false;
         const free = config.concurrency - total;
         if (free <= 0 || stopping) break;
-        const busy = [...inFlight].filter(([, n]) => n >= config.concurrencyPerEmsp).map(([k]) => k);
-        const due = await deliveries.claimDue(free, busy, config.deliveryTimeoutMs * 3);
+        const due = await deliveries.claimDue(free, inFlight, config.concurrencyPerEmsp, config.deliveryTimeoutMs * 3);
         for (const d of due) {
           const emsp = emspKey(d);
           inFlight.set(emsp, (inFlight.get(emsp) ?? 0) + 1);

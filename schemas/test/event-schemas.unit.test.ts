@@ -1,0 +1,192 @@
+// Every event type has a JSON Schema in schemas/events/<type>.json for its record value (CloudEvents in
+// Kafka binary mode: the value is the payload). The schemas accept the payloads the code writes and
+// refuse a token in a registry (audit) event and a PATCH without last_updated.
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+import { registryEventTypes } from '@hub/events';
+import { cdrEventTypes, locationEventTypes, sessionEventTypes, tariffEventTypes } from '@hub/read-models';
+import { createSchemaValidator, SCHEMA_BASE, type SchemaViolation } from '../index.ts';
+
+const eventsDir = fileURLToPath(new URL('../events/', import.meta.url));
+const examplesDir = new URL('../../../shared/ocpi-2.2.1/examples/', import.meta.url);
+const validator = createSchemaValidator();
+
+const allTypes: readonly string[] = [registryEventTypes, locationEventTypes, tariffEventTypes, sessionEventTypes, cdrEventTypes].flatMap(
+  (types) => Object.values(types) as string[],
+);
+
+/** Every .json under schemas/events, relative to it (a stray file in a subfolder counts too). */
+function eventSchemaFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => relative(eventsDir, join(dir, f)));
+}
+
+type Json = Record<string, unknown>;
+
+function loadExample(file: string): Json {
+  const json = JSON.parse(readFileSync(new URL(file, examplesDir), 'utf8')) as Json;
+  return 'status_code' in json ? (json['data'] as Json) : json;
+}
+
+const check = (type: string, data: unknown): readonly SchemaViolation[] => validator.validate(`events/${type}.json`, data);
+const messages = (violations: readonly SchemaViolation[]): string => violations.map((v) => `${v.path} ${v.message}`).join('; ');
+
+function assertValid(type: string, data: unknown): void {
+  const violations = check(type, data);
+  assert.deepEqual(violations, [], `${type}: ${messages(violations)}`);
+}
+
+function assertRefused(type: string, data: unknown, expected: SchemaViolation): void {
+  const violations = check(type, data);
+  assert.ok(
+    violations.some((v) => v.path === expected.path && v.message === expected.message),
+    `${type}: expected ${expected.path} ${expected.message}, got ${messages(violations) || 'no violation'}`,
+  );
+}
+
+// Registry payloads, built as packages/registry/src/{credentials,operations,probe}.ts build them.
+const platformId = '0b6f3c1e-9d2a-4c57-8f0e-3a1b2c4d5e6f';
+const actor = 'ops-alice';
+const parties = [
+  { country_code: 'NL', party_id: 'ABC', role: 'CPO' },
+  { country_code: 'NL', party_id: 'ABC', role: 'EMSP' },
+];
+const credentialsData = {
+  platform_id: platformId,
+  parties,
+  versions_url: 'https://partner.example.com/ocpi/versions',
+  version_details_url: 'https://partner.example.com/ocpi/2.2.1',
+  version: '2.2.1',
+  endpoints: [
+    { identifier: 'credentials', role: 'RECEIVER', url: 'https://partner.example.com/ocpi/2.2.1/credentials' },
+    { identifier: 'locations', role: 'SENDER', url: 'https://partner.example.com/ocpi/2.2.1/locations' },
+    { identifier: 'sessions', role: 'RECEIVER', url: 'https://partner.example.com/ocpi/emsp/2.2.1/sessions' },
+  ],
+};
+const cpo = { country_code: 'NL', party_id: 'ABC', role: 'CPO' };
+
+const registryPayloads: ReadonlyArray<readonly [string, string, Json]> = [
+  ['new party', registryEventTypes.partyRegistered, { ...cpo, name: 'Alpha Charging', platform_id: platformId, actor }],
+  ['reissued initial token', registryEventTypes.partyRegistered, { ...cpo, platform_id: platformId, reissued_initial_token: true, actor }],
+  ['POST credentials', registryEventTypes.credentialsRegistered, credentialsData],
+  ['PUT credentials', registryEventTypes.credentialsUpdated, credentialsData],
+  ['DELETE credentials', registryEventTypes.credentialsDeleted, { platform_id: platformId, parties }],
+  ['override set', registryEventTypes.endpointOverridden, { ...cpo, role: 'EMSP', module: 'cdrs', url: 'https://emsp.example.com/cdrs', actor }],
+  ['override cleared', registryEventTypes.endpointOverridden, { ...cpo, role: 'EMSP', module: 'cdrs', url: null, actor }],
+  [
+    'routing rule',
+    registryEventTypes.routingRuleChanged,
+    { emsp: { country_code: 'DE', party_id: 'XYZ' }, cpo: { country_code: 'NL', party_id: 'ABC' }, enabled: true, actor },
+  ],
+  ['suspended', registryEventTypes.partySuspended, { ...cpo, actor }],
+  ['reinstated', registryEventTypes.partyReinstated, { ...cpo, actor }],
+  ['connected', registryEventTypes.platformHealthChanged, { platform_id: platformId, status: 'CONNECTED', error: null }],
+  [
+    'offline',
+    registryEventTypes.platformHealthChanged,
+    { platform_id: platformId, status: 'OFFLINE', error: 'no 2.2.1 in versions (2.1.1)' },
+  ],
+];
+
+const location = loadExample('location_example.json');
+const evse = (location['evses'] as Json[])[0] as Json;
+const connector = (evse['connectors'] as Json[])[0] as Json;
+
+const ocpiPayloads: ReadonlyArray<readonly [string, string, Json]> = [
+  ['location_example.json', locationEventTypes.locationPut, location],
+  ['location_example.json evses[0]', locationEventTypes.evsePut, evse],
+  ['location_example.json evses[0].connectors[0]', locationEventTypes.connectorPut, connector],
+  ['tariff_1_simple_2hour.json', tariffEventTypes.tariffPut, loadExample('tariff_1_simple_2hour.json')],
+  ['session_example_1_simple_start.json', sessionEventTypes.sessionPut, loadExample('session_example_1_simple_start.json')],
+  ['cdr_example.json', cdrEventTypes.cdrPosted, loadExample('cdr_example.json')],
+  ['location_patch_example_location.json', locationEventTypes.locationPatched, loadExample('location_patch_example_location.json')],
+  ['location_patch_example_status.json', locationEventTypes.evsePatched, loadExample('location_patch_example_status.json')],
+  ['location_patch_example_remove_evse.json', locationEventTypes.evsePatched, loadExample('location_patch_example_remove_evse.json')],
+  ['location_patch_example_tariff.json', locationEventTypes.connectorPatched, loadExample('location_patch_example_tariff.json')],
+];
+
+const patchedTypes = [locationEventTypes.locationPatched, locationEventTypes.evsePatched, locationEventTypes.connectorPatched];
+
+describe('event schemas', () => {
+  it('has exactly one schema file per event type', () => {
+    assert.equal(new Set(allTypes).size, allTypes.length, 'event type values are unique');
+    assert.deepEqual(eventSchemaFiles(eventsDir).sort(), allTypes.map((t) => `${t}.json`).sort());
+  });
+
+  it('gives every schema its $id and a PascalCase title', () => {
+    for (const type of allTypes) {
+      const schema = JSON.parse(readFileSync(join(eventsDir, `${type}.json`), 'utf8')) as Json;
+      assert.equal(schema['$id'], `${SCHEMA_BASE}events/${type}.json`);
+      assert.match(String(schema['title']), /^(?:[A-Z][a-z]+)+V[0-9]+$/, type);
+      assert.equal(typeof schema['description'], 'string', type);
+      assert.ok(validator.ids().includes(`events/${type}.json`), type);
+    }
+  });
+});
+
+describe('registry event payloads', () => {
+  for (const [what, type, data] of registryPayloads) {
+    it(`${type} accepts the payload of ${what}`, () => assertValid(type, data));
+  }
+
+  for (const [what, type, data] of registryPayloads) {
+    it(`${type} refuses a token (${what})`, () => assertRefused(type, { ...data, token: 'x' }, { path: '/', message: 'unknown field "token"' }));
+  }
+
+  it('refuses a token inside a nested party or endpoint', () => {
+    assertRefused(registryEventTypes.credentialsDeleted, { platform_id: platformId, parties: [{ ...cpo, token: 'x' }] }, {
+      path: '/parties/0',
+      message: 'unknown field "token"',
+    });
+    const endpoints = [{ identifier: 'credentials', role: 'RECEIVER', url: 'https://p.example.com/c', token: 'x' }];
+    assertRefused(registryEventTypes.credentialsUpdated, { ...credentialsData, endpoints }, { path: '/endpoints/0', message: 'unknown field "token"' });
+  });
+
+  it('refuses a party-registered payload with neither name nor reissued_initial_token', () => {
+    assert.notDeepEqual(check(registryEventTypes.partyRegistered, { ...cpo, platform_id: platformId, actor }), []);
+  });
+
+  it('refuses a missing actor, a lower-case party and an unknown role', () => {
+    assertRefused(registryEventTypes.partySuspended, cpo, { path: '/', message: 'missing required field "actor"' });
+    assert.notDeepEqual(check(registryEventTypes.partySuspended, { ...cpo, party_id: 'abc', actor }), []);
+    assertRefused(registryEventTypes.partySuspended, { ...cpo, role: 'HUB', actor }, { path: '/role', message: 'must be one of CPO, EMSP' });
+  });
+
+  it('ties the health error to the status', () => {
+    assert.notDeepEqual(check(registryEventTypes.platformHealthChanged, { platform_id: platformId, status: 'CONNECTED', error: 'boom' }), []);
+    assert.notDeepEqual(check(registryEventTypes.platformHealthChanged, { platform_id: platformId, status: 'OFFLINE', error: null }), []);
+  });
+});
+
+describe('OCPI object event payloads', () => {
+  for (const [what, type, data] of ocpiPayloads) {
+    it(`${type} accepts ${what}`, () => assertValid(type, data));
+  }
+
+  for (const type of patchedTypes) {
+    it(`${type} refuses a patch without last_updated`, () => {
+      assertRefused(type, { id: '1' }, { path: '/', message: 'missing required field "last_updated"' });
+    });
+
+    it(`${type} accepts a patch of last_updated alone (as ingress does) and refuses unknown fields`, () => {
+      assertValid(type, { last_updated: '2019-06-24T12:39:09Z' });
+      assertRefused(type, { last_updated: '2019-06-24T12:39:09Z', floor: '1' }, { path: '/', message: 'unknown field "floor"' });
+    });
+  }
+
+  it('checks patched fields as the OCPI schemas do', () => {
+    assert.notDeepEqual(check(locationEventTypes.evsePatched, { status: 'BROKEN', last_updated: '2019-06-24T12:39:09Z' }), []);
+    assert.notDeepEqual(check(locationEventTypes.connectorPatched, { tariff_ids: [15], last_updated: '2019-06-24T12:39:09Z' }), []);
+    assert.notDeepEqual(check(locationEventTypes.locationPatched, { name: 'x', last_updated: 'yesterday' }), []);
+  });
+
+  it('refuses an object that is not valid OCPI', () => {
+    const { last_updated: _omitted, ...withoutLastUpdated } = location;
+    assertRefused(locationEventTypes.locationPut, withoutLastUpdated, { path: '/', message: 'missing required field "last_updated"' });
+    assertRefused(locationEventTypes.evsePut, { ...evse, floor: '-1' }, { path: '/', message: 'unknown field "floor"' });
+  });
+});
