@@ -251,16 +251,23 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
     enqueueForced: (rows) => upsert(rows, true),
 
     async claimDue(limit, inFlight, perEmspCap, claimMs) {
+      // eMSP by eMSP: each gets at most its free slots of its oldest due records (index
+      // deliveries_pending_emsp), so the cost does not grow with one eMSP's backlog.
       const { rows } = await pool.query<Row>(
-        `with due as (
-           select id, next_attempt_at,
-                  row_number() over (partition by emsp_country_code, emsp_party_id order by next_attempt_at, id) as rank,
-                  $4::int - coalesce(($2::jsonb ->> (emsp_country_code || '/' || emsp_party_id))::int, 0) as room
-             from deliveries
-            where state = 'pending' and next_attempt_at <= now() and (claimed_until is null or claimed_until < now())),
+        `with emsps as (
+           select distinct emsp_country_code as cc, emsp_party_id as pid
+             from deliveries where state = 'pending' and next_attempt_at <= now()),
          picked as (
-           select id from deliveries where id in (select id from due where rank <= room order by next_attempt_at, id limit $1)
-              for update skip locked)
+           select p.id from emsps e
+           cross join lateral (
+             select d.id, d.next_attempt_at from deliveries d
+              where d.state = 'pending' and d.emsp_country_code = e.cc and d.emsp_party_id = e.pid
+                and d.next_attempt_at <= now() and (d.claimed_until is null or d.claimed_until < now())
+              order by d.next_attempt_at, d.id
+              limit greatest(0, $4::int - coalesce(($2::jsonb ->> (e.cc || '/' || e.pid))::int, 0))
+              for update skip locked) p
+           order by p.next_attempt_at, p.id
+           limit $1)
          update deliveries d set claimed_until = now() + ($3 * interval '1 millisecond'), attempts = d.attempts + 1, updated_at = now()
           where d.id in (select id from picked)
           returning d.*`,

@@ -190,8 +190,13 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
       pumping = false;
     }
   };
+  // Completions come in bursts: one claim for all the slots freed within a millisecond.
+  let wakeTimer: NodeJS.Timeout | undefined;
   function wake(): void {
-    void pump();
+    wakeTimer ??= setTimeout(() => {
+      wakeTimer = undefined;
+      void pump();
+    }, 1);
   }
 
   // New records wake the workers at once (LISTEN); a timer catches retries that come due.
