@@ -36,8 +36,9 @@ export function topicDefinitions(): TopicDefinition[] {
   return (JSON.parse(readFileSync(join(repoRoot, 'infra', 'topics.json'), 'utf8')) as { topics: TopicDefinition[] }).topics;
 }
 
-export async function createTestStack(label: string): Promise<TestStack> {
-  const { brokers, serverUrl } = testEnv();
+export async function createTestStack(label: string, options: { brokers?: string[] } = {}): Promise<TestStack> {
+  const { brokers: sharedBrokers, serverUrl } = testEnv();
+  const brokers = options.brokers ?? sharedBrokers;
   const suffix = randomBytes(4).toString('hex');
   const name = `hubtest_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${suffix}`;
   const url = new URL(serverUrl);
