@@ -38,6 +38,10 @@ export const hubErrors = {
   PARTNER_API_UNUSABLE: { http: 200, ocpi: 3001, message: "Unable to use the client's API" },
   UNSUPPORTED_VERSION: { http: 200, ocpi: 3002, message: 'Unsupported version' },
   NO_MATCHING_ENDPOINTS: { http: 200, ocpi: 3003, message: 'No matching endpoints' },
+  UNKNOWN_RECEIVER: { http: 200, ocpi: 4001, message: 'Unknown receiver' },
+  FORWARD_TIMEOUT: { http: 200, ocpi: 4002, message: 'Timeout on forwarded request' },
+  RECEIVER_NOT_CONNECTED: { http: 200, ocpi: 4003, message: 'Receiving party not connected' },
+  FORWARD_FAILED: { http: 200, ocpi: 4000, message: 'The receiving party answered unusably' },
   UNAVAILABLE: { http: 503, ocpi: 3000, message: 'Temporarily unavailable, retry later' },
   INTERNAL: { http: 500, ocpi: 3000, message: 'Internal error' },
 } as const satisfies Record<string, ErrorSpec>;

@@ -139,6 +139,13 @@ export interface DeliveryStore {
   unroutable(id: string, reason: string): Promise<void>;
   /** Where and with which token to deliver, resolved at delivery time from the registry. */
   target(kind: DeliveryKind, emsp: { countryCode: string; partyId: string }, cpo: { countryCode: string; partyId: string }): Promise<DeliveryTarget>;
+  /**
+   * The receiver endpoint of `module` at one side of an eMSP-CPO pair (the eMSP for sessions and
+   * CDRs, the CPO for token authorization and commands), with the checks every forward needs: the
+   * party exists and is not suspended, an active routing rule joins the pair, a URL is known (operator
+   * override first), and the party registered its credentials.
+   */
+  receiverTarget(receiverRole: 'EMSP' | 'CPO', module: string, emsp: { countryCode: string; partyId: string }, cpo: { countryCode: string; partyId: string }): Promise<DeliveryTarget>;
   list(filter: DeliveryFilter): Promise<Delivery[]>;
   /** Makes matching dead or unroutable rows pending again; returns how many. */
   redrive(filter: DeliveryFilter): Promise<number>;
@@ -295,8 +302,12 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
       await pool.query(`update deliveries set state = 'unroutable', reason = $2, claimed_until = null, updated_at = now() where id = $1`, [id, reason]);
     },
 
-    async target(kind, emsp, cpo) {
-      const module = kind === 'session' ? 'sessions' : 'cdrs';
+    target(kind, emsp, cpo) {
+      return this.receiverTarget('EMSP', kind === 'session' ? 'sessions' : 'cdrs', emsp, cpo);
+    },
+
+    async receiverTarget(receiverRole, module, emsp, cpo) {
+      const receiver = receiverRole === 'EMSP' ? emsp : cpo;
       const { rows } = await pool.query<{
         party: boolean;
         suspended: boolean;
@@ -310,21 +321,22 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
                 exists (select 1 from routing_rules r where r.enabled and r.emsp_country_code = $1 and r.emsp_party_id = $2
                           and r.cpo_country_code = $3 and r.cpo_party_id = $4) as rule,
                 pl.registered_at is not null as registered, pl.partner_token_sealed as sealed,
-                (select url from endpoint_overrides o where o.country_code = $1 and o.party_id = $2 and o.role = 'EMSP' and o.module = $5) as override_url,
+                (select url from endpoint_overrides o where o.country_code = $6 and o.party_id = $7 and o.role = $8 and o.module = $5) as override_url,
                 (select url from partner_endpoints e where e.platform_id = p.platform_id and e.identifier = $5 and e.role = 'RECEIVER') as endpoint_url
            from (select 1) one
-           left join parties p on p.country_code = $1 and p.party_id = $2 and p.role = 'EMSP'
+           left join parties p on p.country_code = $6 and p.party_id = $7 and p.role = $8
            left join platforms pl on pl.id = p.platform_id`,
-        [emsp.countryCode, emsp.partyId, cpo.countryCode, cpo.partyId, module],
+        [emsp.countryCode, emsp.partyId, cpo.countryCode, cpo.partyId, module, receiver.countryCode, receiver.partyId, receiverRole],
       );
       const r = rows[0];
-      // Interface document, Events, rule 2: a known eMSP, an active routing rule and a receiver URL.
-      if (!r?.party) return { ok: false, reason: `unknown eMSP ${emsp.countryCode}/${emsp.partyId}` };
-      if (r.suspended) return { ok: false, reason: 'eMSP suspended' };
+      const who = `${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'} ${receiver.countryCode}/${receiver.partyId}`;
+      // Interface document, Events, rule 2: a known party, an active routing rule and a receiver URL.
+      if (!r?.party) return { ok: false, reason: `unknown ${who}` };
+      if (r.suspended) return { ok: false, reason: `${who} suspended` };
       if (!r.rule) return { ok: false, reason: `no active routing rule ${emsp.countryCode}/${emsp.partyId} <- ${cpo.countryCode}/${cpo.partyId}` };
       const url = r.override_url ?? r.endpoint_url;
-      if (!url) return { ok: false, reason: `no ${module} receiver URL for the eMSP` };
-      if (!r.registered || !r.sealed) return { ok: false, reason: 'eMSP has no credentials registered' };
+      if (!url) return { ok: false, reason: `no ${module} receiver URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}` };
+      if (!r.registered || !r.sealed) return { ok: false, reason: `${who} has no credentials registered` };
       return { ok: true, url, partnerTokenSealed: r.sealed };
     },
 

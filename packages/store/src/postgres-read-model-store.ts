@@ -66,6 +66,8 @@ export interface ReadModelStore {
   listVisible(model: ReadModel, platformId: string, page: PageQuery): Promise<DocumentPage>;
   /** One object, when the platform may see it (owning CPO, or a routed eMSP); undefined otherwise. */
   findVisible(model: ReadModel, platformId: string, path: ObjectPath): Promise<Json | undefined>;
+  /** CPOs that own a location with this id and have an active routing rule to the eMSP party. */
+  locationOwners(locationId: string, emsp: { countryCode: string; partyId: string }): Promise<Array<{ countryCode: string; partyId: string }>>;
   /** Whether the object at the path exists at all (for PATCH and child PUT pre-checks). */
   exists(model: ReadModel, path: ObjectPath): Promise<boolean>;
   /** Starts a rebuild: a new, empty generation next to the active one. */
@@ -225,6 +227,17 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
       const document = rows[0]?.document;
       if (!document) return undefined;
       return model === 'locations' ? findInLocation(document, path) : document;
+    },
+
+    async locationOwners(locationId, emsp) {
+      const { rows } = await pool.query<{ country_code: string; party_id: string }>(
+        `select l.country_code, l.party_id from locations l
+          join routing_rules r on r.enabled and r.cpo_country_code = l.country_code and r.cpo_party_id = l.party_id
+                              and r.emsp_country_code = $2 and r.emsp_party_id = $3
+          where l.generation = (select active from read_model_generations where model = 'locations') and l.id = $1`,
+        [locationId, emsp.countryCode, emsp.partyId],
+      );
+      return rows.map((r) => ({ countryCode: r.country_code, partyId: r.party_id }));
     },
 
     beginRebuild(model) {

@@ -24,6 +24,8 @@ export interface PartnerSimulator {
   versions: string[];
   /** Extra behaviour per path (e.g. a receiver); return true when handled. */
   handlers: Map<string, (req: express.Request, res: express.Response) => void>;
+  /** What the CPO's token authorization receiver answers: an AllowedType, or a failure mode. */
+  authorizeAnswer: 'ALLOWED' | 'BLOCKED' | 'NOT_ALLOWED' | 'hang' | 'garbage' | 'unknown-token';
   /** What the eMSP receiver endpoints (sessions PUT, CDRs POST) answer. */
   receiverMode: 'ok' | 'fail' | 'hang' | 'reject';
   /** Sessions and CDRs the receiver accepted, in arrival order. */
@@ -47,6 +49,7 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
     versions: ['2.1.1', '2.2.1'],
     handlers: new Map(),
     receiverMode: 'ok',
+    authorizeAnswer: 'ALLOWED',
     received: [],
     goDown: async () => {
       if (!server) return;
@@ -91,6 +94,21 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
     res.json({ status_code: 1000, timestamp: new Date().toISOString() });
   };
   app.put('/ocpi/2.2.1/sessions/:cc/:pid/:id', receiver('session'));
+  // CPO receiver interface: real-time authorization (interface document, Receiver endpoints).
+  app.put('/ocpi/2.2.1/tokens/:cc/:pid/:uid/authorize', (req, res) => {
+    const answer = sim.authorizeAnswer;
+    if (answer === 'hang') return;
+    if (answer === 'garbage') {
+      res.status(200).type('text/plain').send('<html>oops</html>');
+      return;
+    }
+    if (answer === 'unknown-token') {
+      res.json({ status_code: 2004, status_message: 'Unknown Token', timestamp: new Date().toISOString() });
+      return;
+    }
+    const token = { country_code: req.params.cc, party_id: req.params.pid, uid: req.params.uid, type: 'RFID', contract_id: 'X', issuer: 'sim', valid: true, whitelist: 'ALLOWED', last_updated: '2020-01-01T00:00:00Z' };
+    res.json(ok({ allowed: answer, token, ...(req.body && (req.body as { location_id?: string }).location_id ? { location: req.body as object } : {}) }));
+  });
   app.post('/ocpi/2.2.1/cdrs', receiver('cdr'));
   app.get('/ocpi/versions', (_req, res) => {
     res.json(ok(sim.versions.map((v) => ({ version: v, url: `${sim.baseUrl}/ocpi/${v}` }))));

@@ -6,6 +6,7 @@ import type { SchemaValidator } from '@hub/schemas';
 import type { CallerLookup } from '@hub/store';
 import { locationsRouter, tariffsRouter, type ObjectRoutesDeps } from './routes/locations.ts';
 import { cdrsRouter, sessionsRouter } from './routes/sessions-cdrs.ts';
+import { tokensRouter, type TokensDeps } from './routes/tokens.ts';
 import type { DeliveryStore } from '@hub/store';
 import { authenticate } from './authenticate.ts';
 import { errorMiddleware } from './http.ts';
@@ -34,6 +35,7 @@ export interface IngressDeps {
   readonly onRegistryChange: () => void;
   readonly objects: Omit<ObjectRoutesDeps, 'validator' | 'publicBaseUrl'>;
   readonly deliveries: DeliveryStore;
+  readonly tokens: Omit<TokensDeps, 'validator' | 'targets' | 'readModels' | 'rateLimiter'>;
 }
 
 /** The modules this ingress serves: the single list behind GET /ocpi/2.2.1 and the routing below. */
@@ -44,6 +46,8 @@ export const MODULES: readonly ModuleEndpoint[] = [
   // CPOs push to the hub (it receives) and eMSPs pull from it (it sends): listed once per role.
   { identifier: 'locations', roles: ['SENDER', 'RECEIVER'], path: 'locations' },
   { identifier: 'tariffs', roles: ['SENDER', 'RECEIVER'], path: 'tariffs' },
+  // eMSPs ask the hub for real-time authorization (interface document, Token authorization).
+  { identifier: 'tokens', roles: ['RECEIVER'], path: 'tokens' },
   // CPOs push sessions and CDRs to the hub; the hub delivers them to eMSPs (not pulled from it).
   { identifier: 'sessions', roles: ['RECEIVER'], path: 'sessions' },
   { identifier: 'cdrs', roles: ['RECEIVER'], path: 'cdrs' },
@@ -84,6 +88,12 @@ export function createIngressApp(deps: IngressDeps): Express {
   const sessionCdrDeps = { eventLog: deps.objects.eventLog, deliveries: deps.deliveries, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl };
   app.use('/ocpi/2.2.1/sessions', hubToken, json, sessionsRouter(sessionCdrDeps));
   app.use('/ocpi/2.2.1/cdrs', hubToken, json, cdrsRouter(sessionCdrDeps));
+  app.use(
+    '/ocpi/2.2.1/tokens',
+    hubToken,
+    json,
+    tokensRouter({ ...deps.tokens, validator: deps.validator, targets: deps.deliveries, readModels: deps.objects.readModels, rateLimiter: deps.objects.rateLimiter }),
+  );
   app.use(() => {
     throw new HubError('NOT_FOUND');
   });

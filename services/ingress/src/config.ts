@@ -23,6 +23,8 @@ export interface IngressConfig extends CommonConfig {
   readonly readYourWritesTimeoutMs: number;
   readonly appendTimeoutMs: number;
   readonly appendLingerMs: number;
+  readonly authorizeTimeoutMs: number;
+  readonly authorizationsPerMinute: number;
 }
 
 export function readIngressConfig(env: Env): IngressConfig {
@@ -57,6 +59,8 @@ export function readIngressConfig(env: Env): IngressConfig {
     readYourWritesTimeoutMs: r.int('READ_YOUR_WRITES_TIMEOUT_MS', 2_000, { min: 0 }),
     appendTimeoutMs: r.int('APPEND_TIMEOUT_MS', 10_000, { min: 100 }),
     appendLingerMs: r.int('APPEND_LINGER_MS', 0, { min: 0, max: 100 }),
+    authorizeTimeoutMs: r.int('AUTHORIZE_TIMEOUT_MS', 5_000, { min: 100 }),
+    authorizationsPerMinute: r.int('RATE_LIMIT_AUTHORIZATIONS', 100, { min: 1 }),
   };
   r.done();
   return config;

@@ -1,5 +1,5 @@
 import { appendInOrder, createKafkaEventLog, type EventLog } from '@hub/event-log';
-import { createHttpMetrics, createLogger, createMetricsRegistry, startOperatorServer, type Logger } from '@hub/observability';
+import { Counter, createHttpMetrics, createLogger, createMetricsRegistry, startOperatorServer, type Logger } from '@hub/observability';
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay } from '@hub/registry';
 import { createSchemaValidator } from '@hub/schemas';
@@ -42,6 +42,12 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts },
     timeoutMs: config.partnerTimeoutMs,
   });
+  // Real-time forwards get their own keep-alive pool and a short timeout (interface document,
+  // Token authorization: a driver is waiting at the charger).
+  const realtime = ocpiPartnerClient({
+    policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts },
+    timeoutMs: config.authorizeTimeoutMs,
+  });
   const relay = createOutboxRelay({
     intervalMs: 5_000,
     onError: (e) => logger.warn('registry outbox not published yet', { err: e }),
@@ -81,6 +87,12 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       limits: { defaultLimit: config.defaultPageLimit, maxLimit: config.maxPageLimit, locationListsPerMinute: config.locationListsPerMinute },
     },
     deliveries: postgresDeliveryStore(pool),
+    tokens: {
+      realtime,
+      cipher: aesGcmTokenCipher(config.secretKey),
+      perMinute: config.authorizationsPerMinute,
+      outcomes: new Counter({ name: 'hub_authorizations_total', help: 'Real-time token authorizations by outcome', labelNames: ['outcome'], registers: [registry] }),
+    },
     onRegistryChange: () => {
       callers.invalidate();
       relay.kick();
@@ -107,7 +119,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       });
       await relay.stop();
       await operator.close();
-      await Promise.allSettled([callers.close(), eventLog.close(), partners.close()]);
+      await Promise.allSettled([callers.close(), eventLog.close(), partners.close(), realtime.close()]);
       await pool.end();
     },
   };

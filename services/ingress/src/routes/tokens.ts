@@ -1,0 +1,110 @@
+import { Router, type Request, type Response } from 'express';
+import { HubError, partyKey, sameParty, type PartyRef } from '@hub/ocpi';
+import type { OcpiPartnerClient } from '@hub/partners';
+import { PartnerCallError, type TokenCipher } from '@hub/registry';
+import type { SchemaValidator } from '@hub/schemas';
+import type { DeliveryStore, RateLimiter, ReadModelStore } from '@hub/store';
+import type { Counter } from '@hub/observability';
+import { handle, send } from '../http.ts';
+import { objectPath } from '../ocpi-objects.ts';
+import { success } from '@hub/ocpi';
+
+// Real-time token authorization (interface document, Token authorization, Errors, Limits): the eMSP
+// asks the hub, the hub forwards at once to the CPO that owns the location and returns the CPO's
+// answer unchanged. A CPO that cannot be reached, times out or answers garbage yields UNKNOWN.
+
+type Json = Record<string, unknown>;
+
+export interface TokensDeps {
+  readonly realtime: OcpiPartnerClient;
+  readonly cipher: TokenCipher;
+  readonly targets: DeliveryStore;
+  readonly readModels: ReadModelStore;
+  readonly rateLimiter: RateLimiter;
+  readonly validator: SchemaValidator;
+  readonly perMinute: number;
+  readonly outcomes: Counter<'outcome'>;
+}
+
+const ALLOWED = new Set(['ALLOWED', 'BLOCKED', 'EXPIRED', 'NO_CREDIT', 'NOT_ALLOWED', 'UNKNOWN']);
+
+function header(req: Request, name: string): string | undefined {
+  const v = req.headers[name];
+  return typeof v === 'string' && v.trim() ? v.trim().toUpperCase() : undefined;
+}
+
+/** The CPO: OCPI-to headers when present (transport_and_format.asciidoc, routing headers), else the location's owner. */
+async function targetCpo(deps: TokensDeps, req: Request, emsp: PartyRef, body: Json | undefined): Promise<PartyRef> {
+  const toCc = header(req, 'ocpi-to-country-code');
+  const toPid = header(req, 'ocpi-to-party-id');
+  if (toCc && toPid) return { countryCode: toCc, partyId: toPid };
+  const locationId = typeof body?.['location_id'] === 'string' ? body['location_id'] : undefined;
+  if (!locationId) throw new HubError('NOT_ENOUGH_INFORMATION', { detail: 'name the CPO in the OCPI-to-country-code/OCPI-to-party-id headers or give a location_id' });
+  const owners = await deps.readModels.locationOwners(locationId, emsp);
+  if (owners.length === 0) throw new HubError('UNKNOWN_LOCATION_PUSH', { detail: `no routed CPO has location ${locationId}` });
+  if (owners.length > 1) throw new HubError('NOT_ENOUGH_INFORMATION', { detail: `several CPOs have location ${locationId}: name one in the OCPI-to headers` });
+  return owners[0] as PartyRef;
+}
+
+export function tokensRouter(deps: TokensDeps): Router {
+  const router = Router();
+  router.put(
+    '/:cc/:pid/:id/authorize',
+    handle(async (req: Request, res: Response) => {
+      const path = objectPath(req);
+      // The eMSP asks for its own tokens only.
+      if (!req.caller.parties.some((p) => p.role === 'EMSP' && !p.suspended && sameParty(p, path))) {
+        throw new HubError('FOREIGN_PARTY', { detail: `these credentials do not act as eMSP ${partyKey(path)}` });
+      }
+      const decision = await deps.rateLimiter.hit('tokens-authorize', req.caller.label, deps.perMinute);
+      if (!decision.allowed) {
+        throw new HubError('RATE_LIMITED', { detail: `at most ${deps.perMinute} authorizations per minute`, headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+      }
+      const hasBody = req.body !== undefined && !(typeof req.body === 'object' && req.body !== null && Object.keys(req.body as object).length === 0);
+      let body: Json | undefined;
+      if (hasBody) {
+        const violations = deps.validator.validate('ocpi/location_references.json', req.body);
+        if (violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: violations.map((v) => `${v.path} ${v.message}`).join('; '), data: violations });
+        body = req.body as Json;
+      }
+      const emsp = { countryCode: path.countryCode, partyId: path.partyId };
+      const cpo = await targetCpo(deps, req, emsp, body);
+      const target = await deps.targets.receiverTarget('CPO', 'tokens', emsp, cpo);
+      if (!target.ok) {
+        deps.outcomes.inc({ outcome: 'no_receiver' });
+        throw new HubError('UNKNOWN_RECEIVER', { detail: target.reason });
+      }
+      const url = `${target.url.replace(/\/+$/, '')}/${emsp.countryCode}/${emsp.partyId}/${encodeURIComponent(path.id)}/authorize${req.url.includes('?') ? `?${req.url.split('?')[1] ?? ''}` : ''}`;
+      const unknown = { allowed: 'UNKNOWN' };
+      try {
+        const answer = await deps.realtime.call('PUT', url, deps.cipher.open(target.partnerTokenSealed), { requestId: req.ctx.requestId, correlationId: req.ctx.correlationId }, body, {
+          'ocpi-from-country-code': emsp.countryCode,
+          'ocpi-from-party-id': emsp.partyId,
+          'ocpi-to-country-code': cpo.countryCode,
+          'ocpi-to-party-id': cpo.partyId,
+        });
+        const data = answer.envelope.data as Json | undefined;
+        const statusCode = answer.envelope.status_code;
+        if (answer.httpStatus >= 200 && answer.httpStatus < 300 && statusCode === 1000 && typeof data?.['allowed'] === 'string' && ALLOWED.has(data['allowed'])) {
+          deps.outcomes.inc({ outcome: String(data['allowed']).toLowerCase() });
+          send(res, 200, success(data)); // the CPO's answer, unchanged
+          return;
+        }
+        if (typeof statusCode === 'number' && statusCode >= 2000 && statusCode < 4000) {
+          // status_codes.asciidoc, 4xxx: the hub forwards the receiving party's error to the client.
+          deps.outcomes.inc({ outcome: 'cpo_error' });
+          send(res, 200, { status_code: statusCode, status_message: typeof answer.envelope.status_message === 'string' ? answer.envelope.status_message : 'error from the CPO', timestamp: new Date().toISOString(), data: unknown });
+          return;
+        }
+        throw new PartnerCallError('UNEXPECTED_BODY', url, `HTTP ${answer.httpStatus}, status_code ${String(statusCode)}`);
+      } catch (e) {
+        if (!(e instanceof PartnerCallError)) throw e;
+        const kind = e.reason === 'TIMEOUT' ? 'FORWARD_TIMEOUT' : e.reason === 'NETWORK' || e.reason === 'URL_NOT_ALLOWED' ? 'RECEIVER_NOT_CONNECTED' : 'FORWARD_FAILED';
+        deps.outcomes.inc({ outcome: kind.toLowerCase() });
+        req.ctx.log.warn('token authorization not answered by the CPO: UNKNOWN', { cpo: partyKey(cpo), reason: e.reason, error: e.message });
+        throw new HubError(kind, { detail: `${partyKey(cpo)}: ${e.message}`, data: unknown });
+      }
+    }),
+  );
+  return router;
+}
