@@ -3,11 +3,12 @@ import pg from 'pg';
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
-export function createPool(databaseUrl: string, options: { max?: number; application?: string } = {}): Pool {
+export function createPool(databaseUrl: string, options: { max?: number; application?: string; asyncCommit?: boolean } = {}): Pool {
   return new pg.Pool({
     connectionString: databaseUrl,
-    // Room for sorting a page in memory when the planner cannot walk the page index.
-    options: '-c work_mem=16MB',
+    // Room for sorting a page in memory when the planner cannot walk the page index. asyncCommit:
+    // commits do not wait for the WAL flush (only for data whose last milliseconds may be lost).
+    options: `-c work_mem=16MB${options.asyncCommit ? ' -c synchronous_commit=off' : ''}`,
     max: options.max ?? 10,
     application_name: options.application ?? 'ocpi-hub',
     idleTimeoutMillis: 30_000,

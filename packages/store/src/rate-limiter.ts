@@ -1,7 +1,8 @@
 import type { Pool } from './pool.ts';
 
 // Fixed one-minute windows counted in Postgres, so a limit holds across every ingress replica
-// (interface document, Limits: per party, per minute). One upsert per limited request.
+// (interface document, Limits: per party, per minute). One upsert per limited request; give it a pool
+// with asyncCommit: a counter increment lost in a crash is harmless, a WAL flush per request is not.
 
 export interface RateLimitDecision {
   readonly allowed: boolean;

@@ -24,6 +24,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
   const registry = createMetricsRegistry('ingress');
   const pool = createPool(config.databaseUrl, { application: 'ocpi-hub-ingress', max: 20 });
   const store = postgresRegistryStore(pool);
+  const counters = createPool(config.databaseUrl, { application: 'ocpi-hub-ingress-counters', max: 8, asyncCommit: true });
   const callers = await cachedCallerLookup(store, {
     databaseUrl: config.databaseUrl,
     ttlMs: config.callerCacheTtlMs,
@@ -83,7 +84,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       eventLog,
       readModels,
       wait: projectionWait(eventLog, readModels, (m) => (m === 'locations' ? topics.locations : topics.tariffs), config.readYourWritesTimeoutMs),
-      rateLimiter: postgresRateLimiter(pool),
+      rateLimiter: postgresRateLimiter(counters),
       limits: { defaultLimit: config.defaultPageLimit, maxLimit: config.maxPageLimit, locationListsPerMinute: config.locationListsPerMinute },
     },
     deliveries: postgresDeliveryStore(pool),
@@ -120,7 +121,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       await relay.stop();
       await operator.close();
       await Promise.allSettled([callers.close(), eventLog.close(), partners.close(), realtime.close()]);
-      await pool.end();
+      await Promise.allSettled([pool.end(), counters.end()]);
     },
   };
 }

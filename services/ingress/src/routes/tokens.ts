@@ -3,7 +3,7 @@ import { HubError, partyKey, sameParty, type PartyRef } from '@hub/ocpi';
 import type { OcpiPartnerClient } from '@hub/partners';
 import { PartnerCallError, type TokenCipher } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
-import type { DeliveryStore, RateLimiter, ReadModelStore } from '@hub/store';
+import type { DeliveryStore, DeliveryTarget, RateLimiter, ReadModelStore } from '@hub/store';
 import type { Counter } from '@hub/observability';
 import { handle, send } from '../http.ts';
 import { objectPath } from '../ocpi-objects.ts';
@@ -48,6 +48,18 @@ async function targetCpo(deps: TokensDeps, req: Request, emsp: PartyRef, body: J
 
 export function tokensRouter(deps: TokensDeps): Router {
   const router = Router();
+  // A usable CPO endpoint is kept for 2 s (a driver is waiting; the same pairs repeat). A failed
+  // lookup is never kept, so a fixed routing rule or URL applies at once; a disabled one within 2 s.
+  const targets = new Map<string, { at: number; value: Promise<DeliveryTarget> }>();
+  const cachedTarget = (cpo: PartyRef, emsp: PartyRef): Promise<DeliveryTarget> => {
+    const key = `${partyKey(emsp)}|${partyKey(cpo)}`;
+    const hit = targets.get(key);
+    if (hit && Date.now() - hit.at < 2_000) return hit.value;
+    const value = deps.targets.receiverTarget('CPO', 'tokens', emsp, cpo);
+    targets.set(key, { at: Date.now(), value });
+    value.then((t) => (t.ok ? undefined : targets.delete(key))).catch(() => targets.delete(key));
+    return value;
+  };
   router.put(
     '/:cc/:pid/:id/authorize',
     handle(async (req: Request, res: Response) => {
@@ -56,10 +68,9 @@ export function tokensRouter(deps: TokensDeps): Router {
       if (!req.caller.parties.some((p) => p.role === 'EMSP' && !p.suspended && sameParty(p, path))) {
         throw new HubError('FOREIGN_PARTY', { detail: `these credentials do not act as eMSP ${partyKey(path)}` });
       }
-      const decision = await deps.rateLimiter.hit('tokens-authorize', req.caller.label, deps.perMinute);
-      if (!decision.allowed) {
-        throw new HubError('RATE_LIMITED', { detail: `at most ${deps.perMinute} authorizations per minute`, headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
-      }
+      // The shared rate-limit count and the target lookup are independent round trips: run them together.
+      const decisionPromise = deps.rateLimiter.hit('tokens-authorize', req.caller.label, deps.perMinute);
+      decisionPromise.catch(() => undefined);
       const hasBody = req.body !== undefined && !(typeof req.body === 'object' && req.body !== null && Object.keys(req.body as object).length === 0);
       let body: Json | undefined;
       if (hasBody) {
@@ -68,8 +79,13 @@ export function tokensRouter(deps: TokensDeps): Router {
         body = req.body as Json;
       }
       const emsp = { countryCode: path.countryCode, partyId: path.partyId };
-      const cpo = await targetCpo(deps, req, emsp, body);
-      const target = await deps.targets.receiverTarget('CPO', 'tokens', emsp, cpo);
+      const targetPromise = targetCpo(deps, req, emsp, body).then(async (cpo) => ({ cpo, target: await cachedTarget(cpo, emsp) }));
+      targetPromise.catch(() => undefined);
+      const decision = await decisionPromise;
+      if (!decision.allowed) {
+        throw new HubError('RATE_LIMITED', { detail: `at most ${deps.perMinute} authorizations per minute`, headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+      }
+      const { cpo, target } = await targetPromise;
       if (!target.ok) {
         deps.outcomes.inc({ outcome: 'no_receiver' });
         throw new HubError('UNKNOWN_RECEIVER', { detail: target.reason });
