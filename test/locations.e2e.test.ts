@@ -262,6 +262,7 @@ describe('locations and tariffs: push, project, pull', () => {
       }
       assert.ok(a.length > 30);
       assert.deepEqual(b, a);
+      assert.ok(!projector.logs.some((l) => l.includes('could not seek')), 'the restarted projector resumed from its stored positions');
     } finally {
       await replay.stop();
       await replayDb.cleanup();
