@@ -116,3 +116,19 @@ export async function onboardForBench(
   await setRoutingRule(deps, { emsp: parties.emsp, cpo: parties.cpo, enabled: true });
   return { cpoToken: tokens[0] ?? '', emspToken: tokens[1] ?? '' };
 }
+
+/** Medians of each target's rounds (errors summed): alternating rounds on a noisy machine. */
+export function summarize(labels: readonly string[], runs: ReadonlyMap<string, readonly LoadResult[]>): LoadResult[] {
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  return labels.map((label) => {
+    const rs = runs.get(label) ?? [];
+    return {
+      label,
+      requestsPerSecond: median(rs.map((r) => r.requestsPerSecond)),
+      p50: median(rs.map((r) => r.p50)),
+      p99: median(rs.map((r) => r.p99)),
+      errors: rs.reduce((a, r) => a + r.errors, 0),
+      non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+    };
+  });
+}

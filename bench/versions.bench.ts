@@ -3,7 +3,7 @@
 // load generator (autocannon) runs here. Run: npm run bench -- versions [seconds] [connections] [rounds]
 import { join } from 'node:path';
 import { authHeader, createTestStack, repoRoot } from '@hub/testing';
-import { load, onboardForBench, printTable, startNode, type LoadResult } from './load.ts';
+import { load, onboardForBench, printTable, startNode, summarize, type LoadResult } from './load.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
 const connections = Number(process.argv[3] ?? 50);
@@ -38,18 +38,7 @@ try {
   for (const p of [hello, quiet, logged]) p.child.kill('SIGTERM');
   await stack.cleanup();
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-const summary: LoadResult[] = targets.map((t) => {
-  const rs = runs.get(t.label) ?? [];
-  return {
-    label: t.label,
-    requestsPerSecond: median(rs.map((r) => r.requestsPerSecond)),
-    p50: median(rs.map((r) => r.p50)),
-    p99: median(rs.map((r) => r.p99)),
-    errors: rs.reduce((a, r) => a + r.errors, 0),
-    non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
-  };
-});
+const summary = summarize(targets.map((t) => t.label), runs);
 process.stdout.write(`medians of ${rounds} alternating rounds; per round req/s: ${targets.map((t) => `${t.label}: ${(runs.get(t.label) ?? []).map((r) => r.requestsPerSecond.toFixed(0)).join('/')}`).join('; ')}\n`);
 printTable(summary);
 const bare = summary[0]?.requestsPerSecond ?? 1;

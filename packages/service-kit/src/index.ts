@@ -1,11 +1,16 @@
 import type { CommonConfig } from '@hub/config';
 import { createKafkaEventLog, type EventLog } from '@hub/event-log';
-import { createLogger, createMetricsRegistry, startOperatorServer, type Logger, type OperatorServer, type Registry } from '@hub/observability';
+import { Gauge, createLogger, createMetricsRegistry, startOperatorServer, type Logger, type OperatorServer, type Registry } from '@hub/observability';
 import { createPool, type Pool } from '@hub/store';
 
 // What every Kafka worker service (projector, dispatcher) needs before its own logic: a logger, a
 // metrics registry, a Postgres pool, the event log and the operator port with a health check that
 // asks both Postgres and Kafka.
+
+/** Records behind the partition head at the last batch, per consumer group, topic and partition. */
+export function consumerLagGauge(metrics: Registry): Gauge<'group' | 'topic' | 'partition'> {
+  return new Gauge({ name: 'hub_consumer_lag', help: 'Records behind the partition head at the last batch', labelNames: ['group', 'topic', 'partition'], registers: [metrics] });
+}
 
 export interface ServiceShell {
   readonly logger: Logger;

@@ -3,7 +3,7 @@ import { Counter, Gauge, Histogram } from '@hub/observability';
 import { ocpiPartnerClient } from '@hub/partners';
 import { parseSubject } from '@hub/read-models';
 import { aesGcmTokenCipher, PartnerCallError } from '@hub/registry';
-import { startServiceShell, type ServiceShell } from '@hub/service-kit';
+import { consumerLagGauge, startServiceShell, type ServiceShell } from '@hub/service-kit';
 import { DELIVERIES_CHANNEL, listen, postgresDeliveryStore, type Delivery, type DeliveryInput, type DeliveryTarget } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
 
@@ -31,7 +31,7 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
     registers: [metrics],
   });
   const backlogGauge = new Gauge({ name: 'hub_deliveries', help: 'Delivery records not delivered, by eMSP and state (pending = retry backlog, dead = dead letters)', labelNames: ['emsp', 'state'], registers: [metrics] });
-  const lag = new Gauge({ name: 'hub_consumer_lag', help: 'Records behind the partition head at the last batch', labelNames: ['group', 'topic', 'partition'], registers: [metrics] });
+  const lag = consumerLagGauge(metrics);
 
   // 1. Consumer: events -> delivery records.
   const kindOf = new Map([

@@ -1,7 +1,7 @@
 import type { CommonConfig } from '@hub/config';
 import { topics } from '@hub/events';
-import { Counter, Gauge, Histogram } from '@hub/observability';
-import { startServiceShell, type ServiceShell } from '@hub/service-kit';
+import { Counter, Histogram } from '@hub/observability';
+import { consumerLagGauge, startServiceShell, type ServiceShell } from '@hub/service-kit';
 import { postgresReadModelStore, type ProjectedRecord, type ReadModel } from '@hub/store';
 
 // Projector: applies location and tariff events to their read models (reference design, Postgres,
@@ -19,7 +19,7 @@ export async function startWorker(config: CommonConfig, options: { groupId?: str
   const { logger, metrics, eventLog, pool } = shell;
   const store = postgresReadModelStore(pool);
   const events = new Counter({ name: 'hub_projector_events_total', help: 'Events by read model and outcome (applied, skipped, rejected)', labelNames: ['model', 'outcome'], registers: [metrics] });
-  const lag = new Gauge({ name: 'hub_consumer_lag', help: 'Records behind the partition head at the last batch', labelNames: ['group', 'topic', 'partition'], registers: [metrics] });
+  const lag = consumerLagGauge(metrics);
   const batchSeconds = new Histogram({ name: 'hub_projector_batch_seconds', help: 'Time to apply one batch (one transaction)', labelNames: ['model'], buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [metrics] });
   const modelOf = new Map(MODELS.map((m) => [eventLog.physical(m.topic), m.model]));
   const group = options.groupId ?? 'projector';
