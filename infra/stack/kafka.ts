@@ -104,7 +104,8 @@ export async function startBroker(o: BrokerOptions): Promise<RunningBroker> {
   const java = ['-cp', `${libs}/*`];
   if (!existsSync(join(dataDir, 'meta.properties'))) {
     const clusterId = o.clusterId ?? randomBytes(16).toString('base64url');
-    await run('java', [...java, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', props, '--ignore-formatted']);
+    // "--cluster-id=<id>": a base64url id may start with "-", which would read as an option.
+    await run('java', [...java, 'kafka.tools.StorageTool', 'format', `--cluster-id=${clusterId}`, '-c', props, '--ignore-formatted']);
   }
   const out = openSync(join(logsDir, 'stdout.log'), 'a');
   const heap = o.heapMb ?? 512;

@@ -6,3 +6,4 @@ export * from './outbox.ts';
 export * from './postgres-read-model-store.ts';
 export * from './rate-limiter.ts';
 export * from './postgres-delivery-store.ts';
+export * from './postgres-command-store.ts';

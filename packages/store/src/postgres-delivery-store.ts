@@ -5,7 +5,7 @@ import type { Pool } from './pool.ts';
 
 type Json = Record<string, unknown>;
 
-export type DeliveryKind = 'session' | 'cdr';
+export type DeliveryKind = 'session' | 'cdr' | 'command_result';
 export type DeliveryState = 'pending' | 'delivered' | 'dead' | 'unroutable';
 
 export interface DeliveryInput {
@@ -18,6 +18,8 @@ export interface DeliveryInput {
   readonly payload: Json;
   readonly correlationId: string | undefined;
   readonly eventTime: string;
+  /** command_result only: the eMSP's response_url. */
+  readonly targetUrl?: string;
 }
 
 export interface Delivery {
@@ -36,6 +38,7 @@ export interface Delivery {
   readonly nextAttemptAt: Date;
   readonly lastError: string | undefined;
   readonly createdAt: Date;
+  readonly targetUrl: string | undefined;
 }
 
 export interface DeliveryFilter {
@@ -72,6 +75,7 @@ interface Row {
   next_attempt_at: Date;
   last_error: string | null;
   created_at: Date;
+  target_url: string | null;
 }
 
 const toDelivery = (r: Row): Delivery => ({
@@ -90,6 +94,7 @@ const toDelivery = (r: Row): Delivery => ({
   nextAttemptAt: r.next_attempt_at,
   lastError: r.last_error ?? undefined,
   createdAt: r.created_at,
+  targetUrl: r.target_url ?? undefined,
 });
 
 function where(filter: DeliveryFilter, params: unknown[]): string {
@@ -138,14 +143,21 @@ export interface DeliveryStore {
   failed(id: string, offset: string, error: string, retryInMs: number | undefined): Promise<void>;
   unroutable(id: string, reason: string): Promise<void>;
   /** Where and with which token to deliver, resolved at delivery time from the registry. */
-  target(kind: DeliveryKind, emsp: { countryCode: string; partyId: string }, cpo: { countryCode: string; partyId: string }): Promise<DeliveryTarget>;
+  target(kind: DeliveryKind, emsp: { countryCode: string; partyId: string }, cpo: { countryCode: string; partyId: string }, targetUrl?: string): Promise<DeliveryTarget>;
   /**
    * The receiver endpoint of `module` at one side of an eMSP-CPO pair (the eMSP for sessions and
    * CDRs, the CPO for token authorization and commands), with the checks every forward needs: the
    * party exists and is not suspended, an active routing rule joins the pair, a URL is known (operator
    * override first), and the party registered its credentials.
    */
-  receiverTarget(receiverRole: 'EMSP' | 'CPO', module: string, emsp: { countryCode: string; partyId: string }, cpo: { countryCode: string; partyId: string }): Promise<DeliveryTarget>;
+  receiverTarget(
+    receiverRole: 'EMSP' | 'CPO',
+    module: string,
+    emsp: { countryCode: string; partyId: string },
+    cpo: { countryCode: string; partyId: string },
+    /** A URL given with the request (a command's response_url) instead of a registered endpoint. */
+    fixedUrl?: string,
+  ): Promise<DeliveryTarget>;
   list(filter: DeliveryFilter): Promise<Delivery[]>;
   /** Makes matching dead or unroutable rows pending again; returns how many. */
   redrive(filter: DeliveryFilter): Promise<number>;
@@ -196,9 +208,9 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
     const col = <T>(f: (r: DeliveryInput) => T) => rows.map(f);
     const result = await pool.query(
       `insert into deliveries (kind, emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id,
-                               source_partition, source_offset, payload, correlation_id, event_time, state)
+                               source_partition, source_offset, payload, correlation_id, event_time, target_url, state)
        select * , 'pending' from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                                      $7::int[], $8::bigint[], $9::jsonb[], $10::text[], $11::timestamptz[])
+                                      $7::int[], $8::bigint[], $9::jsonb[], $10::text[], $11::timestamptz[], $12::text[])
        on conflict (kind, emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id) do update set
          source_partition = excluded.source_partition, source_offset = excluded.source_offset, payload = excluded.payload,
          correlation_id = excluded.correlation_id, event_time = excluded.event_time, state = 'pending', reason = null,
@@ -216,6 +228,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
         col((r) => JSON.stringify(r.payload)),
         col((r) => r.correlationId ?? null),
         col((r) => r.eventTime),
+        col((r) => r.targetUrl ?? null),
       ],
     );
     await pool.query(`select pg_notify('${DELIVERIES_CHANNEL}', '')`);
@@ -302,11 +315,11 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
       await pool.query(`update deliveries set state = 'unroutable', reason = $2, claimed_until = null, updated_at = now() where id = $1`, [id, reason]);
     },
 
-    target(kind, emsp, cpo) {
-      return this.receiverTarget('EMSP', kind === 'session' ? 'sessions' : 'cdrs', emsp, cpo);
+    target(kind, emsp, cpo, targetUrl) {
+      return this.receiverTarget('EMSP', kind === 'session' ? 'sessions' : kind === 'cdr' ? 'cdrs' : 'commands', emsp, cpo, targetUrl);
     },
 
-    async receiverTarget(receiverRole, module, emsp, cpo) {
+    async receiverTarget(receiverRole, module, emsp, cpo, fixedUrl) {
       const receiver = receiverRole === 'EMSP' ? emsp : cpo;
       const { rows } = await pool.query<{
         party: boolean;
@@ -334,7 +347,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
       if (!r?.party) return { ok: false, reason: `unknown ${who}` };
       if (r.suspended) return { ok: false, reason: `${who} suspended` };
       if (!r.rule) return { ok: false, reason: `no active routing rule ${emsp.countryCode}/${emsp.partyId} <- ${cpo.countryCode}/${cpo.partyId}` };
-      const url = r.override_url ?? r.endpoint_url;
+      const url = fixedUrl ?? r.override_url ?? r.endpoint_url;
       if (!url) return { ok: false, reason: `no ${module} receiver URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}` };
       if (!r.registered || !r.sealed) return { ok: false, reason: `${who} has no credentials registered` };
       return { ok: true, url, partnerTokenSealed: r.sealed };

@@ -29,7 +29,13 @@ export interface PartnerSimulator {
   /** What the eMSP receiver endpoints (sessions PUT, CDRs POST) answer. */
   receiverMode: 'ok' | 'fail' | 'hang' | 'reject';
   /** Sessions and CDRs the receiver accepted, in arrival order. */
-  readonly received: Array<{ kind: 'session' | 'cdr'; path: string; body: Record<string, unknown>; headers: Record<string, string | string[] | undefined>; at: number }>;
+  /** What the CPO's commands receiver answers at once, and which result it then posts (none: never calls back). */
+  commandAnswer: 'ACCEPTED' | 'REJECTED' | 'hang';
+  commandResult: 'ACCEPTED' | 'REJECTED' | 'FAILED' | 'none';
+  commandTimeoutSeconds: number;
+  /** Commands the CPO received, with the (hub's) response_url it was given. */
+  readonly commands: Array<{ command: string; body: Record<string, unknown> }>;
+  readonly received: Array<{ kind: 'session' | 'cdr' | 'command_result'; path: string; body: Record<string, unknown>; headers: Record<string, string | string[] | undefined>; at: number }>;
   goDown(): Promise<void>;
   comeUp(): Promise<void>;
   close(): Promise<void>;
@@ -50,6 +56,10 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
     handlers: new Map(),
     receiverMode: 'ok',
     authorizeAnswer: 'ALLOWED',
+    commandAnswer: 'ACCEPTED',
+    commandResult: 'ACCEPTED',
+    commandTimeoutSeconds: 30,
+    commands: [],
     received: [],
     goDown: async () => {
       if (!server) return;
@@ -79,7 +89,7 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
   });
   const ok = (data: unknown) => ({ status_code: 1000, data, timestamp: new Date().toISOString() });
   // eMSP receiver interface (interface document, Receiver endpoints).
-  const receiver = (kind: 'session' | 'cdr') => (req: express.Request, res: express.Response) => {
+  const receiver = (kind: 'session' | 'cdr' | 'command_result') => (req: express.Request, res: express.Response) => {
     if (sim.receiverMode === 'hang') return; // never answers: the hub's timeout must fire
     if (sim.receiverMode === 'fail') {
       res.status(503).json({ status_code: 3000, status_message: 'receiver down', timestamp: new Date().toISOString() });
@@ -110,6 +120,21 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
     res.json(ok({ allowed: answer, token, ...(req.body && (req.body as { location_id?: string }).location_id ? { location: req.body as object } : {}) }));
   });
   app.post('/ocpi/2.2.1/cdrs', receiver('cdr'));
+  // eMSP: where command results arrive (the response_url it gives in commands).
+  app.post('/ocpi/2.2.1/command-results/:id', receiver('command_result'));
+  // CPO commands receiver: answers at once, then posts the result to the response_url it was given.
+  app.post('/ocpi/2.2.1/commands/:command', (req, res) => {
+    const body = req.body as Record<string, unknown>;
+    sim.commands.push({ command: String(req.params.command), body });
+    if (sim.commandAnswer === 'hang') return;
+    res.json(ok({ result: sim.commandAnswer, timeout: sim.commandTimeoutSeconds }));
+    if (sim.commandAnswer === 'ACCEPTED' && sim.commandResult !== 'none') {
+      const result = sim.commandResult;
+      setTimeout(() => {
+        void fetch(String(body['response_url']), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ result }) }).catch(() => undefined);
+      }, 20);
+    }
+  });
   app.get('/ocpi/versions', (_req, res) => {
     res.json(ok(sim.versions.map((v) => ({ version: v, url: `${sim.baseUrl}/ocpi/${v}` }))));
   });

@@ -1,10 +1,10 @@
-import { topics } from '@hub/events';
+import { newEvent, topics } from '@hub/events';
 import { Counter, Gauge, Histogram } from '@hub/observability';
 import { ocpiPartnerClient } from '@hub/partners';
 import { parseSubject } from '@hub/read-models';
 import { aesGcmTokenCipher, PartnerCallError } from '@hub/registry';
 import { consumerLagGauge, startServiceShell, type ServiceShell } from '@hub/service-kit';
-import { DELIVERIES_CHANNEL, listen, postgresDeliveryStore, type Delivery, type DeliveryInput, type DeliveryTarget } from '@hub/store';
+import { DELIVERIES_CHANNEL, listen, postgresCommandStore, postgresDeliveryStore, type Delivery, type DeliveryInput, type DeliveryTarget } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
 
 // Dispatcher (interface document, Events; reference design, Delivery rules). Two halves:
@@ -99,10 +99,10 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
   const targets = new Map<string, { at: number; value: Promise<DeliveryTarget> }>();
   const TARGET_CACHE_MS = 2_000;
   const targetOf = (d: Delivery): Promise<DeliveryTarget> => {
-    const key = `${d.kind}|${d.emsp.countryCode}/${d.emsp.partyId}|${d.cpo.countryCode}/${d.cpo.partyId}`;
+    const key = `${d.kind}|${d.emsp.countryCode}/${d.emsp.partyId}|${d.cpo.countryCode}/${d.cpo.partyId}|${d.targetUrl ?? ''}`;
     const hit = targets.get(key);
     if (hit && Date.now() - hit.at < TARGET_CACHE_MS) return hit.value;
-    const value = deliveries.target(d.kind, d.emsp, d.cpo);
+    const value = deliveries.target(d.kind, d.emsp, d.cpo, d.targetUrl);
     targets.set(key, { at: Date.now(), value });
     // Only a usable target is kept: a record found unroutable is re-checked at once after a fix.
     value.then((t) => (t.ok ? undefined : targets.delete(key))).catch(() => targets.delete(key));
@@ -121,7 +121,8 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
     // Interface document, Receiver endpoints: session PUT {receiver}/{cpo cc}/{cpo pid}/{session id}
     // (always the full latest state), CDR POST {receiver}.
     const base = target.url.replace(/\/+$/, '');
-    const url = d.kind === 'session' ? `${base}/${d.cpo.countryCode}/${d.cpo.partyId}/${encodeURIComponent(d.objectId)}` : base;
+    // Command results go to the response_url the eMSP gave (mod_commands.asciidoc, CommandResult).
+    const url = d.kind === 'session' ? `${base}/${d.cpo.countryCode}/${d.cpo.partyId}/${encodeURIComponent(d.objectId)}` : d.kind === 'cdr' ? base : target.url;
     try {
       const result = await partners.call(d.kind === 'session' ? 'PUT' : 'POST', url, cipher.open(target.partnerTokenSealed), { correlationId: d.correlationId ?? `delivery-${d.id}` }, d.payload, {
         // transport_and_format.asciidoc, Message routing headers: from the CPO, to the eMSP.
@@ -202,6 +203,35 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
   // New records wake the workers at once (LISTEN); a timer catches retries that come due.
   const listener = await listen(config.databaseUrl, DELIVERIES_CHANNEL, wake, (e) => logger.warn('delivery listener lost; polling only', { err: e }));
   const timer = setInterval(wake, 250);
+  // Commands whose CPO sent no result by its timeout (plus grace): the hub tells the eMSP TIMEOUT
+  // itself (issue #5); a result arriving later is recorded by the ingress and not forwarded.
+  const commands = postgresCommandStore(pool);
+  const expiry = setInterval(() => {
+    void commands
+      .expire()
+      .then(async (expired) => {
+        if (expired.length === 0) return;
+        await eventLog.append(
+          topics.commands,
+          expired.map((c) => newEvent({ type: 'ocpi.commands.timed-out.v1', source: 'dispatcher', subject: c.id, key: c.id, data: { result: { result: 'TIMEOUT' } }, ...(c.correlationId ? { correlationId: c.correlationId } : {}) })),
+        );
+        await deliveries.enqueue(
+          expired.map((c) => ({
+            kind: 'command_result' as const,
+            emsp: c.emsp,
+            cpo: c.cpo,
+            objectId: c.id,
+            partition: 0,
+            offset: '0',
+            payload: { result: 'TIMEOUT' },
+            correlationId: c.correlationId,
+            eventTime: new Date().toISOString(),
+            targetUrl: c.responseUrl,
+          })),
+        );
+      })
+      .catch((e: unknown) => logger.warn('command expiry failed; retried next second', { err: e }));
+  }, 1_000);
   const backlogTimer = setInterval(() => {
     void deliveries
       .backlog()
@@ -218,6 +248,7 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
     async stop() {
       stopping = true;
       clearInterval(timer);
+      clearInterval(expiry);
       clearInterval(backlogTimer);
       await consumer.disconnect();
       const deadline = Date.now() + 10_000;

@@ -7,6 +7,7 @@ import type { CallerLookup } from '@hub/store';
 import { locationsRouter, tariffsRouter, type ObjectRoutesDeps } from './routes/locations.ts';
 import { cdrsRouter, sessionsRouter } from './routes/sessions-cdrs.ts';
 import { tokensRouter, type TokensDeps } from './routes/tokens.ts';
+import { commandCallbackRouter, commandsRouter, type CommandsDeps } from './routes/commands.ts';
 import type { DeliveryStore } from '@hub/store';
 import { authenticate } from './authenticate.ts';
 import { errorMiddleware } from './http.ts';
@@ -36,6 +37,7 @@ export interface IngressDeps {
   readonly objects: Omit<ObjectRoutesDeps, 'validator' | 'publicBaseUrl'>;
   readonly deliveries: DeliveryStore;
   readonly tokens: Omit<TokensDeps, 'validator' | 'targets' | 'readModels' | 'rateLimiter'>;
+  readonly commands: Pick<CommandsDeps, 'commands' | 'policy' | 'perMinute' | 'graceSeconds' | 'responseUrlHosts'>;
 }
 
 /** The modules this ingress serves: the single list behind GET /ocpi/2.2.1 and the routing below. */
@@ -46,6 +48,8 @@ export const MODULES: readonly ModuleEndpoint[] = [
   // CPOs push to the hub (it receives) and eMSPs pull from it (it sends): listed once per role.
   { identifier: 'locations', roles: ['SENDER', 'RECEIVER'], path: 'locations' },
   { identifier: 'tariffs', roles: ['SENDER', 'RECEIVER'], path: 'tariffs' },
+  // eMSPs send commands to the hub, which forwards them (interface document, Commands).
+  { identifier: 'commands', roles: ['RECEIVER'], path: 'commands' },
   // eMSPs ask the hub for real-time authorization (interface document, Token authorization).
   { identifier: 'tokens', roles: ['RECEIVER'], path: 'tokens' },
   // CPOs push sessions and CDRs to the hub; the hub delivers them to eMSPs (not pulled from it).
@@ -88,6 +92,21 @@ export function createIngressApp(deps: IngressDeps): Express {
   const sessionCdrDeps = { eventLog: deps.objects.eventLog, deliveries: deps.deliveries, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl };
   app.use('/ocpi/2.2.1/sessions', hubToken, json, sessionsRouter(sessionCdrDeps));
   app.use('/ocpi/2.2.1/cdrs', hubToken, json, cdrsRouter(sessionCdrDeps));
+  const commandsDeps: CommandsDeps = {
+    ...deps.commands,
+    targets: deps.deliveries,
+    readModels: deps.objects.readModels,
+    eventLog: deps.objects.eventLog,
+    realtime: deps.tokens.realtime,
+    cipher: deps.tokens.cipher,
+    rateLimiter: deps.objects.rateLimiter,
+    validator: deps.validator,
+    publicBaseUrl: deps.publicBaseUrl,
+    registeredHosts: (platformId) => deps.commands.commands.registeredHosts(platformId),
+  };
+  // The callback takes no authentication (interface document, Authentication 1): mounted first.
+  app.use('/ocpi/2.2.1/commands/callback', json, commandCallbackRouter(commandsDeps));
+  app.use('/ocpi/2.2.1/commands', hubToken, json, commandsRouter(commandsDeps));
   app.use(
     '/ocpi/2.2.1/tokens',
     hubToken,

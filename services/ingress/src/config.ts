@@ -25,6 +25,9 @@ export interface IngressConfig extends CommonConfig {
   readonly appendLingerMs: number;
   readonly authorizeTimeoutMs: number;
   readonly authorizationsPerMinute: number;
+  readonly commandsPerMinute: number;
+  readonly commandGraceSeconds: number;
+  readonly responseUrlAllowedHosts: string[];
 }
 
 export function readIngressConfig(env: Env): IngressConfig {
@@ -61,6 +64,9 @@ export function readIngressConfig(env: Env): IngressConfig {
     appendLingerMs: r.int('APPEND_LINGER_MS', 0, { min: 0, max: 100 }),
     authorizeTimeoutMs: r.int('AUTHORIZE_TIMEOUT_MS', 5_000, { min: 100 }),
     authorizationsPerMinute: r.int('RATE_LIMIT_AUTHORIZATIONS', 100, { min: 1 }),
+    commandsPerMinute: r.int('RATE_LIMIT_COMMANDS', 50, { min: 1 }),
+    commandGraceSeconds: r.int('COMMAND_GRACE_SECONDS', 10, { min: 0 }),
+    responseUrlAllowedHosts: r.list('RESPONSE_URL_ALLOWED_HOSTS'),
   };
   r.done();
   return config;

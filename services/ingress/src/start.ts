@@ -4,7 +4,7 @@ import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay } from '@hub/registry';
 import { createSchemaValidator } from '@hub/schemas';
 import { topics } from '@hub/events';
-import { cachedCallerLookup, createPool, drainOutbox, postgresDeliveryStore, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore } from '@hub/store';
+import { cachedCallerLookup, createPool, drainOutbox, postgresCommandStore, postgresDeliveryStore, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore } from '@hub/store';
 import { projectionWait } from './ocpi-objects.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -88,6 +88,13 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       limits: { defaultLimit: config.defaultPageLimit, maxLimit: config.maxPageLimit, locationListsPerMinute: config.locationListsPerMinute },
     },
     deliveries: postgresDeliveryStore(pool),
+    commands: {
+      commands: postgresCommandStore(pool),
+      policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts },
+      perMinute: config.commandsPerMinute,
+      graceSeconds: config.commandGraceSeconds,
+      responseUrlHosts: config.responseUrlAllowedHosts,
+    },
     tokens: {
       realtime,
       cipher: aesGcmTokenCipher(config.secretKey),

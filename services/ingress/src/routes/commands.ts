@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import { Router, type Request, type Response } from 'express';
+import { newEvent, topics } from '@hub/events';
+import type { EventLog } from '@hub/event-log';
+import { HubError, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
+import { checkOutboundUrl, type OcpiPartnerClient, type OutboundPolicy } from '@hub/partners';
+import { PartnerCallError, type TokenCipher } from '@hub/registry';
+import type { SchemaValidator } from '@hub/schemas';
+import type { CommandStore, DeliveryStore, RateLimiter, ReadModelStore } from '@hub/store';
+import { handle, send } from '../http.ts';
+
+// Commands (interface document, Commands, Command request/response, Errors, Limits; OCPI 2.2.1
+// mod_commands.asciidoc). The hub forwards the command to the CPO with response_url rewritten to its
+// own callback, answers the eMSP with the CPO's immediate response, and delivers the CPO's result to
+// the eMSP's response_url through the dispatcher (or TIMEOUT when none comes).
+
+type Json = Record<string, unknown>;
+
+export const commandEventTypes = {
+  requested: 'ocpi.commands.requested.v1',
+  cpoResponded: 'ocpi.commands.cpo-responded.v1',
+  resultReceived: 'ocpi.commands.result-received.v1',
+  timedOut: 'ocpi.commands.timed-out.v1',
+} as const;
+
+const SCHEMA: Record<string, string> = {
+  START_SESSION: 'ocpi/start_session.json',
+  STOP_SESSION: 'ocpi/stop_session.json',
+  RESERVE_NOW: 'ocpi/reserve_now.json',
+  CANCEL_RESERVATION: 'ocpi/cancel_reservation.json',
+};
+
+export interface CommandsDeps {
+  readonly commands: CommandStore;
+  readonly targets: DeliveryStore;
+  readonly readModels: ReadModelStore;
+  readonly eventLog: EventLog;
+  readonly realtime: OcpiPartnerClient;
+  readonly cipher: TokenCipher;
+  readonly rateLimiter: RateLimiter;
+  readonly validator: SchemaValidator;
+  readonly publicBaseUrl: string;
+  readonly policy: OutboundPolicy;
+  /** Hosts (host:port) the eMSP registered: its versions URL and endpoint URLs. */
+  readonly registeredHosts: (platformId: string) => Promise<string[]>;
+  readonly perMinute: number;
+  readonly graceSeconds: number;
+  /** Operator allow-list of response_url hosts beyond the ones the eMSP registered (host or host:port). */
+  readonly responseUrlHosts: readonly string[];
+}
+
+function rejected(res: Response, message: string): void {
+  // Interface document, Errors: unknown location or EVSE, no routing, CPO unreachable -> REJECTED.
+  send(res, 200, success({ result: 'REJECTED', timeout: 0, message: [{ language: 'en', text: message.slice(0, 512) }] }));
+}
+
+async function appendCommandEvent(deps: CommandsDeps, type: string, id: string, data: Json, correlationId: string, from: string, to: string): Promise<void> {
+  await deps.eventLog.append(topics.commands, [newEvent({ type, source: 'ingress', subject: id, key: id, data, correlationId, from, to })]);
+}
+
+export function commandsRouter(deps: CommandsDeps): Router {
+  const router = Router();
+
+  router.post(
+    '/:command',
+    handle(async (req: Request, res: Response) => {
+      const command = String(req.params['command']);
+      const schema = SCHEMA[command];
+      if (!schema) throw new HubError('INVALID_PARAMETERS', { detail: `unsupported command ${command}; use START_SESSION, STOP_SESSION, RESERVE_NOW or CANCEL_RESERVATION` });
+      const emspParties = req.caller.parties.filter((p) => p.role === 'EMSP' && !p.suspended);
+      const fromCc = typeof req.headers['ocpi-from-country-code'] === 'string' ? req.headers['ocpi-from-country-code'].toUpperCase() : undefined;
+      const fromPid = typeof req.headers['ocpi-from-party-id'] === 'string' ? req.headers['ocpi-from-party-id'].toUpperCase() : undefined;
+      const emsp = fromCc && fromPid ? emspParties.find((p) => sameParty(p, { countryCode: fromCc, partyId: fromPid })) : emspParties.length === 1 ? emspParties[0] : undefined;
+      if (!emsp) throw new HubError('FOREIGN_PARTY', { detail: 'commands are sent by an eMSP role of these credentials (name it in the OCPI-from headers when there are several)' });
+      const decision = await deps.rateLimiter.hit('commands', req.caller.label, deps.perMinute);
+      if (!decision.allowed) throw new HubError('RATE_LIMITED', { detail: `at most ${deps.perMinute} commands per minute`, headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+      const violations = deps.validator.validate(schema, req.body);
+      if (violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: violations.map((v) => `${v.path} ${v.message}`).join('; '), data: violations });
+      const body = req.body as Json;
+
+      // response_url: https (http only behind the development switch), never a special address, and
+      // only a host the eMSP registered or the operator allowed.
+      const responseUrl = String(body['response_url']);
+      let url: URL;
+      try {
+        url = checkOutboundUrl(deps.policy, responseUrl);
+      } catch (e) {
+        throw new HubError('INVALID_PARAMETERS', { detail: `response_url: ${(e as Error).message}` });
+      }
+      const hosts = await deps.registeredHosts(req.caller.platformId);
+      const allowed = [...hosts, ...deps.responseUrlHosts.map((h) => h.toLowerCase())];
+      if (!allowed.includes(url.host.toLowerCase()) && !allowed.includes(url.hostname.toLowerCase())) {
+        throw new HubError('INVALID_PARAMETERS', { detail: `response_url host ${url.host} is not one this eMSP registered` });
+      }
+
+      // The CPO: routing headers, else the location, the session or the reservation.
+      let cpo: PartyRef | undefined;
+      const toCc = typeof req.headers['ocpi-to-country-code'] === 'string' ? req.headers['ocpi-to-country-code'].toUpperCase() : undefined;
+      const toPid = typeof req.headers['ocpi-to-party-id'] === 'string' ? req.headers['ocpi-to-party-id'].toUpperCase() : undefined;
+      if (toCc && toPid) cpo = { countryCode: toCc, partyId: toPid };
+      else if (command === 'START_SESSION' || command === 'RESERVE_NOW') {
+        const owners = await deps.readModels.locationOwners(String(body['location_id']), emsp);
+        if (owners.length > 1) throw new HubError('NOT_ENOUGH_INFORMATION', { detail: 'several CPOs have this location: name one in the OCPI-to headers' });
+        cpo = owners[0];
+      } else if (command === 'STOP_SESSION') cpo = await deps.commands.sessionCpo(emsp, String(body['session_id']));
+      else cpo = await deps.commands.reservationCpo(emsp, String(body['reservation_id']));
+      if (!cpo) return rejected(res, command === 'STOP_SESSION' ? 'unknown session' : command === 'CANCEL_RESERVATION' ? 'unknown reservation' : 'unknown location');
+      if ((command === 'START_SESSION' || command === 'RESERVE_NOW') && !(toCc && toPid)) {
+        const evseUid = typeof body['evse_uid'] === 'string' ? body['evse_uid'] : undefined;
+        const known = await deps.readModels.exists('locations', { ...cpo, id: String(body['location_id']), ...(evseUid ? { evseUid } : {}) });
+        if (!known) return rejected(res, evseUid ? 'unknown EVSE' : 'unknown location');
+      }
+      const target = await deps.targets.receiverTarget('CPO', 'commands', emsp, cpo);
+      if (!target.ok) return rejected(res, target.reason);
+
+      const id = randomUUID(); // 122 random bits: the callback's only credential
+      const from = partyKey(emsp);
+      const to = partyKey(cpo);
+      await deps.commands.create({
+        id,
+        command,
+        emsp,
+        cpo,
+        responseUrl,
+        ...(typeof body['reservation_id'] === 'string' ? { reservationId: body['reservation_id'] } : {}),
+        correlationId: req.ctx.correlationId,
+      });
+      const forwarded = { ...body, response_url: `${deps.publicBaseUrl}/ocpi/2.2.1/commands/callback/${id}` };
+      await appendCommandEvent(deps, commandEventTypes.requested, id, { command, request: { ...body } }, req.ctx.correlationId, from, to);
+      let answer: Json | undefined;
+      try {
+        const r = await deps.realtime.call('POST', `${target.url.replace(/\/+$/, '')}/${command}`, deps.cipher.open(target.partnerTokenSealed), { correlationId: req.ctx.correlationId }, forwarded, {
+          'ocpi-from-country-code': emsp.countryCode,
+          'ocpi-from-party-id': emsp.partyId,
+          'ocpi-to-country-code': cpo.countryCode,
+          'ocpi-to-party-id': cpo.partyId,
+        });
+        const data = r.envelope.data as Json | undefined;
+        if (r.httpStatus >= 200 && r.httpStatus < 300 && r.envelope.status_code === 1000 && deps.validator.validate('ocpi/command_response.json', data).length === 0) answer = data;
+      } catch (e) {
+        if (!(e instanceof PartnerCallError)) throw e;
+        req.ctx.log.warn('command not answered by the CPO: REJECTED', { cpo: to, reason: e.reason, error: e.message });
+      }
+      const accepted = answer?.['result'] === 'ACCEPTED';
+      const timeout = typeof answer?.['timeout'] === 'number' ? answer['timeout'] : 0;
+      await deps.commands.answered(id, accepted, timeout, deps.graceSeconds);
+      await appendCommandEvent(deps, commandEventTypes.cpoResponded, id, { response: answer ?? null }, req.ctx.correlationId, to, from);
+      if (!answer) return rejected(res, `CPO ${to} did not answer the command`);
+      send(res, 200, success(answer)); // the CPO's immediate answer, unchanged
+    }),
+  );
+  return router;
+}
+
+/** POST /ocpi/2.2.1/commands/callback/{command_id}: no authentication (interface document, Endpoints). */
+export function commandCallbackRouter(deps: Pick<CommandsDeps, 'commands' | 'targets' | 'eventLog' | 'validator'>): Router {
+  const router = Router();
+  router.post(
+    '/:id',
+    handle(async (req: Request, res: Response) => {
+      const id = String(req.params['id']);
+      const violations = deps.validator.validate('ocpi/command_result.json', req.body);
+      // Refused without a trace of whether the id exists: a guessed id learns nothing.
+      if (violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: violations.map((v) => `${v.path} ${v.message}`).join('; ') });
+      const result = req.body as Json;
+      const { outcome, command } = await deps.commands.result(id, result);
+      if (outcome === 'unknown' || !command) throw new HubError('NOT_FOUND', { detail: 'no command waits for a result under this id' });
+      const from = partyKey(command.cpo);
+      const to = partyKey(command.emsp);
+      await deps.eventLog.append(topics.commands, [
+        newEvent({ type: commandEventTypes.resultReceived, source: 'ingress', subject: id, key: id, data: { result, forwarded: outcome === 'forward' }, correlationId: command.correlationId ?? req.ctx.correlationId, from, to }),
+      ]);
+      if (outcome === 'forward') {
+        await deps.targets.enqueue([
+          {
+            kind: 'command_result',
+            emsp: command.emsp,
+            cpo: command.cpo,
+            objectId: id,
+            partition: 0,
+            offset: '0',
+            payload: result,
+            correlationId: command.correlationId,
+            eventTime: new Date().toISOString(),
+            targetUrl: command.responseUrl,
+          },
+        ]);
+      }
+      // A result after the hub already sent TIMEOUT is recorded, not forwarded.
+      send(res, 200, { status_code: 1000, timestamp: new Date().toISOString(), ...(outcome === 'late' ? { status_message: 'recorded; the command had timed out and the eMSP was told so' } : {}) });
+    }),
+  );
+  return router;
+}
