@@ -6,7 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { registryEventTypes } from '@hub/events';
+import { commandEventTypes, registryEventTypes } from '@hub/events';
 import { cdrEventTypes, locationEventTypes, sessionEventTypes, tariffEventTypes } from '@hub/read-models';
 import { createSchemaValidator, SCHEMA_BASE, type SchemaViolation } from '../index.ts';
 
@@ -14,7 +14,7 @@ const eventsDir = fileURLToPath(new URL('../events/', import.meta.url));
 const examplesDir = new URL('../../../shared/ocpi-2.2.1/examples/', import.meta.url);
 const validator = createSchemaValidator();
 
-const allTypes: readonly string[] = [registryEventTypes, locationEventTypes, tariffEventTypes, sessionEventTypes, cdrEventTypes].flatMap(
+const allTypes: readonly string[] = [registryEventTypes, locationEventTypes, tariffEventTypes, sessionEventTypes, cdrEventTypes, commandEventTypes].flatMap(
   (types) => Object.values(types) as string[],
 );
 

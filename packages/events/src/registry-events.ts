@@ -1,5 +1,5 @@
 // Registry audit events on hub.registry.v1 (key cc/pid/role, or the platform id for platform-wide
-// changes). Their payload schemas are schemas/events/registry/*.json.
+// changes). Their payload schemas are schemas/events/<type>.json.
 export const registryEventTypes = {
   partyRegistered: 'hub.registry.party-registered.v1',
   credentialsRegistered: 'hub.registry.credentials-registered.v1',
@@ -13,3 +13,14 @@ export const registryEventTypes = {
 } as const;
 
 export type RegistryEventType = (typeof registryEventTypes)[keyof typeof registryEventTypes];
+
+/**
+ * Commands topic (ocpi.commands.v1, key and subject = command id): every step of a command. Schemas:
+ * schemas/events/ocpi.commands.*.json.
+ */
+export const commandEventTypes = {
+  requested: 'ocpi.commands.requested.v1',
+  cpoResponded: 'ocpi.commands.cpo-responded.v1',
+  resultReceived: 'ocpi.commands.result-received.v1',
+  timedOut: 'ocpi.commands.timed-out.v1',
+} as const;

@@ -1,4 +1,4 @@
-import { newEvent, topics } from '@hub/events';
+import { commandEventTypes, newEvent, topics } from '@hub/events';
 import { Counter, Gauge, Histogram } from '@hub/observability';
 import { ocpiPartnerClient } from '@hub/partners';
 import { parseSubject } from '@hub/read-models';
@@ -213,7 +213,7 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
         if (expired.length === 0) return;
         await eventLog.append(
           topics.commands,
-          expired.map((c) => newEvent({ type: 'ocpi.commands.timed-out.v1', source: 'dispatcher', subject: c.id, key: c.id, data: { result: { result: 'TIMEOUT' } }, ...(c.correlationId ? { correlationId: c.correlationId } : {}) })),
+          expired.map((c) => newEvent({ type: commandEventTypes.timedOut, source: 'dispatcher', subject: c.id, key: c.id, data: { result: { result: 'TIMEOUT' } }, ...(c.correlationId ? { correlationId: c.correlationId } : {}) })),
         );
         await deliveries.enqueue(
           expired.map((c) => ({

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import { newEvent, topics } from '@hub/events';
+import { commandEventTypes, newEvent, topics } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
 import { HubError, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
 import { checkOutboundUrl, type OcpiPartnerClient, type OutboundPolicy } from '@hub/partners';
@@ -16,12 +16,6 @@ import { handle, send } from '../http.ts';
 
 type Json = Record<string, unknown>;
 
-export const commandEventTypes = {
-  requested: 'ocpi.commands.requested.v1',
-  cpoResponded: 'ocpi.commands.cpo-responded.v1',
-  resultReceived: 'ocpi.commands.result-received.v1',
-  timedOut: 'ocpi.commands.timed-out.v1',
-} as const;
 
 const SCHEMA: Record<string, string> = {
   START_SESSION: 'ocpi/start_session.json',
