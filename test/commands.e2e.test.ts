@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { freePort, hubctl, onboard, type OnboardedPlatform } from './helpers.ts';
+import { freePort, hubctl, onboard, readTopic, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 const examples = new URL('../../shared/ocpi-2.2.1/examples/', import.meta.url);
@@ -79,6 +79,14 @@ describe('commands forwarded to the CPO with results back to the eMSP', () => {
     assert.deepEqual(result.body, { result: 'ACCEPTED' });
     assert.equal(result.headers['x-correlation-id'], 'corr-start');
     assert.equal(result.headers['authorization'], `Token ${Buffer.from(emsp.partner.token).toString('base64')}`);
+    // Every step is an event on the commands topic, keyed by the command id.
+    const commandId = callback.split('/').at(-1) ?? '';
+    const events = await readTopic(stack, 'ocpi.commands.v1', (rs) => rs.filter((r) => r.key === commandId).length >= 3, 10_000);
+    assert.deepEqual(
+      events.filter((e) => e.key === commandId).map((e) => e.headers['ce_type']),
+      ['ocpi.commands.requested.v1', 'ocpi.commands.cpo-responded.v1', 'ocpi.commands.result-received.v1'],
+    );
+    assert.ok(events.filter((e) => e.key === commandId).every((e) => e.headers['x-correlation-id'] === 'corr-start'));
     // Used once: a second result for the same id is refused and not forwarded.
     const again = await request(callback, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ result: 'FAILED' }) });
     assert.equal(again.statusCode, 404);
