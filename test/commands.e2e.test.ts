@@ -7,21 +7,12 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { freePort, hubctl, onboard, readTopic, type OnboardedPlatform } from './helpers.ts';
+import { freePort, hubctl, onboard, readTopic, until, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 const examples = new URL('../../shared/ocpi-2.2.1/examples/', import.meta.url);
 const example = (name: string) => JSON.parse(readFileSync(new URL(name, examples), 'utf8')) as Json;
 
-async function until<T>(what: string, check: () => T | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('commands forwarded to the CPO with results back to the eMSP', () => {
   let stack: TestStack;

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { topics } from '@hub/events';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { freePort, hubctl, onboard, readTopic, type OnboardedPlatform } from './helpers.ts';
+import { freePort, hubctl, onboard, readTopic, until, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 const examples = new URL('../../shared/ocpi-2.2.1/examples/', import.meta.url);
@@ -17,15 +17,6 @@ const receiverModules = [
   { identifier: 'cdrs', role: 'RECEIVER' as const },
 ];
 
-async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('sessions and CDRs: ingest, deliver, retry, re-drive, replay', () => {
   let stack: TestStack;

@@ -108,3 +108,14 @@ export async function followPages<T>(hub: string, firstPath: string, token: stri
   }
   return { items, pages, totals };
 }
+
+/** Polls until check() gives a value (sync or async), or fails naming what it waited for. */
+export async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
