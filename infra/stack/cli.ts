@@ -218,8 +218,11 @@ async function test(args: string[]): Promise<number> {
     say('typecheck');
     if ((await runChild(bin('tsc'), ['-p', 'tsconfig.json'])) !== 0) return 1;
   }
+  // No --test-force-exit: with process isolation it ends test files before all their tests have
+  // reported (seen on Node 24: 248 to 263 of 279 unit tests, nondeterministically, with no failure).
+  // A test file that leaks a handle fails by --test-timeout instead.
   const nodeTest = (globs: string[], env: NodeJS.ProcessEnv) =>
-    runChild(node, [...process.execArgv, '--test', '--test-force-exit', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=300000', ...globs], env);
+    runChild(node, [...process.execArgv, '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=300000', ...globs], env);
   if (!only || only === 'unit') {
     say('unit tests');
     if ((await nodeTest(TEST_GLOBS.unit, process.env)) !== 0) return 1;
