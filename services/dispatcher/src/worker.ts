@@ -43,6 +43,9 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
   for (const topic of kindOf.keys()) await consumer.subscribe({ topic, fromBeginning: true });
   await consumer.run({
     eachBatchAutoResolve: false,
+    // Partitions are handed off in parallel (each keeps its order): a fetch spanning twelve partitions
+    // does not wait for twelve Postgres round trips one after the other.
+    partitionsConsumedConcurrently: 6,
     eachBatch: async (payload) => {
       const { batch } = payload;
       const kind = kindOf.get(batch.topic);
