@@ -204,6 +204,12 @@ describe('sessions and CDRs: ingest, deliver, retry, re-drive, replay', () => {
     const dry = JSON.parse((await hubctl(env, ['deliveries', 'replay', '--topic', 'cdrs', '--emsp', 'DE/TNM', '--from-offset', '0', '--dry-run', '--json'])).stdout) as { matched: number; enqueued: number };
     assert.ok(dry.matched >= 2);
     assert.equal(dry.enqueued, 0);
+    // From a point in time: everything since an hour ago is the same set; from tomorrow, nothing.
+    const since = (t: string) => hubctl(env, ['deliveries', 'replay', '--topic', 'cdrs', '--emsp', 'DE/TNM', '--from-time', t, '--dry-run', '--json']);
+    const hourAgo = JSON.parse((await since(new Date(Date.now() - 3_600_000).toISOString())).stdout) as { matched: number };
+    assert.equal(hourAgo.matched, dry.matched);
+    const tomorrow = JSON.parse((await since(new Date(Date.now() + 86_400_000).toISOString())).stdout) as { matched: number };
+    assert.equal(tomorrow.matched, 0);
     const before = emspB.partner.received.filter((r) => r.kind === 'cdr').length;
     const replay = await hubctl(env, ['deliveries', 'replay', '--topic', 'cdrs', '--emsp', 'DE/TNM', '--from-offset', '0', '--rate', '100', '--json']);
     assert.equal(replay.code, 0, replay.stderr);
