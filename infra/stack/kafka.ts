@@ -116,7 +116,10 @@ export async function startBroker(o: BrokerOptions): Promise<RunningBroker> {
       `-Dkafka.logs.dir=${logsDir}`, `-Dlog4j.configuration=file:${join(o.home, 'log4j.properties')}`,
       ...java, 'kafka.Kafka', props,
     ],
-    { stdio: ['ignore', out, out], detached: false },
+    // Its own process group: Ctrl-C in the terminal reaches the services, and the stack stops Kafka
+    // only after them, so no service loses its broker while shutting down. A broker left behind by a
+    // killed launcher is found through broker.pid on the next start.
+    { stdio: ['ignore', out, out], detached: true },
   );
   writeFileSync(pidFile, String(child.pid));
   await waitFor(`Kafka broker on 127.0.0.1:${o.port}`, () => portOpen(o.port), 90_000, child);
