@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createKafkaEventLog, ensureTopics, type TopicDefinition } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
 import { createPool, ensureDatabase, migrate } from '@hub/store';
-import { startBroker, type RunningBroker } from './kafka.ts';
+import { startBroker, stopStaleBroker, type RunningBroker } from './kafka.ts';
 import { local, migrationsDir, root, stackEnvFile, topicsFile } from './paths.ts';
 import { provideDatabase, type Database } from './postgres.ts';
 import { freePort, say, stopProcess } from './proc.ts';
@@ -38,6 +38,7 @@ async function provideStack(mode: 'start' | 'test'): Promise<Stack> {
       } else {
         // The test stack gets its own broker, fresh data and free ports: a running `npm start` is untouched.
         const home = join(local, 'kafka', 'test');
+        await stopStaleBroker(home);
         rmSync(home, { recursive: true, force: true });
         broker = await startBroker({ home, port: await freePort(), controllerPort: await freePort(), heapMb: 768 });
       }

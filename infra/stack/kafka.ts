@@ -80,6 +80,21 @@ const LOG4J = [
   '',
 ].join('\n');
 
+/**
+ * A broker left running by a launcher that was killed holds the data directory lock (and runs on in
+ * its own process group): it is ours, started from this folder, so stop it by its recorded pid.
+ */
+export async function stopStaleBroker(home: string): Promise<void> {
+  const pidFile = join(home, 'broker.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  if (pid > 0 && pidAlive(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(join(home, 'server.properties'))) {
+    say(`stopping a broker left over from an earlier run (pid ${pid})`);
+    process.kill(pid, 'SIGTERM');
+    await waitFor('old broker exit', async () => !pidAlive(pid), 30_000).catch(() => process.kill(pid, 'SIGKILL'));
+  }
+}
+
 export async function startBroker(o: BrokerOptions): Promise<RunningBroker> {
   await ensureKafkaJars();
   const dataDir = join(o.home, 'data');
@@ -87,16 +102,7 @@ export async function startBroker(o: BrokerOptions): Promise<RunningBroker> {
   mkdirSync(dataDir, { recursive: true });
   mkdirSync(logsDir, { recursive: true });
   const pidFile = join(o.home, 'broker.pid');
-  // A broker left running by a launcher that was killed holds the data directory lock: it is ours
-  // (started from this folder), so stop it before starting again.
-  if (existsSync(pidFile)) {
-    const pid = Number(readFileSync(pidFile, 'utf8'));
-    if (pid > 0 && pidAlive(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(join(o.home, 'server.properties'))) {
-      say(`stopping a broker left over from an earlier run (pid ${pid})`);
-      process.kill(pid, 'SIGTERM');
-      await waitFor('old broker exit', async () => !pidAlive(pid), 30_000).catch(() => process.kill(pid, 'SIGKILL'));
-    }
-  }
+  await stopStaleBroker(o.home);
   if (await portOpen(o.port)) throw new Error(`port ${o.port} is in use by another program: set KAFKA_BROKERS to use that Kafka, or free the port`);
   const props = join(o.home, 'server.properties');
   writeFileSync(props, serverProperties(o, dataDir));
