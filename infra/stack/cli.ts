@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createKafkaEventLog, ensureTopics, type TopicDefinition } from '@hub/event-log';
+import { createKafkaEventLog, ensureTopics, readTopicDefinitions } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
 import { createPool, ensureDatabase, migrate } from '@hub/store';
 import { startBroker, stopStaleBroker, type RunningBroker } from './kafka.ts';
@@ -16,9 +16,6 @@ import { freePort, say, stopProcess } from './proc.ts';
 const node = process.execPath;
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 
-export function topicDefinitions(): TopicDefinition[] {
-  return (JSON.parse(readFileSync(topicsFile, 'utf8')) as { topics: TopicDefinition[] }).topics;
-}
 
 interface Stack {
   readonly brokers: string;
@@ -80,7 +77,7 @@ async function prepare(brokers: string, databaseUrl: string, topicPrefix = ''): 
   const admin = log.admin();
   await admin.connect();
   try {
-    const created = await ensureTopics(admin, topicDefinitions(), topicPrefix);
+    const created = await ensureTopics(admin, readTopicDefinitions(topicsFile), topicPrefix);
     if (created.length > 0) say(`topics created: ${created.join(', ')}`);
   } finally {
     await log.close();

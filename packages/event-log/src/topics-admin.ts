@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Admin } from 'kafkajs';
 
 /** One entry of infra/topics.json. */
@@ -8,6 +9,11 @@ export interface TopicDefinition {
   readonly replicationFactor: number;
   readonly config: Readonly<Record<string, string>>;
   readonly description?: string;
+}
+
+/** Reads a topic definition file ({ "topics": [...] }, as infra/topics.json). */
+export function readTopicDefinitions(file: string): TopicDefinition[] {
+  return (JSON.parse(readFileSync(file, 'utf8')) as { topics: TopicDefinition[] }).topics;
 }
 
 /**

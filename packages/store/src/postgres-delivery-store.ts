@@ -206,8 +206,10 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
     const rows = [...newest.values()];
     if (rows.length === 0) return 0;
     const col = <T>(f: (r: DeliveryInput) => T) => rows.map(f);
-    const result = await pool.query(
-      `insert into deliveries (kind, emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id,
+    // One round trip: the upsert and the wake-up of the delivery workers (NOTIFY is sent at commit).
+    const result = await pool.query<{ n: string }>(
+      `with upserted as (
+       insert into deliveries (kind, emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id,
                                source_partition, source_offset, payload, correlation_id, event_time, target_url, state)
        select * , 'pending' from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
                                       $7::int[], $8::bigint[], $9::jsonb[], $10::text[], $11::timestamptz[], $12::text[])
@@ -215,7 +217,9 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
          source_partition = excluded.source_partition, source_offset = excluded.source_offset, payload = excluded.payload,
          correlation_id = excluded.correlation_id, event_time = excluded.event_time, state = 'pending', reason = null,
          attempts = 0, next_attempt_at = now(), last_error = null, updated_at = now()
-       where ${forced ? 'excluded.source_offset >= deliveries.source_offset' : 'excluded.source_offset > deliveries.source_offset'}`,
+       where ${forced ? 'excluded.source_offset >= deliveries.source_offset' : 'excluded.source_offset > deliveries.source_offset'}
+       returning 1)
+       select (select count(*) from upserted) as n, pg_notify('${DELIVERIES_CHANNEL}', '')`,
       [
         col((r) => r.kind),
         col((r) => r.emsp.countryCode),
@@ -231,8 +235,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
         col((r) => r.targetUrl ?? null),
       ],
     );
-    await pool.query(`select pg_notify('${DELIVERIES_CHANNEL}', '')`);
-    return result.rowCount ?? 0;
+    return Number(result.rows[0]?.n ?? 0);
   };
 
   return {

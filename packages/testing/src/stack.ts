@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createKafkaEventLog, ensureTopics, type EventLog, type TopicDefinition } from '@hub/event-log';
+import { createKafkaEventLog, ensureTopics, readTopicDefinitions, type EventLog, type TopicDefinition } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
 import { createPool, dropDatabase, ensureDatabase, migrate, type Pool } from '@hub/store';
 
@@ -33,7 +32,7 @@ export interface TestStack {
 }
 
 export function topicDefinitions(): TopicDefinition[] {
-  return (JSON.parse(readFileSync(join(repoRoot, 'infra', 'topics.json'), 'utf8')) as { topics: TopicDefinition[] }).topics;
+  return readTopicDefinitions(join(repoRoot, 'infra', 'topics.json'));
 }
 
 export async function createTestStack(label: string, options: { brokers?: string[] } = {}): Promise<TestStack> {

@@ -35,12 +35,14 @@ export function authenticate(lookup: CallerLookup, options: { allowInitialToken:
   return (req: Request, res: Response, next: NextFunction): void => {
     const candidates = credentialsTokenCandidates(req.headers.authorization);
     if (candidates.length === 0) return next(new HubError('AUTH_MISSING'));
-    const hashes = candidates.map(hashCredentialsToken);
-    // Fast path: a cached caller answers without a promise; a miss asks the store.
-    for (let i = 0; i < hashes.length; i++) {
-      const hash = hashes[i] ?? '';
+    // Fast path: a cached caller answers without a promise; a miss asks the store. The raw reading
+    // of the header is hashed only when the Base64 one did not match.
+    const hashes: string[] = [];
+    for (const token of candidates) {
+      const hash = hashCredentialsToken(token);
+      hashes.push(hash);
       const cached = lookup.peek(hash);
-      if (cached && hashesEqual(cached.tokenHash, hash)) return admit(req, res, next, { caller: cached, token: candidates[i] ?? '' });
+      if (cached && hashesEqual(cached.tokenHash, hash)) return admit(req, res, next, { caller: cached, token });
     }
     resolve(lookup, candidates, hashes)
       .then((found) => admit(req, res, next, found))
