@@ -4,6 +4,7 @@ import { registerParty, setRoutingRule } from '@hub/registry';
 import { postgresRegistryStore } from '@hub/store';
 import type { TestStack } from '@hub/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 export interface LoadResult {
   readonly label: string;
@@ -12,6 +13,10 @@ export interface LoadResult {
   readonly p99: number;
   readonly errors: number;
   readonly non2xx: number;
+  /** Completed requests in the run. */
+  readonly requests: number;
+  /** CPU time (user + system) the server processes spent per request, in µs; NaN when not measured. */
+  readonly cpuMicrosPerRequest: number;
 }
 
 /** A bounded load run against a loopback URL: fixed duration, fixed connections, then it stops. */
@@ -22,10 +27,27 @@ export interface LoadOptions {
   readonly method?: 'GET' | 'PUT' | 'PATCH' | 'POST';
   /** Varies each request (path, body); autocannon calls it per request. */
   readonly setupRequest?: (req: { path: string; body?: string }) => { path: string; body?: string };
+  /**
+   * The server's processes: their CPU time over the run is reported per request. Throughput on a
+   * shared 2-core machine swings by tens of percent between runs (steal, the load generator's share);
+   * CPU per request is the steadier measure of what a request costs the server.
+   */
+  readonly serverPids?: readonly number[];
 }
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may contain spaces: utime and stime
+  // are the 14th and 15th fields of the line, in clock ticks.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+const CLOCK_TICKS_PER_SECOND = 100;
 
 export async function load(label: string, url: string, options: LoadOptions): Promise<LoadResult> {
   if (!/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url)) throw new Error('load tests target loopback only');
+  const cpuBefore = (options.serverPids ?? []).reduce((sum, pid) => sum + cpuSeconds(pid), 0);
   const result = await autocannon({
     url,
     connections: options.connections,
@@ -35,8 +57,12 @@ export async function load(label: string, url: string, options: LoadOptions): Pr
     ...(options.method ? { method: options.method } : {}),
     ...(options.setupRequest ? { requests: [{ setupRequest: options.setupRequest as never }] } : {}),
   });
+  const cpuAfter = (options.serverPids ?? []).reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const requests = result.requests.total;
   return {
     label,
+    requests,
+    cpuMicrosPerRequest: options.serverPids && requests > 0 ? ((cpuAfter - cpuBefore) * 1e6) / requests : Number.NaN,
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -46,10 +72,10 @@ export async function load(label: string, url: string, options: LoadOptions): Pr
 }
 
 export function printTable(rows: readonly LoadResult[]): void {
-  const lines = ['target                               req/s     p50 ms   p99 ms   errors  non-2xx'];
+  const lines = ['target                               req/s     p50 ms   p99 ms   errors  non-2xx  server CPU µs/req'];
   for (const r of rows) {
     lines.push(
-      `${r.label.padEnd(36)} ${r.requestsPerSecond.toFixed(0).padStart(7)} ${r.p50.toFixed(2).padStart(9)} ${r.p99.toFixed(2).padStart(8)} ${String(r.errors).padStart(8)} ${String(r.non2xx).padStart(8)}`,
+      `${r.label.padEnd(36)} ${r.requestsPerSecond.toFixed(0).padStart(7)} ${r.p50.toFixed(2).padStart(9)} ${r.p99.toFixed(2).padStart(8)} ${String(r.errors).padStart(8)} ${String(r.non2xx).padStart(8)} ${(Number.isNaN(r.cpuMicrosPerRequest) ? '-' : r.cpuMicrosPerRequest.toFixed(1)).padStart(18)}`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -125,10 +151,23 @@ export function summarize(labels: readonly string[], runs: ReadonlyMap<string, r
     return {
       label,
       requestsPerSecond: median(rs.map((r) => r.requestsPerSecond)),
+      requests: rs.reduce((a, r) => a + r.requests, 0),
+      cpuMicrosPerRequest: median(rs.map((r) => r.cpuMicrosPerRequest)),
       p50: median(rs.map((r) => r.p50)),
       p99: median(rs.map((r) => r.p99)),
       errors: rs.reduce((a, r) => a + r.errors, 0),
       non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
     };
   });
+}
+
+/**
+ * The median over rounds of target/base, each round's pair run back to back: steadier than the ratio
+ * of medians when the machine's speed drifts between rounds.
+ */
+export function pairedRatio(runs: ReadonlyMap<string, readonly LoadResult[]>, label: string, baseLabel: string, pick: (r: LoadResult) => number): number {
+  const target = runs.get(label) ?? [];
+  const base = runs.get(baseLabel) ?? [];
+  const ratios = target.map((r, i) => pick(r) / pick(base[i] ?? r)).sort((a, b) => a - b);
+  return ratios[Math.floor(ratios.length / 2)] ?? Number.NaN;
 }

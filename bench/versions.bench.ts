@@ -3,13 +3,13 @@
 // load generator (autocannon) runs here. Run: npm run bench -- versions [seconds] [connections] [rounds]
 import { join } from 'node:path';
 import { authHeader, createTestStack, repoRoot } from '@hub/testing';
-import { load, onboardForBench, printTable, startNode, summarize, type LoadResult } from './load.ts';
+import { load, onboardForBench, pairedRatio, printTable, startNode, summarize, type LoadResult } from './load.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
 const connections = Number(process.argv[3] ?? 50);
 const stack = await createTestStack('bench_versions');
 const { cpoToken: hubToken } = await onboardForBench(stack, '', { cpo: { countryCode: 'NL', partyId: 'BEN' }, emsp: { countryCode: 'NL', partyId: 'EMB' } });
-const hello = await startNode(join(repoRoot, 'bench', 'hello-server.ts'), ['0'], {}, /listening \d+/);
+const hello = await startNode(join(repoRoot, 'bench', 'hello-server.ts'), ['0'], { NODE_OPTIONS: process.env['BENCH_NODE_OPTIONS'] ?? '' }, /listening \d+/);
 const helloPort = Number(/listening (\d+)/.exec(hello.line)?.[1]);
 const ingressFor = async (accessLog: string) => {
   // BENCH_NODE_OPTIONS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the ingress under load.
@@ -21,10 +21,11 @@ const ingressFor = async (accessLog: string) => {
 const quiet = await ingressFor('errors');
 const logged = await ingressFor('all');
 const headers = { authorization: authHeader(hubToken) };
+const pidOf = (p: { child: { pid?: number | undefined } }) => [p.child.pid ?? 0];
 const targets = [
-  { label: 'bare express GET /hello', url: `http://127.0.0.1:${helloPort}/hello`, headers: {} },
-  { label: 'hub GET /ocpi/2.2.1, ACCESS_LOG=errors', url: `http://127.0.0.1:${quiet.port}/ocpi/2.2.1`, headers },
-  { label: 'hub GET /ocpi/2.2.1, ACCESS_LOG=all', url: `http://127.0.0.1:${logged.port}/ocpi/2.2.1`, headers },
+  { label: 'bare express GET /hello', url: `http://127.0.0.1:${helloPort}/hello`, headers: {}, serverPids: pidOf(hello) },
+  { label: 'hub GET /ocpi/2.2.1, ACCESS_LOG=errors', url: `http://127.0.0.1:${quiet.port}/ocpi/2.2.1`, headers, serverPids: pidOf(quiet) },
+  { label: 'hub GET /ocpi/2.2.1, ACCESS_LOG=all', url: `http://127.0.0.1:${logged.port}/ocpi/2.2.1`, headers, serverPids: pidOf(logged) },
 ];
 // The machine is shared and noisy: targets alternate over several rounds and medians are compared.
 const rounds = Number(process.argv[4] ?? 3);
@@ -32,7 +33,7 @@ const runs = new Map<string, LoadResult[]>(targets.map((t) => [t.label, []]));
 try {
   for (const t of targets) await load('warm-up', t.url, { seconds: 2, connections, headers: t.headers });
   for (let round = 0; round < rounds; round++) {
-    for (const t of targets) runs.get(t.label)?.push(await load(t.label, t.url, { seconds, connections, headers: t.headers }));
+    for (const t of targets) runs.get(t.label)?.push(await load(t.label, t.url, { seconds, connections, headers: t.headers, serverPids: t.serverPids }));
   }
 } finally {
   for (const p of [hello, quiet, logged]) p.child.kill('SIGTERM');
@@ -41,7 +42,14 @@ try {
 const summary = summarize(targets.map((t) => t.label), runs);
 process.stdout.write(`medians of ${rounds} alternating rounds; per round req/s: ${targets.map((t) => `${t.label}: ${(runs.get(t.label) ?? []).map((r) => r.requestsPerSecond.toFixed(0)).join('/')}`).join('; ')}\n`);
 printTable(summary);
-const bare = summary[0]?.requestsPerSecond ?? 1;
-for (const r of summary.slice(1)) process.stdout.write(`${r.label}: ${((100 * r.requestsPerSecond) / bare).toFixed(0)}% of bare express\n`);
+const bare = summary[0];
+for (const r of summary.slice(1)) {
+  const throughput = pairedRatio(runs, r.label, bare?.label ?? '', (x) => x.requestsPerSecond);
+  const cpu = pairedRatio(runs, bare?.label ?? '', r.label, (x) => x.cpuMicrosPerRequest);
+  process.stdout.write(
+    `${r.label}: ${(100 * throughput).toFixed(0)}% of bare express's req/s (median of per-round ratios); ` +
+      `${(100 * cpu).toFixed(0)}% by server CPU per request (bare µs / hub µs)\n`,
+  );
+}
 process.stdout.write(`(${seconds} s per run, ${connections} connections, ${new Date().toISOString()}, node ${process.version})\n`);
 process.exit(0);

@@ -16,12 +16,15 @@ export interface RequestContext {
 class LazyContext implements RequestContext {
   readonly requestId: string;
   readonly correlationId: string;
+  /** performance.now() when the request arrived. */
+  readonly startedAt: number;
   private readonly root: Logger;
   private child: Logger | undefined;
-  constructor(root: Logger, requestId: string, correlationId: string) {
+  constructor(root: Logger, requestId: string, correlationId: string, startedAt: number) {
     this.root = root;
     this.requestId = requestId;
     this.correlationId = correlationId;
+    this.startedAt = startedAt;
   }
   get log(): Logger {
     return (this.child ??= this.root.child({ requestId: this.requestId, correlationId: this.correlationId }));
@@ -39,18 +42,6 @@ declare global {
 
 const ID = /^[\x21-\x7e]{1,100}$/;
 
-// The route pattern (not the path) labels metrics, so label cardinality stays bounded.
-const routeLabels = new WeakMap<object, Map<string, string>>();
-function routeLabel(req: Request): string {
-  const matched = req.route as { path?: unknown } | undefined;
-  if (!matched) return 'unmatched';
-  let byBase = routeLabels.get(matched);
-  if (!byBase) routeLabels.set(matched, (byBase = new Map<string, string>()));
-  let label = byBase.get(req.baseUrl);
-  if (label === undefined) byBase.set(req.baseUrl, (label = `${req.baseUrl}${Array.isArray(matched.path) ? matched.path.join('|') : String(matched.path)}`));
-  return label;
-}
-
 function headerId(req: Request, name: string): string {
   const v = req.headers[name];
   return typeof v === 'string' && ID.test(v) ? v : randomUUID();
@@ -66,42 +57,61 @@ export interface RequestContextOptions {
 /** Sets ids, a request-scoped logger, echo headers, the access log line and HTTP metrics. */
 export function requestContext(options: RequestContextOptions) {
   const { logger, metrics, accessLog } = options;
-  // prom-client hashes (sorts) the label object on every observe; the labelled series are few, so
-  // each is resolved once and kept.
-  const series = new Map<string, { observe(value: number): void }>();
-  const observe = (method: string, route: string, status: number, seconds: number) => {
-    const key = `${method} ${status} ${route}`;
-    let s = series.get(key);
-    if (!s) {
-      s = metrics.duration.labels({ method, route, status: String(status) });
-      series.set(key, s);
+  // The route pattern (not the path) labels metrics, so label cardinality stays bounded. prom-client
+  // hashes (sorts) the label object on every observe; the labelled series are few, so each is resolved
+  // once per route, method and status and kept.
+  interface RouteSeries {
+    readonly label: string;
+    readonly byStatus: Map<string, Map<number, { observe(value: number): void }>>;
+  }
+  const routes = new WeakMap<object, Map<string, RouteSeries>>();
+  const unmatched: RouteSeries = { label: 'unmatched', byStatus: new Map() };
+  const routeSeries = (req: Request): RouteSeries => {
+    const matched = req.route as { path?: unknown } | undefined;
+    if (!matched) return unmatched;
+    let byBase = routes.get(matched);
+    if (!byBase) routes.set(matched, (byBase = new Map<string, RouteSeries>()));
+    let series = byBase.get(req.baseUrl);
+    if (!series) {
+      const label = `${req.baseUrl}${Array.isArray(matched.path) ? matched.path.join('|') : String(matched.path)}`;
+      byBase.set(req.baseUrl, (series = { label, byStatus: new Map() }));
     }
+    return series;
+  };
+  const observe = (route: RouteSeries, method: string, status: number, seconds: number) => {
+    let byStatus = route.byStatus.get(method);
+    if (!byStatus) route.byStatus.set(method, (byStatus = new Map<number, { observe(value: number): void }>()));
+    let s = byStatus.get(status);
+    if (!s) byStatus.set(status, (s = metrics.duration.labels({ method, route: route.label, status: String(status) })));
     s.observe(seconds);
   };
+  // One listener function for every response ('finish' calls it with the response as this): no
+  // closure per request.
+  function onFinish(this: Response): void {
+    const req = this.req;
+    const seconds = (performance.now() - (req.ctx as LazyContext).startedAt) / 1e3;
+    const route = routeSeries(req);
+    observe(route, req.method, this.statusCode, seconds);
+    const ocpiStatus = this.locals['ocpiStatus'] as number | undefined;
+    if (accessLog === 'all' || this.statusCode >= 400 || (ocpiStatus !== undefined && ocpiStatus !== 1000)) {
+      req.ctx.log.info('request', {
+        method: req.method,
+        path: req.path,
+        route: route.label,
+        status: this.statusCode,
+        ocpiStatus,
+        ms: Math.round(seconds * 1e4) / 10,
+        party: this.locals['partyKey'] as string | undefined,
+      });
+    }
+  }
   return (req: Request, res: Response, next: NextFunction): void => {
-    const started = process.hrtime.bigint();
     const requestId = headerId(req, 'x-request-id');
     const correlationId = headerId(req, 'x-correlation-id');
-    req.ctx = new LazyContext(logger, requestId, correlationId);
+    req.ctx = new LazyContext(logger, requestId, correlationId, performance.now());
     res.setHeader('X-Request-ID', requestId);
     res.setHeader('X-Correlation-ID', correlationId);
-    res.on('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = routeLabel(req);
-      observe(req.method, route, res.statusCode, seconds);
-      const ocpiStatus = res.locals['ocpiStatus'] as number | undefined;
-      if (accessLog === 'all' || res.statusCode >= 400 || (ocpiStatus !== undefined && ocpiStatus !== 1000)) {
-        req.ctx.log.info('request', {
-          method: req.method,
-          path: req.path,
-          route,
-          status: res.statusCode,
-          ocpiStatus,
-          ms: Math.round(seconds * 1e4) / 10,
-          party: res.locals['partyKey'] as string | undefined,
-        });
-      }
-    });
+    res.on('finish', onFinish);
     next();
   };
 }

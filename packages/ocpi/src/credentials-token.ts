@@ -16,15 +16,19 @@ export function hashCredentialsToken(token: string): string {
 }
 
 /**
- * Constant-time equality of two hex hashes: every character is compared whatever differs first, so
- * the time does not depend on how much of the hash matches. No allocation (authentication path).
+ * Constant-time equality of two secrets of equal length (hex hashes, Authorization headers): every
+ * character is compared whatever differs first, so the time does not depend on how much matches.
+ * Only the length may end it early. No allocation (authentication path).
  */
-export function hashesEqual(a: string, b: string): boolean {
+export function constantTimeEqual(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return diff === 0;
 }
+
+/** Constant-time equality of two hex hashes. */
+export const hashesEqual = constantTimeEqual;
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
 const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;

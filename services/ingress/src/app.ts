@@ -13,7 +13,7 @@ import { authenticate } from './authenticate.ts';
 import { errorMiddleware } from './http.ts';
 import { credentialsRouter } from './routes/credentials.ts';
 import { hubClientInfoRouter } from './routes/hubclientinfo.ts';
-import { versionsRouter, type ModuleEndpoint } from './routes/versions.ts';
+import { registerVersionRoutes, type ModuleEndpoint } from './routes/versions.ts';
 
 export interface IngressLimits {
   /** Largest accepted request body in bytes (README, Limits). */
@@ -70,7 +70,7 @@ export function createIngressApp(deps: IngressDeps): Express {
   const withInitial = authenticate(deps.callers, { allowInitialToken: true, allowSuspended: true });
   const hubToken = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false });
 
-  app.use(versionsRouter(deps.publicBaseUrl, MODULES, withInitial));
+  registerVersionRoutes(app, deps.publicBaseUrl, MODULES, withInitial);
   app.use(
     '/ocpi/2.2.1/credentials',
     withInitial,

@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import type { Express, RequestHandler } from 'express';
 import { OCPI_VERSION, type InterfaceRole } from '@hub/ocpi';
 import { okPreserialized } from '../http.ts';
 
@@ -12,8 +12,11 @@ export interface ModuleEndpoint {
   readonly path: string;
 }
 
-export function versionsRouter(publicBaseUrl: string, modules: readonly ModuleEndpoint[], auth: RequestHandler): Router {
-  const router = Router();
+/**
+ * Registers both routes on the application itself rather than a nested router: version details are
+ * what every partner fetches first and most, and a nested router costs a dispatch per request.
+ */
+export function registerVersionRoutes(app: Express, publicBaseUrl: string, modules: readonly ModuleEndpoint[], auth: RequestHandler): void {
   const versions = [{ version: OCPI_VERSION, url: `${publicBaseUrl}/ocpi/${OCPI_VERSION}` }];
   // A module the hub serves as both SENDER and RECEIVER is listed twice (interface document,
   // Version and endpoint lists).
@@ -25,7 +28,6 @@ export function versionsRouter(publicBaseUrl: string, modules: readonly ModuleEn
   };
   const versionsJson = JSON.stringify(versions);
   const detailsJson = JSON.stringify(details);
-  router.get('/ocpi/versions', auth, (_req, res) => okPreserialized(res, versionsJson));
-  router.get(`/ocpi/${OCPI_VERSION}`, auth, (_req, res) => okPreserialized(res, detailsJson));
-  return router;
+  app.get('/ocpi/versions', auth, (_req, res) => okPreserialized(res, versionsJson));
+  app.get(`/ocpi/${OCPI_VERSION}`, auth, (_req, res) => okPreserialized(res, detailsJson));
 }
