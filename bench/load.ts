@@ -4,7 +4,8 @@ import { registerParty, setRoutingRule } from '@hub/registry';
 import { postgresRegistryStore } from '@hub/store';
 import type { TestStack } from '@hub/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface LoadResult {
   readonly label: string;
@@ -48,6 +49,7 @@ const CLOCK_TICKS_PER_SECOND = 100;
 export async function load(label: string, url: string, options: LoadOptions): Promise<LoadResult> {
   if (!/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url)) throw new Error('load tests target loopback only');
   const cpuBefore = (options.serverPids ?? []).reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const per = (options.serverPids ?? []).map((pid) => cpuSeconds(pid));
   const result = await autocannon({
     url,
     connections: options.connections,
@@ -59,6 +61,7 @@ export async function load(label: string, url: string, options: LoadOptions): Pr
   });
   const cpuAfter = (options.serverPids ?? []).reduce((sum, pid) => sum + cpuSeconds(pid), 0);
   const requests = result.requests.total;
+  if (process.env['CPU_SPLIT']) process.stdout.write(`${label} ${(options.serverPids ?? []).map((pid, i) => `${pid}: ${(((cpuSeconds(pid) - (per[i] ?? 0)) * 1e6) / requests).toFixed(1)}`).join(' ')}\n`);
   return {
     label,
     requests,
@@ -170,4 +173,40 @@ export function pairedRatio(runs: ReadonlyMap<string, readonly LoadResult[]>, la
   const base = runs.get(baseLabel) ?? [];
   const ratios = target.map((r, i) => pick(r) / pick(base[i] ?? r)).sort((a, b) => a - b);
   return ratios[Math.floor(ratios.length / 2)] ?? Number.NaN;
+}
+
+/**
+ * Runs fn, and when BENCH_PROFILE_DIR is set writes a CPU profile of this process while it ran
+ * (for steps that run inside the benchmark process itself, such as the rebuild).
+ */
+export async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const dir = process.env['BENCH_PROFILE_DIR'];
+  if (!dir) return fn();
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await fn();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
+/** CPU seconds used so far by every local Postgres process (server and backends), from /proc. */
+export function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(Number(entry));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
 }

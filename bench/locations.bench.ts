@@ -13,7 +13,7 @@ import { rebuildReadModel } from '@hub/hubctl';
 import { postgresReadModelStore } from '@hub/store';
 import { call, createTestStack, repoRoot } from '@hub/testing';
 import { readFileSync } from 'node:fs';
-import { onboardForBench, percentile, startNode } from './load.ts';
+import { cpuSeconds, onboardForBench, percentile, postgresCpuSeconds, profiled, startNode } from './load.ts';
 
 const count = Number(process.argv[2] ?? 50_000);
 const lagRate = Number(process.argv[3] ?? 1000);
@@ -124,11 +124,20 @@ try {
   out(`projection lag at ${lagRate} PATCH/s for ${lagSeconds} s (${sent} sent, ${lags.length} sampled): p50 ${percentile(lags, 50).toFixed(0)} ms, p95 ${percentile(lags, 95).toFixed(0)} ms, max ${Math.max(...lags).toFixed(0)} ms`);
 
   // 5. Rebuild by replay of everything in the topic.
+  const brokerPid = Number(process.env['TEST_BROKER_PID'] ?? 0);
+  const cpuBefore = { rebuild: process.cpuUsage(), postgres: postgresCpuSeconds(), broker: brokerPid > 0 ? cpuSeconds(brokerPid) : 0 };
   const rebuildStart = Date.now();
   let firstApplied = 0;
-  const result = await rebuildReadModel({ eventLog: stack.eventLog, store }, 'locations', (p) => {
-    if (p.applied > 0n && firstApplied === 0) firstApplied = Date.now();
-  });
+  const result = await profiled('rebuild', () =>
+    rebuildReadModel({ eventLog: stack.eventLog, store }, 'locations', (p) => {
+      if (p.applied > 0n && firstApplied === 0) firstApplied = Date.now();
+    }),
+  );
+  const rebuildCpu = process.cpuUsage(cpuBefore.rebuild);
+  out(
+    `CPU during the rebuild: rebuild (this process) ${((rebuildCpu.user + rebuildCpu.system) / 1e6).toFixed(1)} s, Postgres ${(postgresCpuSeconds() - cpuBefore.postgres).toFixed(1)} s, ` +
+      `broker ${brokerPid > 0 ? (cpuSeconds(brokerPid) - cpuBefore.broker).toFixed(1) : '-'} s`,
+  );
   const applySeconds = result.seconds - (firstApplied - rebuildStart) / 1000;
   out(
     `rebuild by replay: ${result.events} events, ${result.rows} rows in ${result.seconds.toFixed(1)} s end to end (${result.eventsPerSecond.toFixed(0)} events/s); ` +

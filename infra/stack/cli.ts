@@ -66,7 +66,7 @@ async function provideStack(mode: 'start' | 'test'): Promise<Stack> {
 async function prepare(brokers: string, databaseUrl: string, topicPrefix = ''): Promise<void> {
   const logger = createLogger({ service: 'stack', level: 'warn' });
   if ((await ensureDatabase(databaseUrl)) === 'created') say(`created database ${new URL(databaseUrl).pathname.slice(1)}`);
-  const pool = createPool(databaseUrl, { max: 1, application: 'ocpi-hub-stack' });
+  const pool = createPool(databaseUrl, { max: 1, application: 'ocpi-hub-stack', onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }) });
   try {
     const applied = await migrate(pool, migrationsDir);
     if (applied.length > 0) say(`migrations applied: ${applied.join(', ')}`);
@@ -265,7 +265,12 @@ async function bench(args: string[]): Promise<number> {
   }
   const stack = await provideStack('test');
   try {
-    return await runChild(node, [...process.execArgv, script, ...rest], { ...process.env, TEST_KAFKA_BROKERS: stack.brokers, TEST_DATABASE_URL: stack.db.url('postgres') });
+    return await runChild(node, [...process.execArgv, script, ...rest], {
+      ...process.env,
+      TEST_KAFKA_BROKERS: stack.brokers,
+      TEST_DATABASE_URL: stack.db.url('postgres'),
+      TEST_BROKER_PID: String(stack.broker?.pid ?? ''),
+    });
   } finally {
     await stack.stop();
   }

@@ -21,13 +21,76 @@ export interface RebuildResult {
   readonly eventsPerSecond: number;
 }
 
+export interface RebuildOptions {
+  readonly switchTimeoutMs?: number;
+  /** Fetch size per partition: about a thousand locations a fetch keeps batches large and garbage young. */
+  readonly fetchBytesPerPartition?: number;
+  /** Transactions applying at once (the read-model tables' writers besides the live projector). */
+  readonly applyConcurrency?: number;
+  /** Decoded batches allowed to wait for a transaction before fetching pauses. */
+  readonly queuedBatches?: number;
+}
+
+/**
+ * Ordered per partition, bounded in concurrency and in queued work. enqueue() resolves once the work
+ * is queued (waiting while the queue is full); a failure is reported once and later work is dropped.
+ */
+export function applyPipeline(concurrency: number, maxQueued: number, onError: (e: Error) => void) {
+  const chains = new Map<number, Promise<void>>();
+  let running = 0;
+  let queued = 0;
+  let failed = false;
+  const waitingForSlot: Array<() => void> = [];
+  const waitingForRoom: Array<() => void> = [];
+  const slot = async (): Promise<void> => {
+    while (running >= concurrency) await new Promise<void>((r) => waitingForSlot.push(r));
+    running++;
+  };
+  const release = (): void => {
+    running--;
+    waitingForSlot.shift()?.();
+  };
+  return {
+    async enqueue(partition: number, work: () => Promise<unknown>): Promise<void> {
+      while (queued >= maxQueued && !failed) await new Promise<void>((r) => waitingForRoom.push(r));
+      if (failed) return;
+      queued++;
+      const previous = chains.get(partition) ?? Promise.resolve();
+      const next = previous.then(async () => {
+        if (failed) return;
+        await slot();
+        try {
+          await work();
+        } catch (e) {
+          failed = true;
+          onError(e instanceof Error ? e : new Error(String(e)));
+          for (const wake of waitingForRoom.splice(0)) wake();
+        } finally {
+          release();
+        }
+      });
+      chains.set(
+        partition,
+        next.finally(() => {
+          queued--;
+          waitingForRoom.shift()?.();
+        }),
+      );
+    },
+    /** Resolves when everything queued so far has been applied (or dropped after a failure). */
+    async drain(): Promise<void> {
+      await Promise.all(chains.values());
+    },
+  };
+}
+
 const TOPIC: Record<ReadModel, string> = { locations: topics.locations, tariffs: topics.tariffs };
 
 export async function rebuildReadModel(
   deps: { eventLog: EventLog; store: ReadModelStore },
   model: ReadModel,
   onProgress: (p: RebuildProgress) => void,
-  options: { switchTimeoutMs?: number } = {},
+  options: RebuildOptions = {},
 ): Promise<RebuildResult> {
   const started = Date.now();
   const { building } = await deps.store.beginRebuild(model);
@@ -37,30 +100,52 @@ export async function rebuildReadModel(
   const applied = async () => [...(await deps.store.positions(model, building)).values()].reduce((a, b) => a + b, 0n);
 
   const groupId = `rebuild-${model}-g${building}-${Date.now()}`;
-  // Large fetches make large batches: one transaction applies thousands of events.
-  const consumer = deps.eventLog.consumer(groupId, { maxBytesPerPartition: 8 * 1024 * 1024 });
+  const consumer = deps.eventLog.consumer(groupId, { maxBytesPerPartition: options.fetchBytesPerPartition ?? 1024 * 1024 });
   await consumer.connect();
   await consumer.subscribe({ topic: deps.eventLog.physical(topic), fromBeginning: true });
   const state: { failure?: Error } = {};
   const rethrow = (): void => {
     if (state.failure) throw state.failure;
   };
+  // Fetching and decoding overlap with applying: each partition's batches are applied in order on a
+  // chain of their own, at most `applyConcurrency` transactions at once, while kafkajs fetches ahead.
+  // At most `queuedBatches` decoded batches wait, so memory stays bounded however far behind Postgres is.
+  const pipeline = applyPipeline(options.applyConcurrency ?? 3, options.queuedBatches ?? 12, (e) => {
+    state.failure ??= e;
+  });
+  // Like after any bulk load, the new generation's statistics are refreshed as it grows (at 1,000
+  // events applied, then each time the count quadruples), so batches that build on stored objects
+  // (PATCHes) look them up by primary key instead of scanning the generation.
+  let appliedSinceStart = 0;
+  let analyzeAt = 1000;
+  let analyzing: Promise<void> | undefined;
+  const refreshStatistics = (count: number): void => {
+    appliedSinceStart += count;
+    if (appliedSinceStart < analyzeAt || analyzing) return;
+    analyzeAt = appliedSinceStart * 4;
+    analyzing = deps.store
+      .analyze(model)
+      .catch(() => undefined)
+      .finally(() => {
+        analyzing = undefined;
+      });
+  };
   await consumer.run({
     eachBatchAutoResolve: true,
-    // Partitions are independent: apply several at once (each in its own transaction).
-    partitionsConsumedConcurrently: 3,
+    partitionsConsumedConcurrently: 6,
     eachBatch: async ({ batch }) => {
+      rethrow();
       const records: ProjectedRecord[] = batch.messages.map((message) => {
         const decoded = deps.eventLog.decode(batch.topic, batch.partition, message);
         return decoded
           ? { offset: message.offset, type: decoded.event.type, subject: decoded.event.subject, data: decoded.event.data as Record<string, unknown> }
           : { offset: message.offset, type: 'unreadable', subject: '', data: {} };
       });
-      try {
-        await deps.store.applyBatch(model, batch.partition, records, building);
-      } catch (e) {
-        state.failure = e instanceof Error ? e : new Error(String(e));
-        throw e;
+      if (records.length > 0) {
+        await pipeline.enqueue(batch.partition, async () => {
+          await deps.store.applyBatch(model, batch.partition, records, building);
+          refreshStatistics(records.length);
+        });
       }
     },
   });
@@ -84,6 +169,8 @@ export async function rebuildReadModel(
     }
   } finally {
     await consumer.disconnect();
+    await pipeline.drain();
+    await analyzing;
     const admin = deps.eventLog.admin();
     await admin.connect();
     // The rebuild's consumer group served once; leave no stale group behind.

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { applyLocationEvent, applyTariffEvent, findInLocation } from '../src/apply.ts';
+import { applyLocationEvent, applyTariffEvent, findInLocation, replacesWholeObject } from '../src/apply.ts';
 import type { ApplyResult } from '../src/apply.ts';
 import { locationEventTypes, objectKey, parseSubject, pathSubject, tariffEventTypes } from '../src/location-events.ts';
 import type { ObjectPath } from '../src/location-events.ts';
@@ -392,5 +392,15 @@ describe('objectKey', () => {
 
   it('differs between locations', () => {
     assert.notEqual(objectKey(loc), objectKey({ ...loc, id: 'LOC2' }));
+  });
+});
+
+describe('replacesWholeObject', () => {
+  it('only a location PUT and a tariff PUT replace the whole object (a rebuild loads nothing for them)', () => {
+    assert.equal(replacesWholeObject(locationEventTypes.locationPut), true);
+    assert.equal(replacesWholeObject(tariffEventTypes.tariffPut), true);
+    for (const type of [locationEventTypes.locationPatched, locationEventTypes.evsePut, locationEventTypes.evsePatched, locationEventTypes.connectorPut, locationEventTypes.connectorPatched, 'unknown']) {
+      assert.equal(replacesWholeObject(type), false, type);
+    }
   });
 });

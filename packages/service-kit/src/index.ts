@@ -24,7 +24,7 @@ export interface ServiceShell {
 export async function startServiceShell(name: string, config: CommonConfig, options: { logStream?: NodeJS.WritableStream } = {}): Promise<ServiceShell> {
   const logger = createLogger({ service: name, level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) });
   const metrics = createMetricsRegistry(name);
-  const pool = createPool(config.databaseUrl, { application: `ocpi-hub-${name}`, max: 8 });
+  const pool = createPool(config.databaseUrl, { application: `ocpi-hub-${name}`, max: 8, onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }) });
   const eventLog = createKafkaEventLog({ brokers: config.kafkaBrokers, clientId: name, topicPrefix: config.topicPrefix, logger });
   const admin = eventLog.admin();
   let adminConnected: Promise<void> | undefined;

@@ -3,8 +3,19 @@ import pg from 'pg';
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
-export function createPool(databaseUrl: string, options: { max?: number; application?: string; asyncCommit?: boolean } = {}): Pool {
-  return new pg.Pool({
+export interface PoolOptions {
+  readonly max?: number;
+  readonly application?: string;
+  readonly asyncCommit?: boolean;
+  /**
+   * An idle pooled connection failed (Postgres restarted, the connection was terminated). The pool
+   * drops it and opens a new one when needed; without a listener the error would end the process.
+   */
+  readonly onIdleError: (e: Error) => void;
+}
+
+export function createPool(databaseUrl: string, options: PoolOptions): Pool {
+  const pool = new pg.Pool({
     connectionString: databaseUrl,
     // Room for sorting a page in memory when the planner cannot walk the page index. asyncCommit:
     // commits do not wait for the WAL flush (only for data whose last milliseconds may be lost).
@@ -13,6 +24,8 @@ export function createPool(databaseUrl: string, options: { max?: number; applica
     application_name: options.application ?? 'ocpi-hub',
     idleTimeoutMillis: 30_000,
   });
+  pool.on('error', options.onIdleError);
+  return pool;
 }
 
 /** Runs fn in a transaction; rolls back on any error. */

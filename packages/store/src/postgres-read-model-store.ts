@@ -1,4 +1,4 @@
-import { applyLocationEvent, applyTariffEvent, findInLocation, parseSubject, type ObjectPath } from '@hub/read-models';
+import { applyLocationEvent, applyTariffEvent, findInLocation, parseSubject, replacesWholeObject, type ObjectPath } from '@hub/read-models';
 import { inTransaction, type Pool, type PoolClient } from './pool.ts';
 
 // Read models of locations and tariffs in Postgres (reference design, Postgres). The projector applies
@@ -43,16 +43,6 @@ async function generationOf(client: PoolClient | Pool, model: ReadModel): Promis
   return rows[0]?.active ?? 1;
 }
 
-/**
- * The active generation, share-locked for the rest of the transaction: a switch-over (which takes the
- * row exclusively) waits for batches in flight and no batch applies to a generation that is no
- * longer active.
- */
-async function lockedGeneration(client: PoolClient, model: ReadModel): Promise<number> {
-  const { rows } = await client.query<{ active: number }>('select active from read_model_generations where model = $1 for share', [model]);
-  return rows[0]?.active ?? 1;
-}
-
 export interface ReadModelStore {
   /**
    * Applies one partition's records in order, exactly once: records before the stored position are
@@ -79,6 +69,12 @@ export interface ReadModelStore {
   switchOver(model: ReadModel, building: number): Promise<boolean>;
   counts(model: ReadModel, generation: number): Promise<number>;
   /**
+   * Refreshes the planner's statistics of a read-model table. A rebuild fills a generation the
+   * statistics have never seen; without this the planner takes it for empty and looks up a batch's
+   * keys by scanning the whole new generation (seconds per batch once it holds tens of thousands).
+   */
+  analyze(model: ReadModel): Promise<void>;
+  /**
    * Drops the rows of generations older than the active one (after a switch-over; outside its lock so
    * the projector is not held up), then VACUUM ANALYZE so pages are index-only scans again.
    */
@@ -87,35 +83,66 @@ export interface ReadModelStore {
 
 export function postgresReadModelStore(pool: Pool): ReadModelStore {
   return {
-    applyBatch(model, partition, records, generation) {
-      return inTransaction(pool, async (client) => {
-        const gen = generation ?? (await lockedGeneration(client, model));
-        await client.query(
-          `insert into projection_offsets (model, generation, partition, next_offset) values ($1, $2, $3, 0) on conflict do nothing`,
-          [model, gen, partition],
-        );
-        // The row lock serialises two projector instances that briefly share a partition (rebalance).
-        const { rows } = await client.query<{ next_offset: string }>(
-          'select next_offset from projection_offsets where model = $1 and generation = $2 and partition = $3 for update',
-          [model, gen, partition],
-        );
-        const position = BigInt(rows[0]?.next_offset ?? '0');
-        const fresh = records.filter((r) => BigInt(r.offset) >= position);
-        if (fresh.length === 0) return { applied: 0, skipped: records.length, rejected: 0 };
+    async applyBatch(model, partition, records, generation) {
+      // Three round trips per batch: begin with the position, the rows, then the new position, the
+      // wake-up and commit. The first and last are simple-protocol statement lists, which take no
+      // parameters: they carry only the model name and integers, checked before they are inlined.
+      if (!(model in TABLE) || !Number.isInteger(partition) || (generation !== undefined && !Number.isInteger(generation))) {
+        throw new Error(`bad batch coordinates ${model}/${partition}/${generation}`);
+      }
+      const client = await pool.connect();
+      try {
+        // The partition's position, created at 0 the first time and locked (the no-op update takes the
+        // row lock, which serialises two projector instances that briefly share a partition during a
+        // rebalance). Without an explicit generation, the active one is read under a share lock: a
+        // switch-over (which takes that row exclusively) waits for batches in flight, and no batch
+        // applies to a generation that is no longer active. The read model is derived from the topic,
+        // so its commits need not wait for the WAL flush: a Postgres crash can only lose the last
+        // batches whole, rows and position together, and the projector applies them again from Kafka
+        // (exactly once all the same). A rebuild's switch-over commits synchronously, which flushes
+        // every batch before it.
+        const generationSql = generation === undefined ? `coalesce((select active from read_model_generations where model = '${model}' for share), 1)` : String(generation);
+        const begun = (await client.query(
+          `begin; set local synchronous_commit = off;
+           insert into projection_offsets (model, generation, partition, next_offset) select '${model}', ${generationSql}, ${partition}, 0
+           on conflict (model, generation, partition) do update set next_offset = projection_offsets.next_offset
+           returning generation, next_offset`,
+        )) as unknown as Array<{ rows: Array<{ generation: number; next_offset: string }> }>;
+        const position = begun[2]?.rows[0];
+        const gen = position?.generation ?? generation ?? 1;
+        const fresh = records.filter((r) => BigInt(r.offset) >= BigInt(position?.next_offset ?? '0'));
+        if (fresh.length === 0) {
+          await client.query('commit');
+          return { applied: 0, skipped: records.length, rejected: 0 };
+        }
 
-        // Load every object the batch touches in one query, apply in memory, write back in one query.
+        // Load, in one query, every object whose first event in the batch builds on what is stored (an
+        // object a PUT replaces first needs nothing: a rebuild's batches of PUTs load nothing), apply
+        // in memory, write back in one query.
         const table = TABLE[model];
         const keyOf = (p: ObjectPath) => `${p.countryCode}\u0000${p.partyId}\u0000${p.id}`;
         const paths = fresh.map((r) => parseSubject(r.subject));
-        const keys = [...new Set(paths.filter((p): p is ObjectPath => p !== undefined).map(keyOf))].map((k) => k.split('\u0000'));
-        const loaded = await client.query<{ country_code: string; party_id: string; id: string; document: Json }>(
-          `select country_code, party_id, id, document from ${table}
-            where generation = $1 and (country_code, party_id, id) in (select * from unnest($2::text[], $3::text[], $4::text[]))`,
-          [gen, keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map((k) => k[2])],
-        );
-        const documents = new Map<string, Json>(loaded.rows.map((r) => [`${r.country_code}\u0000${r.party_id}\u0000${r.id}`, r.document]));
+        const seen = new Set<string>();
+        const needed: string[][] = [];
+        for (let i = 0; i < fresh.length; i++) {
+          const path = paths[i];
+          if (!path) continue;
+          const key = keyOf(path);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          if (!replacesWholeObject((fresh[i] as ProjectedRecord).type)) needed.push([path.countryCode, path.partyId, path.id]);
+        }
+        const documents = new Map<string, Json>();
+        if (needed.length > 0) {
+          const loaded = await client.query<{ country_code: string; party_id: string; id: string; document: Json }>(
+            `select country_code, party_id, id, document from ${table}
+              where generation = $1 and (country_code, party_id, id) in (select * from unnest($2::text[], $3::text[], $4::text[]))`,
+            [gen, needed.map((k) => k[0]), needed.map((k) => k[1]), needed.map((k) => k[2])],
+          );
+          for (const r of loaded.rows) documents.set(`${r.country_code}\u0000${r.party_id}\u0000${r.id}`, r.document);
+        }
         const changed = new Set<string>();
-        let rejected = 0;
+        const rejects: Array<{ offset: string; subject: string; type: string; reason: string }> = [];
         for (let i = 0; i < fresh.length; i++) {
           const record = fresh[i] as ProjectedRecord;
           const path = paths[i];
@@ -128,36 +155,59 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
             documents.set(keyOf(path), result.document);
             changed.add(keyOf(path));
           } else {
-            rejected++;
-            await client.query(
-              `insert into projection_rejects (model, generation, partition, "offset", subject, event_type, reason) values ($1, $2, $3, $4, $5, $6, $7)
-               on conflict do nothing`,
-              [model, gen, partition, record.offset, record.subject, record.type, result.kind === 'rejected' ? result.reason : 'unknown'],
-            );
+            rejects.push({ offset: record.offset, subject: record.subject, type: record.type, reason: result.kind === 'rejected' ? result.reason : 'unknown' });
           }
         }
         if (changed.size > 0) {
-          const rowsOut = [...changed].map((k) => {
-            const [cc, pid, id] = k.split('\u0000');
+          // Keys travel as text arrays, the documents as one JSON array that Postgres splits without
+          // parsing them into trees (json column, migration 007): text arrays would escape every
+          // document twice, which made a rebuild's batches of thousands of locations three times slower.
+          const cc: string[] = [];
+          const pid: string[] = [];
+          const id: string[] = [];
+          const lastUpdated: unknown[] = [];
+          const docs: Json[] = [];
+          for (const k of changed) {
+            const [c, p, i] = k.split('\u0000') as [string, string, string];
             const doc = documents.get(k) as Json;
-            return { cc, pid, id, doc: JSON.stringify(doc), lastUpdated: String(doc['last_updated']) };
-          });
+            cc.push(c);
+            pid.push(p);
+            id.push(i);
+            lastUpdated.push(doc['last_updated']);
+            docs.push(doc);
+          }
           await client.query(
             `insert into ${table} (generation, country_code, party_id, id, last_updated, document)
-             select $1, cc, pid, id, lu::timestamptz, doc::jsonb
-               from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) as t(cc, pid, id, lu, doc)
+             select $1, k.cc, k.pid, k.id, k.lu::timestamptz, d.doc
+               from unnest($2::text[], $3::text[], $4::text[], $5::text[]) with ordinality as k(cc, pid, id, lu, n)
+               join json_array_elements($6::json) with ordinality as d(doc, n) using (n)
              on conflict (generation, country_code, party_id, id) do update set last_updated = excluded.last_updated, document = excluded.document`,
-            [gen, rowsOut.map((r) => r.cc), rowsOut.map((r) => r.pid), rowsOut.map((r) => r.id), rowsOut.map((r) => r.lastUpdated), rowsOut.map((r) => r.doc)],
+            [gen, cc, pid, id, lastUpdated, JSON.stringify(docs)],
           );
         }
+        if (rejects.length > 0) {
+          await client.query(
+            `insert into projection_rejects (model, generation, partition, "offset", subject, event_type, reason)
+             select $1, $2, $3, r."offset", r.subject, r.type, r.reason from jsonb_to_recordset($4::jsonb) as r("offset" bigint, subject text, type text, reason text)
+             on conflict do nothing`,
+            [model, gen, partition, JSON.stringify(rejects)],
+          );
+        }
+        // The new position, the wake-up of readers waiting for it (read-your-writes) and the commit.
         const last = fresh[fresh.length - 1] as ProjectedRecord;
+        const nextOffset = BigInt(last.offset) + 1n;
         await client.query(
-          'update projection_offsets set next_offset = $4, updated_at = now() where model = $1 and generation = $2 and partition = $3',
-          [model, gen, partition, (BigInt(last.offset) + 1n).toString()],
+          `update projection_offsets set next_offset = ${nextOffset.toString()}, updated_at = now() where model = '${model}' and generation = ${gen} and partition = ${partition};
+           select pg_notify('hub_projection_${model}', '${gen}:${partition}');
+           commit`,
         );
-        await client.query('select pg_notify($1, $2)', [`hub_projection_${model}`, `${gen}:${partition}`]);
-        return { applied: fresh.length - rejected, skipped: records.length - fresh.length, rejected };
-      });
+        return { applied: fresh.length - rejects.length, skipped: records.length - fresh.length, rejected: rejects.length };
+      } catch (e) {
+        await client.query('rollback').catch(() => undefined);
+        throw e;
+      } finally {
+        client.release();
+      }
     },
 
     async positions(model, generation) {
@@ -282,6 +332,10 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
       await pool.query(`vacuum (analyze) ${TABLE[model]}`);
     },
 
+    async analyze(model) {
+      await pool.query(`analyze ${TABLE[model]}`);
+    },
+
     async counts(model, generation) {
       const { rows } = await pool.query<{ n: string }>(`select count(*) as n from ${TABLE[model]} where generation = $1`, [generation]);
       return Number(rows[0]?.n ?? 0);
@@ -297,7 +351,7 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
             ? 'exists($.evses[*] ? (@.uid == $evse))'
             : 'true';
       const { rows } = await pool.query<{ found: boolean }>(
-        `select jsonb_path_query_first(document, $5::jsonpath, $6::jsonb) = 'true'::jsonb as found from ${table}
+        `select jsonb_path_query_first(document::jsonb, $5::jsonpath, $6::jsonb) = 'true'::jsonb as found from ${table}
           where generation = (select active from read_model_generations where model = $1)
             and country_code = $2 and party_id = $3 and id = $4`,
         [model, path.countryCode, path.partyId, path.id, jsonPath, JSON.stringify({ evse: path.evseUid ?? '', connector: path.connectorId ?? '' })],

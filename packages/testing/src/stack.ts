@@ -44,7 +44,12 @@ export async function createTestStack(label: string, options: { brokers?: string
   url.pathname = `/${name}`;
   const databaseUrl = url.toString();
   await ensureDatabase(databaseUrl);
-  const pool = createPool(databaseUrl, { max: 4, application: `test-${label}` });
+  const pool = createPool(databaseUrl, {
+    max: 4,
+    application: `test-${label}`,
+    // cleanup() drops the database with FORCE, which terminates whatever is still connected.
+    onIdleError: () => undefined,
+  });
   await migrate(pool, join(repoRoot, 'infra', 'migrations'));
   const topicPrefix = `t${suffix}`;
   const eventLog = createKafkaEventLog({ brokers, clientId: `test-${label}`, topicPrefix, logger: createLogger({ service: 'test', level: 'error' }) });

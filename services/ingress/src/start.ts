@@ -22,9 +22,14 @@ export interface RunningIngress {
 export async function startIngress(config: IngressConfig, options: { logStream?: NodeJS.WritableStream } = {}): Promise<RunningIngress> {
   const logger = createLogger({ service: 'ingress', level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) });
   const registry = createMetricsRegistry('ingress');
-  const pool = createPool(config.databaseUrl, { application: 'ocpi-hub-ingress', max: 20 });
+  const pool = createPool(config.databaseUrl, { application: 'ocpi-hub-ingress', max: 20, onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }) });
   const store = postgresRegistryStore(pool);
-  const counters = createPool(config.databaseUrl, { application: 'ocpi-hub-ingress-counters', max: 8, asyncCommit: true });
+  const counters = createPool(config.databaseUrl, {
+    application: 'ocpi-hub-ingress-counters',
+    max: 8,
+    asyncCommit: true,
+    onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }),
+  });
   const callers = await cachedCallerLookup(store, {
     databaseUrl: config.databaseUrl,
     ttlMs: config.callerCacheTtlMs,

@@ -29,7 +29,7 @@ export async function startProber(config: ProberConfig, options: { logStream?: N
   });
   const probes = new Counter({ name: 'hub_partner_probes_total', help: 'Health probes by result', labelNames: ['result'], registers: [registry] });
   const outboxGauge = new Gauge({ name: 'hub_registry_outbox_pending', help: 'Registry audit events not yet on Kafka', registers: [registry] });
-  const pool = createPool(config.databaseUrl, { application: 'ocpi-hub-prober', max: 4 });
+  const pool = createPool(config.databaseUrl, { application: 'ocpi-hub-prober', max: 4, onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }) });
   const store = postgresRegistryStore(pool);
   const partners = ocpiPartnerClient({ policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts }, timeoutMs: config.timeoutMs });
   const eventLog = createKafkaEventLog({ brokers: config.kafkaBrokers, clientId: 'prober', topicPrefix: config.topicPrefix, logger });
