@@ -48,8 +48,9 @@ const CLOCK_TICKS_PER_SECOND = 100;
 
 export async function load(label: string, url: string, options: LoadOptions): Promise<LoadResult> {
   if (!/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url)) throw new Error('load tests target loopback only');
-  const cpuBefore = (options.serverPids ?? []).reduce((sum, pid) => sum + cpuSeconds(pid), 0);
-  const per = (options.serverPids ?? []).map((pid) => cpuSeconds(pid));
+  const pids = options.serverPids ?? [];
+  const cpuBefore = pids.map((pid) => cpuSeconds(pid));
+  const postgresBefore = process.env['BENCH_CPU_BY_PROCESS'] ? postgresCpuSeconds() : 0;
   const result = await autocannon({
     url,
     connections: options.connections,
@@ -59,13 +60,18 @@ export async function load(label: string, url: string, options: LoadOptions): Pr
     ...(options.method ? { method: options.method } : {}),
     ...(options.setupRequest ? { requests: [{ setupRequest: options.setupRequest as never }] } : {}),
   });
-  const cpuAfter = (options.serverPids ?? []).reduce((sum, pid) => sum + cpuSeconds(pid), 0);
   const requests = result.requests.total;
-  if (process.env['CPU_SPLIT']) process.stdout.write(`${label} ${(options.serverPids ?? []).map((pid, i) => `${pid}: ${(((cpuSeconds(pid) - (per[i] ?? 0)) * 1e6) / requests).toFixed(1)}`).join(' ')}\n`);
+  const cpuUsed = pids.map((pid, i) => cpuSeconds(pid) - (cpuBefore[i] ?? 0));
+  const perRequest = (seconds: number) => (requests > 0 ? (seconds * 1e6) / requests : Number.NaN);
+  // BENCH_CPU_BY_PROCESS=1: where a request's CPU goes, per server process and all local Postgres.
+  if (process.env['BENCH_CPU_BY_PROCESS']) {
+    const parts = pids.map((pid, i) => `pid ${pid} ${perRequest(cpuUsed[i] ?? 0).toFixed(1)}`);
+    process.stdout.write(`${label}: CPU µs per request: ${parts.join(', ')}, Postgres ${perRequest(postgresCpuSeconds() - postgresBefore).toFixed(1)}\n`);
+  }
   return {
     label,
     requests,
-    cpuMicrosPerRequest: options.serverPids && requests > 0 ? ((cpuAfter - cpuBefore) * 1e6) / requests : Number.NaN,
+    cpuMicrosPerRequest: pids.length > 0 ? perRequest(cpuUsed.reduce((a, b) => a + b, 0)) : Number.NaN,
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
