@@ -98,7 +98,8 @@ printTable(summary);
 const bareLabel = summary[0]?.label ?? '';
 for (const r of summary.slice(1)) {
   const throughput = pairedRatio(runs, r.label, bareLabel, (x) => x.requestsPerSecond);
-  process.stdout.write(`${r.label}: ${(100 * throughput).toFixed(0)}% of bare express's req/s (median of per-round ratios)\n`);
+  const ofMedians = r.requestsPerSecond / (summary[0]?.requestsPerSecond ?? Number.NaN);
+  process.stdout.write(`${r.label}: ${(100 * throughput).toFixed(0)}% of bare express's req/s (median of per-round ratios; ratio of medians ${(100 * ofMedians).toFixed(0)}%)\n`);
 }
 process.stdout.write(`(${seconds} s per run after ${warmupSeconds} s of warm-up, ${connections} connections, ${new Date().toISOString()}, node ${process.version})\n`);
 process.exit(0);

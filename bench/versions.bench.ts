@@ -46,9 +46,11 @@ const bare = summary[0];
 for (const r of summary.slice(1)) {
   const throughput = pairedRatio(runs, r.label, bare?.label ?? '', (x) => x.requestsPerSecond);
   const cpu = pairedRatio(runs, bare?.label ?? '', r.label, (x) => x.cpuMicrosPerRequest);
+  const ofMedians = r.requestsPerSecond / (bare?.requestsPerSecond ?? Number.NaN);
+  const cpuOfMedians = (bare?.cpuMicrosPerRequest ?? Number.NaN) / r.cpuMicrosPerRequest;
   process.stdout.write(
-    `${r.label}: ${(100 * throughput).toFixed(0)}% of bare express's req/s (median of per-round ratios); ` +
-      `${(100 * cpu).toFixed(0)}% by server CPU per request (bare µs / hub µs)\n`,
+    `${r.label}: ${(100 * throughput).toFixed(0)}% of bare express's req/s (median of per-round ratios; ratio of medians ${(100 * ofMedians).toFixed(0)}%); ` +
+      `${(100 * cpu).toFixed(0)}% by server CPU per request, bare µs / hub µs (ratio of medians ${(100 * cpuOfMedians).toFixed(0)}%)\n`,
   );
 }
 process.stdout.write(`(${seconds} s per run, ${connections} connections, ${new Date().toISOString()}, node ${process.version})\n`);
