@@ -190,3 +190,32 @@ describe('OCPI object event payloads', () => {
     assertRefused(locationEventTypes.evsePut, { ...evse, floor: '-1' }, { path: '/', message: 'unknown field "floor"' });
   });
 });
+
+// Command payloads, built as services/ingress/src/routes/commands.ts and services/dispatcher/src/worker.ts build them.
+const startSession = {
+  response_url: 'https://emsp.example.com/ocpi/2.2.1/commands/START_SESSION/1234',
+  token: { country_code: 'DE', party_id: 'XYZ', uid: '012345678', type: 'RFID', contract_id: 'DE8ACC12E46L89', issuer: 'TheNewMotion', valid: true, whitelist: 'ALLOWED', last_updated: '2018-12-10T17:16:15Z' },
+  location_id: 'LOC1',
+  evse_uid: '3256',
+};
+const commandPayloads: ReadonlyArray<readonly [string, string, Json]> = [
+  ['an eMSP START_SESSION', commandEventTypes.requested, { command: 'START_SESSION', request: startSession }],
+  ['the CPO accepting', commandEventTypes.cpoResponded, { response: { result: 'ACCEPTED', timeout: 30 } }],
+  ['a CPO that did not answer usably', commandEventTypes.cpoResponded, { response: null }],
+  ['a result to forward', commandEventTypes.resultReceived, { result: { result: 'ACCEPTED' }, forwarded: true }],
+  ['a late result, recorded only', commandEventTypes.resultReceived, { result: { result: 'FAILED', message: [{ language: 'en', text: 'EVSE out of order' }] }, forwarded: false }],
+  ['the hub timing out', commandEventTypes.timedOut, { result: { result: 'TIMEOUT' } }],
+];
+
+describe('command event payloads', () => {
+  for (const [what, type, data] of commandPayloads) {
+    it(`${type} accepts ${what}`, () => assertValid(type, data));
+  }
+
+  it('refuses an unknown command, a result outside OCPI and a response with an unknown field', () => {
+    assert.notDeepEqual(check(commandEventTypes.requested, { command: 'UNLOCK_NOW', request: startSession }), []);
+    assert.notDeepEqual(check(commandEventTypes.timedOut, { result: { result: 'MAYBE' } }), []);
+    assert.notDeepEqual(check(commandEventTypes.cpoResponded, { response: { result: 'ACCEPTED', timeout: 30, extra: 1 } }), []);
+    assertRefused(commandEventTypes.resultReceived, { result: { result: 'ACCEPTED' } }, { path: '/', message: 'missing required field "forwarded"' });
+  });
+});
