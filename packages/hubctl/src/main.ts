@@ -13,7 +13,8 @@ const topicPrefix = r.optionalString('TOPIC_PREFIX') ?? '';
 r.done();
 
 const logger = createLogger({ service: 'hubctl', level: 'error', stream: process.stderr });
-const pool = createPool(databaseUrl, { max: 2, application: 'hubctl', onIdleError: (err) => logger.error('idle Postgres connection lost', { err }) });
+// Five: a rebuild's three transactions at once, its progress reads and its ANALYZE.
+const pool = createPool(databaseUrl, { max: 5, application: 'hubctl', onIdleError: (err) => logger.error('idle Postgres connection lost', { err }) });
 const eventLog = createKafkaEventLog({ brokers, clientId: 'hubctl', topicPrefix, logger });
 let code = 1;
 try {

@@ -59,6 +59,7 @@ export function applyPipeline(concurrency: number, maxQueued: number, onError: (
       const next = previous.then(async () => {
         if (failed) return;
         await slot();
+        if (failed) return release();
         try {
           await work();
         } catch (e) {

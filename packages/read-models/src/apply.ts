@@ -72,8 +72,8 @@ export function applyLocationEvent(stored: Json | undefined, type: string, path:
 }
 
 /** Whether an event replaces its whole object, so what is stored does not matter to it (a rebuild's PUTs). */
-export function replacesWholeObject(type: string): boolean {
-  return type === locationEventTypes.locationPut || type === tariffEventTypes.tariffPut;
+export function replacesWholeObject(model: 'locations' | 'tariffs', type: string): boolean {
+  return model === 'locations' ? type === locationEventTypes.locationPut : type === tariffEventTypes.tariffPut;
 }
 
 export function applyTariffEvent(_stored: Json | undefined, type: string, data: Json): ApplyResult {

@@ -397,10 +397,11 @@ describe('objectKey', () => {
 
 describe('replacesWholeObject', () => {
   it('only a location PUT and a tariff PUT replace the whole object (a rebuild loads nothing for them)', () => {
-    assert.equal(replacesWholeObject(locationEventTypes.locationPut), true);
-    assert.equal(replacesWholeObject(tariffEventTypes.tariffPut), true);
-    for (const type of [locationEventTypes.locationPatched, locationEventTypes.evsePut, locationEventTypes.evsePatched, locationEventTypes.connectorPut, locationEventTypes.connectorPatched, 'unknown']) {
-      assert.equal(replacesWholeObject(type), false, type);
+    assert.equal(replacesWholeObject('locations', locationEventTypes.locationPut), true);
+    assert.equal(replacesWholeObject('tariffs', tariffEventTypes.tariffPut), true);
+    for (const type of [locationEventTypes.locationPatched, locationEventTypes.evsePut, locationEventTypes.evsePatched, locationEventTypes.connectorPut, locationEventTypes.connectorPatched, tariffEventTypes.tariffPut, 'unknown']) {
+      assert.equal(replacesWholeObject('locations', type), false, `locations: ${type}`);
     }
+    assert.equal(replacesWholeObject('tariffs', locationEventTypes.locationPut), false, 'a location PUT on the tariffs topic replaces no tariff');
   });
 });

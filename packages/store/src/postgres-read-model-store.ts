@@ -87,7 +87,7 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
       // Three round trips per batch: begin with the position, the rows, then the new position, the
       // wake-up and commit. The first and last are simple-protocol statement lists, which take no
       // parameters: they carry only the model name and integers, checked before they are inlined.
-      if (!(model in TABLE) || !Number.isInteger(partition) || (generation !== undefined && !Number.isInteger(generation))) {
+      if (!Object.hasOwn(TABLE, model) || !Number.isInteger(partition) || (generation !== undefined && !Number.isInteger(generation))) {
         throw new Error(`bad batch coordinates ${model}/${partition}/${generation}`);
       }
       const client = await pool.connect();
@@ -96,19 +96,17 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
         // row lock, which serialises two projector instances that briefly share a partition during a
         // rebalance). Without an explicit generation, the active one is read under a share lock: a
         // switch-over (which takes that row exclusively) waits for batches in flight, and no batch
-        // applies to a generation that is no longer active. The read model is derived from the topic,
-        // so its commits need not wait for the WAL flush: a Postgres crash can only lose the last
-        // batches whole, rows and position together, and the projector applies them again from Kafka
-        // (exactly once all the same). A rebuild's switch-over commits synchronously, which flushes
-        // every batch before it.
+        // applies to a generation that is no longer active. Commits are synchronous: with an
+        // asynchronous one a Postgres crash could lose a position the projector has already moved past
+        // in Kafka, and the next batch would then skip the lost events for good.
         const generationSql = generation === undefined ? `coalesce((select active from read_model_generations where model = '${model}' for share), 1)` : String(generation);
         const begun = (await client.query(
-          `begin; set local synchronous_commit = off;
+          `begin;
            insert into projection_offsets (model, generation, partition, next_offset) select '${model}', ${generationSql}, ${partition}, 0
            on conflict (model, generation, partition) do update set next_offset = projection_offsets.next_offset
            returning generation, next_offset`,
         )) as unknown as Array<{ rows: Array<{ generation: number; next_offset: string }> }>;
-        const position = begun[2]?.rows[0];
+        const position = begun[1]?.rows[0];
         const gen = position?.generation ?? generation ?? 1;
         const fresh = records.filter((r) => BigInt(r.offset) >= BigInt(position?.next_offset ?? '0'));
         if (fresh.length === 0) {
@@ -130,7 +128,7 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
           const key = keyOf(path);
           if (seen.has(key)) continue;
           seen.add(key);
-          if (!replacesWholeObject((fresh[i] as ProjectedRecord).type)) needed.push([path.countryCode, path.partyId, path.id]);
+          if (!replacesWholeObject(model, (fresh[i] as ProjectedRecord).type)) needed.push([path.countryCode, path.partyId, path.id]);
         }
         const documents = new Map<string, Json>();
         if (needed.length > 0) {
@@ -347,28 +345,21 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
 
     async exists(model, path) {
       const table = TABLE[model];
-      // On the PATCH path: answer with a boolean computed in Postgres, never ship the document.
-      const jsonPath =
-        path.connectorId !== undefined
-          ? 'exists($.evses[*] ? (@.uid == $evse).connectors[*] ? (@.id == $connector))'
-          : path.evseUid !== undefined
-            ? 'exists($.evses[*] ? (@.uid == $evse))'
-            : 'true';
       // A location (or tariff) needs only its key: the document is not read at all.
-      if (jsonPath === 'true') {
+      if (path.evseUid === undefined) {
         const { rowCount } = await pool.query(
           `select 1 from ${table} where generation = (select active from read_model_generations where model = $1) and country_code = $2 and party_id = $3 and id = $4`,
           [model, path.countryCode, path.partyId, path.id],
         );
         return (rowCount ?? 0) > 0;
       }
-      const { rows } = await pool.query<{ found: boolean }>(
-        `select jsonb_path_query_first(document::jsonb, $5::jsonpath, $6::jsonb) = 'true'::jsonb as found from ${table}
-          where generation = (select active from read_model_generations where model = $1)
-            and country_code = $2 and party_id = $3 and id = $4`,
-        [model, path.countryCode, path.partyId, path.id, jsonPath, JSON.stringify({ evse: path.evseUid ?? '', connector: path.connectorId ?? '' })],
+      // An EVSE or connector: looked up in the location document, as a detail GET finds it.
+      const { rows } = await pool.query<{ document: Json }>(
+        `select document from ${table} where generation = (select active from read_model_generations where model = $1) and country_code = $2 and party_id = $3 and id = $4`,
+        [model, path.countryCode, path.partyId, path.id],
       );
-      return rows[0]?.found === true;
+      const document = rows[0]?.document;
+      return document !== undefined && findInLocation(document, path) !== undefined;
     },
   };
 }
