@@ -16,6 +16,11 @@ export interface ProjectedRecord {
   readonly data: Json;
 }
 
+export interface PartitionBatch {
+  readonly partition: number;
+  readonly records: readonly ProjectedRecord[];
+}
+
 export interface BatchOutcome {
   readonly applied: number;
   /** Records at or below the stored position: already applied (redelivery, rebalance, replay). */
@@ -50,6 +55,11 @@ export interface ReadModelStore {
    * defaults to the active one (a rebuild names the one it builds).
    */
   applyBatch(model: ReadModel, partition: number, records: readonly ProjectedRecord[], generation?: number): Promise<BatchOutcome>;
+  /**
+   * The batches of several partitions in one transaction, each exactly once as applyBatch does: the
+   * projector applies what one fetch brought for all its partitions at once.
+   */
+  applyBatches(model: ReadModel, batches: ReadonlyArray<PartitionBatch>, generation?: number): Promise<BatchOutcome[]>;
   /** The next offset to apply, per partition, of the active generation. */
   positions(model: ReadModel, generation?: number): Promise<Map<number, bigint>>;
   /** Routed list for an eMSP platform: only CPOs with an active routing rule to one of its eMSP parties. */
@@ -81,131 +91,162 @@ export interface ReadModelStore {
   maintain(model: ReadModel): Promise<void>;
 }
 
+/**
+ * Applies the batches of several partitions of one read model in one transaction of three round
+ * trips: begin with the positions, the rows, then the new positions, the wake-ups and commit. The
+ * first and last are simple-protocol statement lists, which take no parameters: they carry only the
+ * model name and integers, checked before they are inlined.
+ */
+async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray<PartitionBatch>, generation: number | undefined): Promise<BatchOutcome[]> {
+  const partitions = batches.map((b) => b.partition);
+  if (!Object.hasOwn(TABLE, model) || !partitions.every(Number.isInteger) || new Set(partitions).size !== partitions.length || (generation !== undefined && !Number.isInteger(generation))) {
+    throw new Error(`bad batch coordinates ${model}/${partitions.join(',')}/${generation}`);
+  }
+  if (batches.length === 0) return [];
+  // Rows are locked in partition order, so two instances sharing partitions during a rebalance
+  // cannot deadlock each other.
+  const ordered = [...batches].sort((x, y) => x.partition - y.partition);
+  const client = await pool.connect();
+  try {
+    // Each partition's position, created at 0 the first time and locked (the no-op update takes the
+    // row lock, which serialises two projector instances that briefly share a partition during a
+    // rebalance). Without an explicit generation, the active one is read under a share lock: a
+    // switch-over (which takes that row exclusively) waits for batches in flight, and no batch
+    // applies to a generation that is no longer active. Commits are synchronous: with an
+    // asynchronous one a Postgres crash could lose a position the projector has already moved past
+    // in Kafka, and the next batch would then skip the lost events for good.
+    const generationSql = generation === undefined ? `coalesce((select active from read_model_generations where model = '${model}' for share), 1)` : String(generation);
+    const begun = (await client.query(
+      `begin;
+       insert into projection_offsets (model, generation, partition, next_offset)
+         select '${model}', g.generation, p.partition, 0
+           from (select ${generationSql} as generation) g, unnest(array[${ordered.map((b) => b.partition).join(',')}]::int[]) with ordinality as p(partition, n)
+          order by p.n
+       on conflict (model, generation, partition) do update set next_offset = projection_offsets.next_offset
+       returning partition, generation, next_offset`,
+    )) as unknown as Array<{ rows: Array<{ partition: number; generation: number; next_offset: string }> }>;
+    const positionRows = begun[1]?.rows ?? [];
+    const gen = positionRows[0]?.generation ?? generation ?? 1;
+    const positionOf = new Map(positionRows.map((r) => [r.partition, BigInt(r.next_offset)]));
+    const work = ordered.map((b) => ({ partition: b.partition, records: b.records, fresh: b.records.filter((r) => BigInt(r.offset) >= (positionOf.get(b.partition) ?? 0n)) }));
+    const outcomes = new Map<number, BatchOutcome>();
+    if (work.every((w) => w.fresh.length === 0)) {
+      await client.query('commit');
+      return batches.map((b) => ({ applied: 0, skipped: b.records.length, rejected: 0 }));
+    }
+
+    // Load, in one query, every object whose first event in the batches builds on what is stored (an
+    // object a PUT replaces first needs nothing: a rebuild's batches of PUTs load nothing), apply in
+    // memory, write back in one query. An object's events are all in one partition (the key decides
+    // it), so applying partition after partition keeps every object's order.
+    const table = TABLE[model];
+    const keyOf = (p: ObjectPath) => `${p.countryCode}\u0000${p.partyId}\u0000${p.id}`;
+    const seen = new Set<string>();
+    const needed: string[][] = [];
+    const parsed = work.map((w) => w.fresh.map((r) => parseSubject(r.subject)));
+    work.forEach((w, wi) => {
+      w.fresh.forEach((record, i) => {
+        const path = parsed[wi]?.[i];
+        if (!path) return;
+        const key = keyOf(path);
+        if (seen.has(key)) return;
+        seen.add(key);
+        if (!replacesWholeObject(model, record.type)) needed.push([path.countryCode, path.partyId, path.id]);
+      });
+    });
+    const documents = new Map<string, Json>();
+    if (needed.length > 0) {
+      const loaded = await client.query<{ country_code: string; party_id: string; id: string; document: Json }>(
+        `select country_code, party_id, id, document from ${table}
+          where generation = $1 and (country_code, party_id, id) in (select * from unnest($2::text[], $3::text[], $4::text[]))`,
+        [gen, needed.map((k) => k[0]), needed.map((k) => k[1]), needed.map((k) => k[2])],
+      );
+      for (const r of loaded.rows) documents.set(`${r.country_code}\u0000${r.party_id}\u0000${r.id}`, r.document);
+    }
+    const changed = new Set<string>();
+    const rejects: Array<{ partition: number; offset: string; subject: string; type: string; reason: string }> = [];
+    work.forEach((w, wi) => {
+      let rejected = 0;
+      w.fresh.forEach((record, i) => {
+        const path = parsed[wi]?.[i];
+        const result = !path
+          ? ({ kind: 'rejected', reason: `unreadable subject ${record.subject}` } as const)
+          : model === 'locations'
+            ? applyLocationEvent(documents.get(keyOf(path)), record.type, path, record.data)
+            : applyTariffEvent(documents.get(keyOf(path)), record.type, record.data);
+        if (result.kind === 'upsert' && path) {
+          documents.set(keyOf(path), result.document);
+          changed.add(keyOf(path));
+        } else {
+          rejected++;
+          rejects.push({ partition: w.partition, offset: record.offset, subject: record.subject, type: record.type, reason: result.kind === 'rejected' ? result.reason : 'unknown' });
+        }
+      });
+      outcomes.set(w.partition, { applied: w.fresh.length - rejected, skipped: w.records.length - w.fresh.length, rejected });
+    });
+    if (changed.size > 0) {
+      // Keys travel as text arrays, the documents as one JSON array that Postgres splits without
+      // parsing them into trees (json column, migration 007): text arrays would escape every
+      // document twice, which made a rebuild's batches of thousands of locations three times slower.
+      const cc: string[] = [];
+      const pid: string[] = [];
+      const id: string[] = [];
+      const lastUpdated: unknown[] = [];
+      const docs: Json[] = [];
+      for (const k of changed) {
+        const [c, p, i] = k.split('\u0000') as [string, string, string];
+        const doc = documents.get(k) as Json;
+        cc.push(c);
+        pid.push(p);
+        id.push(i);
+        lastUpdated.push(doc['last_updated']);
+        docs.push(doc);
+      }
+      await client.query(
+        `insert into ${table} (generation, country_code, party_id, id, last_updated, document)
+         select $1, k.cc, k.pid, k.id, k.lu::timestamptz, d.doc
+           from unnest($2::text[], $3::text[], $4::text[], $5::text[]) with ordinality as k(cc, pid, id, lu, n)
+           join json_array_elements($6::json) with ordinality as d(doc, n) using (n)
+         on conflict (generation, country_code, party_id, id) do update set last_updated = excluded.last_updated, document = excluded.document`,
+        [gen, cc, pid, id, lastUpdated, JSON.stringify(docs)],
+      );
+    }
+    if (rejects.length > 0) {
+      await client.query(
+        `insert into projection_rejects (model, generation, partition, "offset", subject, event_type, reason)
+         select $1, $2, r.partition, r."offset", r.subject, r.type, r.reason
+           from jsonb_to_recordset($3::jsonb) as r(partition int, "offset" bigint, subject text, type text, reason text)
+         on conflict do nothing`,
+        [model, gen, JSON.stringify(rejects)],
+      );
+    }
+    // The new positions, the wake-up of readers waiting for them (read-your-writes) and the commit.
+    const moved = work.filter((w) => w.fresh.length > 0).map((w) => ({ partition: w.partition, next: BigInt((w.fresh[w.fresh.length - 1] as ProjectedRecord).offset) + 1n }));
+    await client.query(
+      `update projection_offsets o set next_offset = v.next, updated_at = now()
+         from (values ${moved.map((m) => `(${m.partition}, ${m.next.toString()}::bigint)`).join(', ')}) as v(partition, next)
+        where o.model = '${model}' and o.generation = ${gen} and o.partition = v.partition;
+       select ${moved.map((m) => `pg_notify('hub_projection_${model}', '${gen}:${m.partition}')`).join(', ')};
+       commit`,
+    );
+    return batches.map((b) => outcomes.get(b.partition) ?? { applied: 0, skipped: b.records.length, rejected: 0 });
+  } catch (e) {
+    await client.query('rollback').catch(() => undefined);
+    throw e;
+  } finally {
+    client.release();
+  }
+}
+
 export function postgresReadModelStore(pool: Pool): ReadModelStore {
   return {
     async applyBatch(model, partition, records, generation) {
-      // Three round trips per batch: begin with the position, the rows, then the new position, the
-      // wake-up and commit. The first and last are simple-protocol statement lists, which take no
-      // parameters: they carry only the model name and integers, checked before they are inlined.
-      if (!Object.hasOwn(TABLE, model) || !Number.isInteger(partition) || (generation !== undefined && !Number.isInteger(generation))) {
-        throw new Error(`bad batch coordinates ${model}/${partition}/${generation}`);
-      }
-      const client = await pool.connect();
-      try {
-        // The partition's position, created at 0 the first time and locked (the no-op update takes the
-        // row lock, which serialises two projector instances that briefly share a partition during a
-        // rebalance). Without an explicit generation, the active one is read under a share lock: a
-        // switch-over (which takes that row exclusively) waits for batches in flight, and no batch
-        // applies to a generation that is no longer active. Commits are synchronous: with an
-        // asynchronous one a Postgres crash could lose a position the projector has already moved past
-        // in Kafka, and the next batch would then skip the lost events for good.
-        const generationSql = generation === undefined ? `coalesce((select active from read_model_generations where model = '${model}' for share), 1)` : String(generation);
-        const begun = (await client.query(
-          `begin;
-           insert into projection_offsets (model, generation, partition, next_offset) select '${model}', ${generationSql}, ${partition}, 0
-           on conflict (model, generation, partition) do update set next_offset = projection_offsets.next_offset
-           returning generation, next_offset`,
-        )) as unknown as Array<{ rows: Array<{ generation: number; next_offset: string }> }>;
-        const position = begun[1]?.rows[0];
-        const gen = position?.generation ?? generation ?? 1;
-        const fresh = records.filter((r) => BigInt(r.offset) >= BigInt(position?.next_offset ?? '0'));
-        if (fresh.length === 0) {
-          await client.query('commit');
-          return { applied: 0, skipped: records.length, rejected: 0 };
-        }
+      const [outcome] = await applyBatches(pool, model, [{ partition, records }], generation);
+      return outcome ?? { applied: 0, skipped: records.length, rejected: 0 };
+    },
 
-        // Load, in one query, every object whose first event in the batch builds on what is stored (an
-        // object a PUT replaces first needs nothing: a rebuild's batches of PUTs load nothing), apply
-        // in memory, write back in one query.
-        const table = TABLE[model];
-        const keyOf = (p: ObjectPath) => `${p.countryCode}\u0000${p.partyId}\u0000${p.id}`;
-        const paths = fresh.map((r) => parseSubject(r.subject));
-        const seen = new Set<string>();
-        const needed: string[][] = [];
-        for (let i = 0; i < fresh.length; i++) {
-          const path = paths[i];
-          if (!path) continue;
-          const key = keyOf(path);
-          if (seen.has(key)) continue;
-          seen.add(key);
-          if (!replacesWholeObject(model, (fresh[i] as ProjectedRecord).type)) needed.push([path.countryCode, path.partyId, path.id]);
-        }
-        const documents = new Map<string, Json>();
-        if (needed.length > 0) {
-          const loaded = await client.query<{ country_code: string; party_id: string; id: string; document: Json }>(
-            `select country_code, party_id, id, document from ${table}
-              where generation = $1 and (country_code, party_id, id) in (select * from unnest($2::text[], $3::text[], $4::text[]))`,
-            [gen, needed.map((k) => k[0]), needed.map((k) => k[1]), needed.map((k) => k[2])],
-          );
-          for (const r of loaded.rows) documents.set(`${r.country_code}\u0000${r.party_id}\u0000${r.id}`, r.document);
-        }
-        const changed = new Set<string>();
-        const rejects: Array<{ offset: string; subject: string; type: string; reason: string }> = [];
-        for (let i = 0; i < fresh.length; i++) {
-          const record = fresh[i] as ProjectedRecord;
-          const path = paths[i];
-          const result = !path
-            ? ({ kind: 'rejected', reason: `unreadable subject ${record.subject}` } as const)
-            : model === 'locations'
-              ? applyLocationEvent(documents.get(keyOf(path)), record.type, path, record.data)
-              : applyTariffEvent(documents.get(keyOf(path)), record.type, record.data);
-          if (result.kind === 'upsert' && path) {
-            documents.set(keyOf(path), result.document);
-            changed.add(keyOf(path));
-          } else {
-            rejects.push({ offset: record.offset, subject: record.subject, type: record.type, reason: result.kind === 'rejected' ? result.reason : 'unknown' });
-          }
-        }
-        if (changed.size > 0) {
-          // Keys travel as text arrays, the documents as one JSON array that Postgres splits without
-          // parsing them into trees (json column, migration 007): text arrays would escape every
-          // document twice, which made a rebuild's batches of thousands of locations three times slower.
-          const cc: string[] = [];
-          const pid: string[] = [];
-          const id: string[] = [];
-          const lastUpdated: unknown[] = [];
-          const docs: Json[] = [];
-          for (const k of changed) {
-            const [c, p, i] = k.split('\u0000') as [string, string, string];
-            const doc = documents.get(k) as Json;
-            cc.push(c);
-            pid.push(p);
-            id.push(i);
-            lastUpdated.push(doc['last_updated']);
-            docs.push(doc);
-          }
-          await client.query(
-            `insert into ${table} (generation, country_code, party_id, id, last_updated, document)
-             select $1, k.cc, k.pid, k.id, k.lu::timestamptz, d.doc
-               from unnest($2::text[], $3::text[], $4::text[], $5::text[]) with ordinality as k(cc, pid, id, lu, n)
-               join json_array_elements($6::json) with ordinality as d(doc, n) using (n)
-             on conflict (generation, country_code, party_id, id) do update set last_updated = excluded.last_updated, document = excluded.document`,
-            [gen, cc, pid, id, lastUpdated, JSON.stringify(docs)],
-          );
-        }
-        if (rejects.length > 0) {
-          await client.query(
-            `insert into projection_rejects (model, generation, partition, "offset", subject, event_type, reason)
-             select $1, $2, $3, r."offset", r.subject, r.type, r.reason from jsonb_to_recordset($4::jsonb) as r("offset" bigint, subject text, type text, reason text)
-             on conflict do nothing`,
-            [model, gen, partition, JSON.stringify(rejects)],
-          );
-        }
-        // The new position, the wake-up of readers waiting for it (read-your-writes) and the commit.
-        const last = fresh[fresh.length - 1] as ProjectedRecord;
-        const nextOffset = BigInt(last.offset) + 1n;
-        await client.query(
-          `update projection_offsets set next_offset = ${nextOffset.toString()}, updated_at = now() where model = '${model}' and generation = ${gen} and partition = ${partition};
-           select pg_notify('hub_projection_${model}', '${gen}:${partition}');
-           commit`,
-        );
-        return { applied: fresh.length - rejects.length, skipped: records.length - fresh.length, rejected: rejects.length };
-      } catch (e) {
-        await client.query('rollback').catch(() => undefined);
-        throw e;
-      } finally {
-        client.release();
-      }
+    applyBatches(model, batches, generation) {
+      return applyBatches(pool, model, batches, generation);
     },
 
     async positions(model, generation) {

@@ -2,7 +2,8 @@ import type { CommonConfig } from '@hub/config';
 import { topics } from '@hub/events';
 import { Counter, Histogram } from '@hub/observability';
 import { consumerLagGauge, startServiceShell, type ServiceShell } from '@hub/service-kit';
-import { postgresReadModelStore, type ProjectedRecord, type ReadModel } from '@hub/store';
+import { postgresReadModelStore, type BatchOutcome, type PartitionBatch, type ProjectedRecord, type ReadModel } from '@hub/store';
+import { groupApply } from './group-apply.ts';
 
 // Projector: applies location and tariff events to their read models (reference design, Postgres,
 // exactly-once projection). Each batch of one partition is applied in one Postgres transaction with
@@ -41,8 +42,28 @@ export async function startWorker(config: CommonConfig, options: { groupId?: str
       }
     })().catch((err: unknown) => logger.warn('could not seek to the stored positions; resuming from Kafka offsets (records already applied are skipped)', { err }));
   });
+  // One group commit per read model: the partitions of a fetch are applied in one transaction.
+  const grouped = new Map(
+    MODELS.map(({ model }) => [
+      model,
+      groupApply<PartitionBatch, BatchOutcome>(
+        (b) => b.partition,
+        async (batches) => {
+          const end = batchSeconds.startTimer({ model });
+          try {
+            return await store.applyBatches(model, batches);
+          } finally {
+            end();
+          }
+        },
+      ),
+    ]),
+  );
   await consumer.run({
     eachBatchAutoResolve: false,
+    // The partitions of a fetch side by side (up to 32; infra/topics.json has 9 for the two models):
+    // their batches meet in one group commit. Objects never span partitions, so order is kept.
+    partitionsConsumedConcurrently: 32,
     eachBatch: async (payload) => {
       const { batch } = payload;
       const model = modelOf.get(batch.topic);
@@ -57,9 +78,7 @@ export async function startWorker(config: CommonConfig, options: { groupId?: str
           records.push({ offset: message.offset, type: 'unreadable', subject: '', data: {} });
         }
       }
-      const end = batchSeconds.startTimer({ model });
-      const outcome = await store.applyBatch(model, batch.partition, records);
-      end();
+      const outcome = await (grouped.get(model) as ReturnType<typeof groupApply<PartitionBatch, BatchOutcome>>).submit({ partition: batch.partition, records });
       events.inc({ model, outcome: 'applied' }, outcome.applied);
       events.inc({ model, outcome: 'skipped' }, outcome.skipped);
       events.inc({ model, outcome: 'rejected' }, outcome.rejected);
