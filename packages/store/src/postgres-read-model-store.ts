@@ -93,7 +93,7 @@ export interface ReadModelStore {
 
 /**
  * Applies the batches of several partitions of one read model in one transaction of three round
- * trips: begin with the positions, the rows, then the new positions, the wake-ups and commit. The
+ * trips: begin with the positions, the rows, then the new positions and commit. The
  * first and last are simple-protocol statement lists, which take no parameters: they carry only the
  * model name and integers, checked before they are inlined.
  */
@@ -220,13 +220,13 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
         [model, gen, JSON.stringify(rejects)],
       );
     }
-    // The new positions, the wake-up of readers waiting for them (read-your-writes) and the commit.
+    // The new positions and the commit. (No NOTIFY: nothing listens, read-your-writes polls the
+    // positions, and a NOTIFY would serialise every commit on Postgres's notification queue lock.)
     const moved = work.filter((w) => w.fresh.length > 0).map((w) => ({ partition: w.partition, next: BigInt((w.fresh[w.fresh.length - 1] as ProjectedRecord).offset) + 1n }));
     await client.query(
       `update projection_offsets o set next_offset = v.next, updated_at = now()
          from (values ${moved.map((m) => `(${m.partition}, ${m.next.toString()}::bigint)`).join(', ')}) as v(partition, next)
         where o.model = '${model}' and o.generation = ${gen} and o.partition = v.partition;
-       select ${moved.map((m) => `pg_notify('hub_projection_${model}', '${gen}:${m.partition}')`).join(', ')};
        commit`,
     );
     return batches.map((b) => outcomes.get(b.partition) ?? { applied: 0, skipped: b.records.length, rejected: 0 });
