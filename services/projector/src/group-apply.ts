@@ -4,7 +4,9 @@
  * side, so what one fetch brought is applied in one transaction instead of one per partition (a
  * fetch under steady PATCH traffic holds a few events per partition: per-transaction overhead was
  * most of the projector's and Postgres's work). At most one item per key (partition) per round:
- * a later one waits for the next round, so a partition's batches stay in order.
+ * a later one waits for the next round, so a partition's batches stay in order. One round at a time.
+ * A round that fails is retried batch by batch, so one batch that cannot be applied holds up only
+ * its own partition, not every partition that shared its fetch.
  */
 export function groupApply<T, R>(key: (item: T) => string | number, apply: (items: T[]) => Promise<R[]>) {
   interface Pending {
@@ -40,7 +42,17 @@ export function groupApply<T, R>(key: (item: T) => string | number, apply: (item
       const results = await apply(taken.map((p) => p.item));
       taken.forEach((p, i) => p.resolve(results[i] as R));
     } catch (e) {
-      for (const p of taken) p.reject(e);
+      if (taken.length === 1) taken[0]?.reject(e);
+      else {
+        for (const p of taken) {
+          try {
+            const [result] = await apply([p.item]);
+            p.resolve(result as R);
+          } catch (err) {
+            p.reject(err);
+          }
+        }
+      }
     } finally {
       running = false;
       if (pending.length > 0) schedule();

@@ -6,9 +6,10 @@ import { postgresReadModelStore, type BatchOutcome, type PartitionBatch, type Pr
 import { groupApply } from './group-apply.ts';
 
 // Projector: applies location and tariff events to their read models (reference design, Postgres,
-// exactly-once projection). Each batch of one partition is applied in one Postgres transaction with
-// that partition's position; Kafka's committed offset is only a hint of where to resume, so a
-// redelivered or replayed record is recognised by its offset and skipped.
+// exactly-once projection). The batches one fetch brought for its partitions are applied in one
+// Postgres transaction with those partitions' positions (group commit); Kafka's committed offset is
+// only a hint of where to resume, so a redelivered or replayed record is recognised by its offset and
+// skipped.
 
 const MODELS: ReadonlyArray<{ model: ReadModel; topic: string }> = [
   { model: 'locations', topic: topics.locations },
@@ -21,7 +22,7 @@ export async function startWorker(config: CommonConfig, options: { groupId?: str
   const store = postgresReadModelStore(pool);
   const events = new Counter({ name: 'hub_projector_events_total', help: 'Events by read model and outcome (applied, skipped, rejected)', labelNames: ['model', 'outcome'], registers: [metrics] });
   const lag = consumerLagGauge(metrics);
-  const batchSeconds = new Histogram({ name: 'hub_projector_batch_seconds', help: 'Time to apply one batch (one transaction)', labelNames: ['model'], buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [metrics] });
+  const batchSeconds = new Histogram({ name: 'hub_projector_batch_seconds', help: 'Time to apply one round of batches (one transaction)', labelNames: ['model'], buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [metrics] });
   const modelOf = new Map(MODELS.map((m) => [eventLog.physical(m.topic), m.model]));
   const group = options.groupId ?? 'projector';
   const consumer = eventLog.consumer(group);

@@ -32,20 +32,33 @@ describe('groupApply', () => {
     assert.deepEqual(rounds, [['a', 'c'], ['b']]);
   });
 
-  it('batches arriving while a round runs travel together in the next one', async () => {
-    const { rounds, grouped } = givenRecordingApply();
-    const first = grouped.submit({ partition: 0, name: 'first' });
+  it('runs one round at a time: batches arriving while a round runs wait and travel together in the next one', async () => {
+    const rounds: string[][] = [];
+    let finishFirst: () => void = () => undefined;
+    const grouped = groupApply<Batch, string>(
+      (b) => b.partition,
+      (items) => {
+        rounds.push(items.map((b) => b.name));
+        if (rounds.length === 1) return new Promise((resolve) => (finishFirst = () => resolve(items.map((b) => b.name))));
+        return Promise.resolve(items.map((b) => b.name));
+      },
+    );
+    const a = grouped.submit({ partition: 0, name: 'a' });
     await new Promise((r) => setImmediate(r));
-    const next = [grouped.submit({ partition: 1, name: 'x' }), grouped.submit({ partition: 2, name: 'y' })];
-    await Promise.all([first, ...next]);
-    assert.deepEqual(rounds, [['first'], ['x', 'y']]);
+    const later = [grouped.submit({ partition: 0, name: 'b' }), grouped.submit({ partition: 1, name: 'c' })];
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(rounds, [['a']], 'no second round while the first runs');
+    finishFirst();
+    await Promise.all([a, ...later]);
+    assert.deepEqual(rounds, [['a'], ['b', 'c']]);
   });
 
-  it('a failed round rejects each of its batches; the next round still runs', async () => {
+  it('a failed round is retried batch by batch: only the batch that fails is rejected', async () => {
     const { rounds, grouped } = givenRecordingApply((items) => items.some((b) => b.name === 'bad'));
     const outcomes = await Promise.allSettled([grouped.submit({ partition: 0, name: 'bad' }), grouped.submit({ partition: 1, name: 'ok' })]);
-    assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected']);
-    assert.equal(await grouped.submit({ partition: 1, name: 'again' }), 'again applied');
-    assert.deepEqual(rounds, [['bad', 'ok'], ['again']]);
+    assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'fulfilled']);
+    assert.deepEqual(rounds, [['bad', 'ok'], ['bad'], ['ok']]);
+    assert.equal(await grouped.submit({ partition: 0, name: 'again' }), 'again applied');
   });
 });

@@ -1,0 +1,86 @@
+// Read-model writes on real Postgres: several partitions' batches in one transaction, each exactly
+// once (already-applied offsets skipped, positions moved only for partitions with new records),
+// unreadable records kept as rejects, outcomes in the caller's order.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { locationEventTypes, pathSubject } from '@hub/read-models';
+import { postgresReadModelStore, type ProjectedRecord, type ReadModelStore } from '@hub/store';
+import { createTestStack, type TestStack } from '@hub/testing';
+
+const put = (offset: number, id: string, name: string): ProjectedRecord => ({
+  offset: String(offset),
+  type: locationEventTypes.locationPut,
+  subject: pathSubject({ countryCode: 'NL', partyId: 'CPO', id }),
+  data: { country_code: 'NL', party_id: 'CPO', id, name, last_updated: '2024-01-01T00:00:00Z' },
+});
+const patch = (offset: number, id: string, name: string): ProjectedRecord => ({
+  offset: String(offset),
+  type: locationEventTypes.locationPatched,
+  subject: pathSubject({ countryCode: 'NL', partyId: 'CPO', id }),
+  data: { name, last_updated: '2024-01-02T00:00:00Z' },
+});
+
+describe('read-model store on Postgres: applyBatches', () => {
+  let stack: TestStack;
+  let store: ReadModelStore;
+  before(async () => {
+    stack = await createTestStack('read_model_store');
+    store = postgresReadModelStore(stack.pool);
+  });
+  after(async () => {
+    await stack?.cleanup();
+  });
+
+  const nameOf = async (id: string) =>
+    (await stack.pool.query<{ name: string }>("select document->>'name' as name from locations where generation = 1 and id = $1", [id])).rows[0]?.name;
+
+  it('applies several partitions in one call, each at its own position, with outcomes in the caller’s order', async () => {
+    const outcomes = await store.applyBatches('locations', [
+      { partition: 2, records: [put(0, 'L2', 'two'), patch(1, 'L2', 'two patched')] },
+      { partition: 0, records: [put(0, 'L0', 'zero')] },
+    ]);
+    assert.deepEqual(outcomes, [
+      { applied: 2, skipped: 0, rejected: 0 },
+      { applied: 1, skipped: 0, rejected: 0 },
+    ]);
+    assert.equal(await nameOf('L2'), 'two patched');
+    assert.equal(await nameOf('L0'), 'zero');
+    assert.deepEqual(Object.fromEntries(await store.positions('locations')), { 0: 1n, 2: 2n });
+  });
+
+  it('skips what a partition already applied and leaves a partition with nothing new where it was', async () => {
+    const outcomes = await store.applyBatches('locations', [
+      { partition: 0, records: [put(0, 'L0', 'redelivered')] },
+      { partition: 2, records: [patch(1, 'L2', 'redelivered'), patch(2, 'L2', 'new')] },
+    ]);
+    assert.deepEqual(outcomes, [
+      { applied: 0, skipped: 1, rejected: 0 },
+      { applied: 1, skipped: 1, rejected: 0 },
+    ]);
+    assert.equal(await nameOf('L0'), 'zero');
+    assert.equal(await nameOf('L2'), 'new');
+    assert.deepEqual(Object.fromEntries(await store.positions('locations')), { 0: 1n, 2: 3n });
+  });
+
+  it('keeps an unreadable record and a PATCH of an unknown location as rejects and moves past them', async () => {
+    const outcomes = await store.applyBatches('locations', [
+      { partition: 1, records: [{ offset: '0', type: 'unreadable', subject: '', data: {} }, patch(1, 'NOPE', 'x'), put(2, 'L1', 'one')] },
+    ]);
+    assert.deepEqual(outcomes, [{ applied: 1, skipped: 0, rejected: 2 }]);
+    const rejects = await stack.pool.query<{ offset: string; reason: string }>(`select "offset", reason from projection_rejects where model = 'locations' and partition = 1 order by "offset"`);
+    assert.deepEqual(rejects.rows.map((r) => r.offset), ['0', '1']);
+    assert.equal((await store.positions('locations')).get(1), 3n);
+  });
+
+  it('a batch that cannot be written changes nothing, in any partition of its transaction', async () => {
+    const before = Object.fromEntries(await store.positions('locations'));
+    const noLastUpdated = { ...put(3, 'L0', 'bad'), data: { country_code: 'NL', party_id: 'CPO', id: 'L0', name: 'bad' } };
+    await assert.rejects(store.applyBatches('locations', [{ partition: 0, records: [noLastUpdated] }, { partition: 2, records: [patch(3, 'L2', 'lost with it')] }]));
+    assert.deepEqual(Object.fromEntries(await store.positions('locations')), before);
+    assert.equal(await nameOf('L2'), 'new');
+  });
+
+  it('refuses the same partition twice in one call', async () => {
+    await assert.rejects(store.applyBatches('locations', [{ partition: 0, records: [] }, { partition: 0, records: [] }]), /bad batch coordinates/);
+  });
+});
