@@ -48,38 +48,26 @@ const hubPids = [ingress.child.pid ?? 0, projector.child.pid ?? 0, Number(proces
 const headers = { authorization: authHeader(cpoToken), 'content-type': 'application/json' };
 const statuses = ['AVAILABLE', 'CHARGING', 'BLOCKED', 'OUTOFORDER'];
 let n = 0;
+/** A durable PATCH spread over the locations: `below` is the EVSE (or connector) path under a location. */
+const patchTarget = (label: string, below: string, fields: (n: number) => Record<string, unknown>) => ({
+  label,
+  url: `http://127.0.0.1:${hubPort}/ocpi/2.2.1/locations/NL/BEN/LOC-0${below}`,
+  options: {
+    method: 'PATCH' as const,
+    headers,
+    serverPids: hubPids,
+    setupRequest: (req: { path: string; body?: string }) => {
+      n++;
+      req.path = `/ocpi/2.2.1/locations/NL/BEN/LOC-${n % locations}${below}`;
+      req.body = JSON.stringify({ ...fields(n), last_updated: new Date().toISOString() });
+      return req;
+    },
+  },
+});
 const targets = [
   { label: 'bare express GET /hello', url: `http://127.0.0.1:${helloPort}/hello`, options: { serverPids: [hello.child.pid ?? 0] } },
-  {
-    label: 'hub PATCH EVSE status',
-    url: `http://127.0.0.1:${hubPort}/ocpi/2.2.1/locations/NL/BEN/LOC-0/3256`,
-    options: {
-      method: 'PATCH' as const,
-      headers,
-      serverPids: hubPids,
-      setupRequest: (req: { path: string; body?: string }) => {
-        n++;
-        req.path = `/ocpi/2.2.1/locations/NL/BEN/LOC-${n % locations}/3256`;
-        req.body = JSON.stringify({ status: statuses[n % 4], last_updated: new Date().toISOString() });
-        return req;
-      },
-    },
-  },
-  {
-    label: 'hub PATCH connector',
-    url: `http://127.0.0.1:${hubPort}/ocpi/2.2.1/locations/NL/BEN/LOC-0/3256/1`,
-    options: {
-      method: 'PATCH' as const,
-      headers,
-      serverPids: hubPids,
-      setupRequest: (req: { path: string; body?: string }) => {
-        n++;
-        req.path = `/ocpi/2.2.1/locations/NL/BEN/LOC-${n % locations}/3256/1`;
-        req.body = JSON.stringify({ tariff_ids: [`T${n % 7}`], last_updated: new Date().toISOString() });
-        return req;
-      },
-    },
-  },
+  patchTarget('hub PATCH EVSE status', '/3256', (i) => ({ status: statuses[i % 4] })),
+  patchTarget('hub PATCH connector', '/3256/1', (i) => ({ tariff_ids: [`T${i % 7}`] })),
 ];
 const runs = new Map<string, LoadResult[]>(targets.map((t) => [t.label, []]));
 try {

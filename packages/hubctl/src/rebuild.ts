@@ -1,6 +1,6 @@
 import { topics } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
-import type { ProjectedRecord, ReadModel, ReadModelStore } from '@hub/store';
+import { projectedRecord, type ReadModel, type ReadModelStore } from '@hub/store';
 
 // Rebuild of a read model from its topic while the old one keeps serving (issue #3, Projector):
 // a new generation is filled from the beginning of the topic by a consumer of its own, then made
@@ -136,12 +136,7 @@ export async function rebuildReadModel(
     partitionsConsumedConcurrently: 6,
     eachBatch: async ({ batch }) => {
       rethrow();
-      const records: ProjectedRecord[] = batch.messages.map((message) => {
-        const decoded = deps.eventLog.decode(batch.topic, batch.partition, message);
-        return decoded
-          ? { offset: message.offset, type: decoded.event.type, subject: decoded.event.subject, data: decoded.event.data as Record<string, unknown> }
-          : { offset: message.offset, type: 'unreadable', subject: '', data: {} };
-      });
+      const records = batch.messages.map((message) => projectedRecord(message.offset, deps.eventLog.decode(batch.topic, batch.partition, message)?.event));
       if (records.length > 0) {
         await pipeline.enqueue(batch.partition, async () => {
           await deps.store.applyBatch(model, batch.partition, records, building);

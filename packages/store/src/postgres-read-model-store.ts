@@ -1,4 +1,5 @@
 import { applyLocationEvent, applyTariffEvent, findInLocation, parseSubject, replacesWholeObject, type ObjectPath } from '@hub/read-models';
+import type { HubEvent } from '@hub/events';
 import { inTransaction, type Pool, type PoolClient } from './pool.ts';
 
 // Read models of locations and tariffs in Postgres (reference design, Postgres). The projector applies
@@ -14,6 +15,16 @@ export interface ProjectedRecord {
   readonly type: string;
   readonly subject: string;
   readonly data: Json;
+}
+
+/**
+ * The record a consumed event becomes for the read models; a record that is not one of our events
+ * becomes an "unreadable" one, which the store keeps as a reject so the position still moves.
+ */
+export function projectedRecord(offset: string, event: HubEvent | undefined): ProjectedRecord {
+  return event
+    ? { offset, type: event.type, subject: event.subject, data: event.data as Json }
+    : { offset, type: 'unreadable', subject: '', data: {} };
 }
 
 export interface PartitionBatch {
@@ -385,22 +396,17 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
     },
 
     async exists(model, path) {
-      const table = TABLE[model];
-      // A location (or tariff) needs only its key: the document is not read at all.
-      if (path.evseUid === undefined) {
-        const { rowCount } = await pool.query(
-          `select 1 from ${table} where generation = (select active from read_model_generations where model = $1) and country_code = $2 and party_id = $3 and id = $4`,
-          [model, path.countryCode, path.partyId, path.id],
-        );
-        return (rowCount ?? 0) > 0;
-      }
-      // An EVSE or connector: looked up in the location document, as a detail GET finds it.
-      const { rows } = await pool.query<{ document: Json }>(
-        `select document from ${table} where generation = (select active from read_model_generations where model = $1) and country_code = $2 and party_id = $3 and id = $4`,
+      // A location (or tariff) needs only its key, so its document is not read; an EVSE or connector
+      // is looked up in the location document, as a detail GET finds it.
+      const needsDocument = path.evseUid !== undefined;
+      const { rows } = await pool.query<{ document: Json | null }>(
+        `select ${needsDocument ? 'document' : 'null as document'} from ${TABLE[model]}
+          where generation = (select active from read_model_generations where model = $1) and country_code = $2 and party_id = $3 and id = $4`,
         [model, path.countryCode, path.partyId, path.id],
       );
-      const document = rows[0]?.document;
-      return document !== undefined && findInLocation(document, path) !== undefined;
+      const row = rows[0];
+      if (!row) return false;
+      return !needsDocument || (row.document !== null && findInLocation(row.document, path) !== undefined);
     },
   };
 }

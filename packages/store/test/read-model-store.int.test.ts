@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { locationEventTypes, pathSubject } from '@hub/read-models';
-import { postgresReadModelStore, type ProjectedRecord, type ReadModelStore } from '@hub/store';
+import { postgresReadModelStore, projectedRecord, type ProjectedRecord, type ReadModelStore } from '@hub/store';
 import { createTestStack, type TestStack } from '@hub/testing';
 
 const put = (offset: number, id: string, name: string): ProjectedRecord => ({
@@ -64,7 +64,7 @@ describe('read-model store on Postgres: applyBatches', () => {
 
   it('keeps an unreadable record and a PATCH of an unknown location as rejects and moves past them', async () => {
     const outcomes = await store.applyBatches('locations', [
-      { partition: 1, records: [{ offset: '0', type: 'unreadable', subject: '', data: {} }, patch(1, 'NOPE', 'x'), put(2, 'L1', 'one')] },
+      { partition: 1, records: [projectedRecord('0', undefined), patch(1, 'NOPE', 'x'), put(2, 'L1', 'one')] },
     ]);
     assert.deepEqual(outcomes, [{ applied: 1, skipped: 0, rejected: 2 }]);
     const rejects = await stack.pool.query<{ offset: string; reason: string }>(`select "offset", reason from projection_rejects where model = 'locations' and partition = 1 order by "offset"`);

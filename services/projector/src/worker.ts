@@ -2,7 +2,7 @@ import type { CommonConfig } from '@hub/config';
 import { topics } from '@hub/events';
 import { Counter, Histogram } from '@hub/observability';
 import { consumerLagGauge, startServiceShell, type ServiceShell } from '@hub/service-kit';
-import { postgresReadModelStore, type BatchOutcome, type PartitionBatch, type ProjectedRecord, type ReadModel } from '@hub/store';
+import { postgresReadModelStore, projectedRecord, type BatchOutcome, type PartitionBatch, type ReadModel } from '@hub/store';
 import { groupApply } from './group-apply.ts';
 
 // Projector: applies location and tariff events to their read models (reference design, Postgres,
@@ -44,22 +44,19 @@ export async function startWorker(config: CommonConfig, options: { groupId?: str
     })().catch((err: unknown) => logger.warn('could not seek to the stored positions; resuming from Kafka offsets (records already applied are skipped)', { err }));
   });
   // One group commit per read model: the partitions of a fetch are applied in one transaction.
-  const grouped = new Map(
-    MODELS.map(({ model }) => [
-      model,
-      groupApply<PartitionBatch, BatchOutcome>(
-        (b) => b.partition,
-        async (batches) => {
-          const end = batchSeconds.startTimer({ model });
-          try {
-            return await store.applyBatches(model, batches);
-          } finally {
-            end();
-          }
-        },
-      ),
-    ]),
-  );
+  const groupFor = (model: ReadModel) =>
+    groupApply<PartitionBatch, BatchOutcome>(
+      (b) => b.partition,
+      async (batches) => {
+        const end = batchSeconds.startTimer({ model });
+        try {
+          return await store.applyBatches(model, batches);
+        } finally {
+          end();
+        }
+      },
+    );
+  const grouped: Record<ReadModel, ReturnType<typeof groupFor>> = { locations: groupFor('locations'), tariffs: groupFor('tariffs') };
   await consumer.run({
     eachBatchAutoResolve: false,
     // The partitions of a fetch side by side (up to 32; infra/topics.json has 9 for the two models):
@@ -69,17 +66,8 @@ export async function startWorker(config: CommonConfig, options: { groupId?: str
       const { batch } = payload;
       const model = modelOf.get(batch.topic);
       if (!model || batch.messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
-      const records: ProjectedRecord[] = [];
-      for (const message of batch.messages) {
-        const decoded = eventLog.decode(batch.topic, batch.partition, message);
-        if (decoded) {
-          records.push({ offset: message.offset, type: decoded.event.type, subject: decoded.event.subject, data: decoded.event.data as Record<string, unknown> });
-        } else {
-          // Not one of our events: recorded as a reject by the store so the position still moves.
-          records.push({ offset: message.offset, type: 'unreadable', subject: '', data: {} });
-        }
-      }
-      const outcome = await (grouped.get(model) as ReturnType<typeof groupApply<PartitionBatch, BatchOutcome>>).submit({ partition: batch.partition, records });
+      const records = batch.messages.map((message) => projectedRecord(message.offset, eventLog.decode(batch.topic, batch.partition, message)?.event));
+      const outcome = await grouped[model].submit({ partition: batch.partition, records });
       events.inc({ model, outcome: 'applied' }, outcome.applied);
       events.inc({ model, outcome: 'skipped' }, outcome.skipped);
       events.inc({ model, outcome: 'rejected' }, outcome.rejected);
