@@ -71,6 +71,8 @@ function manifestsDigest() {
     for (const d of readdirSync(join(root, group))) files.push(join(group, d, 'package.json'));
   }
   files.push('schemas/package.json', 'infra/package.json', 'test/package.json', 'bench/package.json');
+  // Patched dependencies (pnpm patchedDependencies) are reapplied when a patch changes.
+  if (existsSync(join(root, 'patches'))) for (const f of readdirSync(join(root, 'patches')).sort()) files.push(join('patches', f));
   for (const f of files) {
     const p = join(root, f);
     h.update(f).update(existsSync(p) ? readFileSync(p) : '');

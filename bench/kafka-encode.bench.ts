@@ -1,0 +1,69 @@
+// CPU cost of encoding hub events into a Kafka produce request, in this process (no I/O): what the
+// ingress pays per event before the socket write. kafkajs is patched (patches/kafkajs@2.2.4.patch)
+// because its record encoder allocated a zero-filled 512-byte buffer per header and a Buffer per varint;
+// the unit test packages/event-log/test/kafka-record-encoding.unit.test.ts proves the bytes unchanged.
+// Run: npm run bench -- kafka-encode [records per request=18] [requests=20000]
+// (18 is the group commit measured under 50 connections of the location-patch benchmark.)
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { eventHeaders, newEvent } from '@hub/events';
+import { repoRoot } from '@hub/testing';
+
+const perRequest = Number(process.argv[2] ?? 18);
+const requests = Number(process.argv[3] ?? 20_000);
+const require = createRequire(join(repoRoot, 'packages', 'event-log', 'package.json'));
+type ProduceRequest = (args: Record<string, unknown>) => { encode(): Promise<Buffer | { buffer: Buffer }> };
+const produceRequest = require('kafkajs/src/protocol/requests/produce/v3/request.js') as ProduceRequest;
+
+function messages(): Array<{ key: string; value: string; headers: Record<string, string>; timestamp: number }> {
+  return Array.from({ length: perRequest }, (_, i) => {
+    const event = newEvent({
+      type: 'ocpi.locations.evse-patched.v1',
+      source: 'ingress',
+      subject: `NL/BEN/LOC-${i}/3256`,
+      key: `NL/BEN/LOC-${i}`,
+      data: { status: 'CHARGING', last_updated: new Date().toISOString() },
+      correlationId: crypto.randomUUID(),
+      requestId: crypto.randomUUID(),
+      from: 'NL/BEN',
+    });
+    return { key: event.key, value: JSON.stringify(event.data), headers: eventHeaders(event), timestamp: Date.now() };
+  });
+}
+
+async function round(encode: boolean): Promise<{ microsPerRecord: number; bytesPerRecord: number }> {
+  let bytes = 0;
+  const started = process.hrtime.bigint();
+  for (let r = 0; r < requests; r++) {
+    const batch = messages();
+    if (!encode) continue;
+    const request = produceRequest({
+      acks: -1,
+      timeout: 30_000,
+      compression: 0,
+      producerId: 1,
+      producerEpoch: 0,
+      transactionalId: null,
+      topicData: [{ topic: 'ocpi.locations.v1', partitions: [{ partition: 0, firstSequence: 0, messages: batch }] }],
+    });
+    const encoded = await request.encode();
+    bytes += Buffer.isBuffer(encoded) ? encoded.length : encoded.buffer.length;
+  }
+  const micros = Number(process.hrtime.bigint() - started) / 1000;
+  return { microsPerRecord: micros / requests / perRequest, bytesPerRecord: bytes / requests / perRequest };
+}
+
+const rounds: Array<{ building: number; total: number; bytes: number }> = [];
+for (let i = 0; i < 5; i++) {
+  const building = await round(false);
+  const total = await round(true);
+  rounds.push({ building: building.microsPerRecord, total: total.microsPerRecord, bytes: total.bytesPerRecord });
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const building = median(rounds.map((r) => r.building));
+const total = median(rounds.map((r) => r.total));
+process.stdout.write(
+  `kafka produce encoding, ${perRequest} hub events per request, ${requests} requests, median of 5 rounds (node ${process.version}):\n` +
+    `  building the event (ids, headers, JSON): ${building.toFixed(2)} µs per event\n` +
+    `  encoding into the produce request:       ${(total - building).toFixed(2)} µs per event (${rounds[0]?.bytes.toFixed(0)} bytes per record)\n`,
+);
