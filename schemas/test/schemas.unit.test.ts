@@ -115,6 +115,15 @@ describe('schema violations', () => {
     assert.deepEqual(validator.validatePartial('ocpi/token.json', { y: 1 }), [{ path: '/', message: 'unknown field "y"' }]);
   });
 
+  it('refuses publish_allowed_to on a published location (mod_locations.asciidoc, Location Object: only when publish is false)', () => {
+    const limited = loadExample('location_example_uc4_limited_visibility.json') as Record<string, unknown>;
+    assert.equal(limited['publish'], false);
+    assert.deepEqual(validator.validate('ocpi/location.json', limited), []);
+    assert.notDeepEqual(validator.validate('ocpi/location.json', { ...limited, publish: true }), []);
+    const { publish_allowed_to: _dropped, ...published } = limited;
+    assert.deepEqual(validator.validate('ocpi/location.json', { ...published, publish: true }), []);
+  });
+
   it('lets a CDR carry gst_ extension fields, but no other unknown field', () => {
     const cdr = loadExample('cdr_example.json') as Record<string, unknown>;
     assert.deepEqual(validator.validate('ocpi/cdr.json', { ...cdr, gst_amount: 1.5, gst_number: 'GST-1' }), []);
