@@ -1,7 +1,8 @@
-// The kafkajs record encoder is patched (patches/kafkajs@2.2.4.patch: no zero-filled buffer per
-// header, varints written in place) because encoding our CloudEvents headers was the largest share of
-// a PATCH's cost in the ingress. The patch must not change a single byte on the wire: these record
-// batches are compared with digests of what upstream kafkajs 2.2.4 encodes for the same input.
+// kafkajs is patched (patches/kafkajs@2.2.4.patch) where records are encoded and decoded: encoding
+// allocated a zero-filled buffer per header and a Buffer per varint (the largest share of a PATCH's
+// cost in the ingress), decoding copied the headers object once per header. The patch must not change
+// a single byte on the wire: encoded record batches are compared with digests of what upstream kafkajs
+// 2.2.4 encodes for the same input; decoded records must come back as upstream decodes them.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -16,6 +17,9 @@ const encodeRecord = require('kafkajs/src/protocol/recordBatch/record/v0/index.j
 const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0/index.js') as {
   RecordBatch: (batch: Record<string, unknown>) => Promise<{ buffer: Buffer }>;
 };
+type DecodedRecord = { key: Buffer | null; value: Buffer | null; offset: string; timestamp: string; headers: Record<string, Buffer | Buffer[]> };
+const decodeBatch = require('kafkajs/src/protocol/recordBatch/v0/decoder.js') as (decoder: unknown) => Promise<{ records: DecodedRecord[] }>;
+const Decoder = require('kafkajs/src/protocol/decoder.js') as new (buffer: Buffer) => unknown;
 
 const event: HubEvent = {
   id: '9b2f6a1e-1c1d-4d7e-8f00-1234567890ab',
@@ -85,6 +89,36 @@ const cases: Array<{ name: string; records: () => RecordInput[]; upstream: strin
   },
 ];
 
+describe('kafkajs record decoding (patched)', () => {
+  it('gives back every record with its key, value, offset, timestamp and headers', async () => {
+    const records = cases[0]?.records() ?? [];
+    const [decoded] = (await decodeBatch(new Decoder(await encodeBatch(records)))).records;
+    assert.ok(decoded);
+    assert.equal(decoded.key?.toString(), event.key);
+    assert.deepEqual(JSON.parse(decoded.value?.toString() ?? ''), event.data);
+    assert.equal(decoded.offset, '0');
+    assert.equal(decoded.timestamp, '1795000000000');
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(decoded.headers).map(([k, v]) => [k, String(v)])),
+      eventHeaders(event),
+    );
+  });
+
+  it('collects a repeated header key into an array in record order, as upstream kafkajs does', async () => {
+    const [decoded] = (await decodeBatch(new Decoder(await encodeBatch([{ offsetDelta: 0, timestampDelta: 0, key: null, value: null, headers: { one: 'a', many: ['x', 'y', 'z'] } }])))).records;
+    assert.equal(decoded?.headers['one']?.toString(), 'a');
+    assert.deepEqual((decoded?.headers['many'] as Buffer[]).map(String), ['x', 'y', 'z']);
+  });
+
+  it('keeps a "__proto__" header as an own field: a record cannot change the headers object\'s prototype', async () => {
+    const [decoded] = (await decodeBatch(new Decoder(await encodeBatch([{ offsetDelta: 0, timestampDelta: 0, key: null, value: null, headers: { ['__proto__']: 'p', ce_id: 'i' } }])))).records;
+    assert.ok(decoded);
+    assert.equal(Object.getPrototypeOf(decoded.headers), Object.prototype);
+    assert.equal(String(Object.getOwnPropertyDescriptor(decoded.headers, '__proto__')?.value), 'p');
+    assert.equal(decoded.headers['ce_id']?.toString(), 'i');
+  });
+});
+
 describe('kafkajs record encoding (patched)', () => {
   for (const c of cases) {
     it(`${c.name}: the same bytes as upstream kafkajs 2.2.4`, async () => {
@@ -93,7 +127,8 @@ describe('kafkajs record encoding (patched)', () => {
   }
 
   it('the installed kafkajs carries the patch (pnpm patchedDependencies applied it)', () => {
-    const source = readFileSync(require.resolve('kafkajs/src/protocol/recordBatch/record/v0/index.js'), 'utf8');
-    assert.match(source, /Patched \(hub\)/);
+    for (const file of ['record/v0/index.js', 'record/v0/decoder.js']) {
+      assert.match(readFileSync(require.resolve(`kafkajs/src/protocol/recordBatch/${file}`), 'utf8'), /Patched \(hub\)/);
+    }
   });
 });
