@@ -18,7 +18,10 @@ export interface SchemaViolation {
 export interface SchemaValidator {
   /** Validates data against a schema id relative to SCHEMA_BASE, e.g. "ocpi/credentials.json". */
   validate(schema: string, data: unknown): readonly SchemaViolation[];
-  /** A validator for partial objects (OCPI PATCH): the same schema with every "required" removed. */
+  /**
+   * A validator for partial objects (OCPI PATCH): only the root object's own "required" is dropped; every
+   * field present (nested objects, array items, other files' schemas) is checked in full.
+   */
   validatePartial(schema: string, data: unknown): readonly SchemaViolation[];
   ids(): string[];
 }
@@ -34,15 +37,39 @@ function schemaFiles(dir: string): string[] {
   return out;
 }
 
-function withoutRequired(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withoutRequired);
+/** Where the partial (PATCH) variant of each schema is registered; not a SCHEMA_BASE id, so ids() and validate() never see it. */
+const PARTIAL_BASE = 'https://ocpi-hub.local/schemas-partial/';
+
+/** Keywords whose value maps names to subschemas (the names themselves are not keywords). */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'dependentSchemas']);
+/** Keywords whose value is instance data, not a schema: left as is. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+
+/** Every $ref made absolute against the original schema's $id, so the copy points at the full schemas. */
+function absoluteRefs(schema: unknown, base: string): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => absoluteRefs(s, base));
   if (schema === null || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
-    if (k === 'required' && Array.isArray(v)) continue;
-    out[k] = k === 'properties' || k === '$defs' ? Object.fromEntries(Object.entries(v as object).map(([pk, pv]) => [pk, withoutRequired(pv)])) : withoutRequired(v);
+    if (k === '$ref' && typeof v === 'string') out[k] = new URL(v, base).href;
+    else if (DATA_KEYWORDS.has(k)) out[k] = v;
+    else if (SCHEMA_MAPS.has(k) && v !== null && typeof v === 'object') out[k] = Object.fromEntries(Object.entries(v as object).map(([name, sub]) => [name, absoluteRefs(sub, base)]));
+    else out[k] = absoluteRefs(v, base);
   }
   return out;
+}
+
+/**
+ * The PATCH variant of a schema: the root object's own "required" is dropped, nothing else. A PATCH
+ * carries any subset of the top-level fields, but each field present replaces the stored value whole
+ * (mod_locations.asciidoc, PATCH Method), so nested objects and array items (an EVSE in evses, a
+ * connector, coordinates, opening_times) must be complete; and if/then/else, not, anyOf/oneOf/allOf keep
+ * their "required", which there is a condition (location.json: publish_allowed_to only when publish is
+ * false), not a demand on the PATCH. All $refs, "#/$defs/..." included, go to the unchanged originals.
+ */
+function partialSchema(schema: Record<string, unknown>, id: string): Record<string, unknown> {
+  const { required: _required, $defs: _defs, ...rest } = absoluteRefs(schema, id) as Record<string, unknown>;
+  return { ...rest, $id: PARTIAL_BASE + id.slice(SCHEMA_BASE.length) };
 }
 
 function violations(errors: ErrorObject[] | null | undefined): SchemaViolation[] {
@@ -72,18 +99,18 @@ function newAjv(): Ajv2020 {
 
 export function createSchemaValidator(dir: string = schemasDir): SchemaValidator {
   const loaded = loadSchemas(dir);
+  // One Ajv: the partial variants sit next to the full schemas and $ref them.
   const ajv = newAjv();
-  const partialAjv = newAjv();
-  for (const { schema } of loaded) {
+  for (const { id, schema } of loaded) {
     ajv.addSchema(schema);
-    partialAjv.addSchema(withoutRequired(schema) as object);
+    ajv.addSchema(partialSchema(schema, id));
   }
   const compiled = new Map<string, ValidateFunction>();
-  const get = (which: Ajv2020, prefix: string, schema: string): ValidateFunction => {
-    const key = prefix + schema;
+  const get = (base: string, schema: string): ValidateFunction => {
+    const key = base + schema;
     let fn = compiled.get(key);
     if (!fn) {
-      fn = which.getSchema(SCHEMA_BASE + schema);
+      fn = ajv.getSchema(key);
       if (!fn) throw new Error(`unknown schema ${schema}`);
       compiled.set(key, fn);
     }
@@ -91,11 +118,11 @@ export function createSchemaValidator(dir: string = schemasDir): SchemaValidator
   };
   return {
     validate(schema, data) {
-      const fn = get(ajv, 'full:', schema);
+      const fn = get(SCHEMA_BASE, schema);
       return fn(data) ? [] : violations(fn.errors);
     },
     validatePartial(schema, data) {
-      const fn = get(partialAjv, 'partial:', schema);
+      const fn = get(PARTIAL_BASE, schema);
       return fn(data) ? [] : violations(fn.errors);
     },
     ids: () => loaded.map((l) => l.id.slice(SCHEMA_BASE.length)),

@@ -130,3 +130,65 @@ describe('schema violations', () => {
     assert.deepEqual(validator.validate('ocpi/cdr.json', { ...cdr, vat_amount: 1.5 }), [{ path: '/', message: 'unknown field "vat_amount"' }]);
   });
 });
+
+// mod_locations.asciidoc, PATCH Method: a PATCH carries only the fields to update, and the hub replaces each
+// field it carries whole. So only the root object's "required" is relaxed: what is present must be complete.
+describe('PATCH bodies (validatePartial)', () => {
+  const last_updated = '2026-01-01T00:00:00Z';
+  const location = loadExample('location_example.json') as { evses: Array<Record<string, unknown>> };
+  const evse = location.evses[0]!;
+
+  const refuses = (schema: string, body: unknown, path: string, field: string): void => {
+    const violations = validator.validatePartial(schema, body);
+    const text = messages(violations);
+    assert.ok(violations.some((v) => v.path === path && v.message === `missing required field "${field}"`), `${path} ${field}: ${text}`);
+    assert.ok(violations.every((v) => v.path !== '/'), `only the nested object is incomplete: ${text}`);
+  };
+
+  // Event schemas are not PATCH bodies: a root anyOf there (party-registered) keeps its "required" on purpose.
+  it('lets a PATCH leave out any top-level field, for every OCPI object schema', () => {
+    for (const id of validator.ids().filter((i) => i.startsWith('ocpi/'))) assert.deepEqual(validator.validatePartial(id, {}), [], id);
+  });
+
+  it('refuses an incomplete EVSE in a location PATCH', () => {
+    const body = { evses: [{ status: 'AVAILABLE' }], last_updated };
+    for (const field of ['uid', 'connectors', 'last_updated']) refuses('ocpi/location.json', body, '/evses/0', field);
+  });
+
+  it('refuses an incomplete connector in an EVSE PATCH', () => {
+    const body = { connectors: [{ max_voltage: 230 }], last_updated };
+    for (const field of ['id', 'standard', 'format', 'power_type', 'max_amperage', 'last_updated']) refuses('ocpi/evse.json', body, '/connectors/0', field);
+  });
+
+  it('refuses partial coordinates in a location PATCH', () => {
+    refuses('ocpi/location.json', { coordinates: { latitude: '50.12345' }, last_updated }, '/coordinates', 'longitude');
+  });
+
+  it('refuses opening_times without regular_hours when not twentyfourseven (Hours class)', () => {
+    refuses('ocpi/location.json', { opening_times: { twentyfourseven: false }, last_updated }, '/opening_times', 'regular_hours');
+  });
+
+  it('refuses an incomplete status_schedule entry in an EVSE PATCH', () => {
+    const body = { status_schedule: [{}], last_updated };
+    for (const field of ['period_begin', 'status']) refuses('ocpi/evse.json', body, '/status_schedule/0', field);
+  });
+
+  it('accepts complete nested objects and a subset of the top-level fields', () => {
+    assert.deepEqual(validator.validatePartial('ocpi/location.json', { evses: [evse], last_updated }), []);
+    assert.deepEqual(validator.validatePartial('ocpi/evse.json', { status: 'AVAILABLE', last_updated }), []);
+    assert.deepEqual(validator.validatePartial('ocpi/connector.json', { tariff_ids: ['12', '13'], last_updated }), []);
+  });
+
+  it('still refuses unknown fields by name, nested ones included', () => {
+    assert.deepEqual(validator.validatePartial('ocpi/location.json', { evses: [{ ...evse, floor: '1' }], last_updated }), [
+      { path: '/evses/0', message: 'unknown field "floor"' },
+    ]);
+  });
+
+  it('applies publish_allowed_to only-when-publish-is-false as a condition, not a demand for publish', () => {
+    const publish_allowed_to = [{ uid: 'X', type: 'RFID' }];
+    assert.deepEqual(validator.validatePartial('ocpi/location.json', { publish_allowed_to, last_updated }), []);
+    assert.deepEqual(validator.validatePartial('ocpi/location.json', { publish: false, publish_allowed_to, last_updated }), []);
+    assert.notDeepEqual(validator.validatePartial('ocpi/location.json', { publish: true, publish_allowed_to, last_updated }), []);
+  });
+});
