@@ -90,7 +90,13 @@ export async function onboard(
 }
 
 /** Follows Link rel="next" from a first page URL; returns every page's data in order. */
-export async function followPages<T>(hub: string, firstPath: string, token: string): Promise<{ items: T[]; pages: number; totals: string[] }> {
+/** Follows the Link headers from firstPath; betweenPages runs after each page (e.g. to push changes). */
+export async function followPages<T>(
+  hub: string,
+  firstPath: string,
+  token: string,
+  betweenPages?: (page: readonly T[]) => Promise<void>,
+): Promise<{ items: T[]; pages: number; totals: string[] }> {
   const { call } = await import('@hub/testing');
   const items: T[] = [];
   const totals: string[] = [];
@@ -101,6 +107,7 @@ export async function followPages<T>(hub: string, firstPath: string, token: stri
     if (res.body.status_code !== 1000) throw new Error(`page ${path}: ${res.text}`);
     items.push(...(res.body.data ?? []));
     totals.push(res.headers['x-total-count'] ?? '');
+    await betweenPages?.(res.body.data ?? []);
     pages++;
     const next = /<([^>]+)>;\s*rel="next"/.exec(res.headers['link'] ?? '')?.[1];
     path = next ? `${new URL(next).pathname}${new URL(next).search}` : undefined;

@@ -157,7 +157,8 @@ describe('locations and tariffs: push, project, pull', () => {
     const template = example('location_example_uc4_limited_visibility.json');
     for (let i = 0; i < 23; i++) {
       const id = `PAGE-${String(i).padStart(3, '0')}`;
-      const location = { ...template, id, last_updated: `2021-01-01T00:00:${String(i % 60).padStart(2, '0')}Z` };
+      // last_updated deliberately out of creation order: second (7i mod 23) of the minute.
+      const location = { ...template, id, last_updated: `2021-01-01T00:00:${String((i * 7) % 23).padStart(2, '0')}Z` };
       assert.equal((await put(`locations/${party.countryCode}/${party.partyId}/${id}`, location)).body.status_code, 1000);
     }
     await call(hub, 'GET', '/ocpi/2.2.1/locations/NL/ALL/PAGE-022', { token: cpo.token }); // catch the projection up
@@ -167,9 +168,14 @@ describe('locations and tariffs: push, project, pull', () => {
     assert.ok(ids.filter((id) => id.includes('PAGE-')).length === 23, 'every record once');
     assert.equal(all.items.length, Number(all.totals[0]));
     assert.equal(all.pages, Math.ceil(all.items.length / 4), 'a Link on every page but the last');
-    // Stable order: last_updated, then ids.
-    const stamps = all.items.map((l) => String(l['last_updated']));
-    assert.deepEqual(stamps, [...stamps].sort());
+    // Creation order (transport_and_format.asciidoc, Paginated Response): the PUT order, not last_updated.
+    const pageIds = ids.filter((id) => id.includes('PAGE-'));
+    assert.deepEqual(pageIds, [...pageIds].sort());
+    assert.notDeepEqual(
+      all.items.filter((l) => String(l['id']).startsWith('PAGE-')).map((l) => String(l['last_updated'])),
+      all.items.filter((l) => String(l['id']).startsWith('PAGE-')).map((l) => String(l['last_updated'])).sort(),
+      'the fixture pushes last_updated out of creation order',
+    );
     // The limit is capped by the server maximum and reported in X-Limit.
     const capped = await call<Json[]>(hub, 'GET', '/ocpi/2.2.1/locations?limit=500', { token: emsp.token });
     assert.equal(capped.headers['x-limit'], '50');
@@ -189,7 +195,25 @@ describe('locations and tariffs: push, project, pull', () => {
     assert.deepEqual(changed.items.map((l) => l['id']).sort(), ['PAGE-003', 'PAGE-017']);
     // date_to is exclusive.
     const before = await followPages<Json>(hub, '/ocpi/2.2.1/locations?date_from=2021-01-01T00:00:00Z&date_to=2021-01-01T00:00:05Z', emsp.token);
-    assert.deepEqual(before.items.map((l) => l['id']).sort(), ['PAGE-000', 'PAGE-001', 'PAGE-002', 'PAGE-004']);
+    assert.deepEqual(before.items.map((l) => l['id']).sort(), ['PAGE-000', 'PAGE-007', 'PAGE-010', 'PAGE-020']);
+
+    // The order does not change while the partner pages: status PATCHes of locations it has already
+    // fetched (each moving that location's last_updated) neither hide nor repeat any record.
+    let patched = 0;
+    const during = await followPages<Json>(hub, '/ocpi/2.2.1/locations?limit=4', emsp.token, async (page) => {
+      for (const location of page.filter((l) => String(l['id']).startsWith('PAGE-'))) {
+        const evseUid = String(((location['evses'] as Json[])[0] ?? {})['uid']);
+        const res = await patch(`locations/NL/ALL/${String(location['id'])}/${evseUid}`, { status: 'CHARGING', last_updated: new Date().toISOString() });
+        assert.equal(res.body.status_code, 1000);
+        patched++;
+      }
+      await call(hub, 'GET', '/ocpi/2.2.1/locations/NL/ALL/PAGE-000', { token: cpo.token }); // the projection catches up
+    });
+    const duringIds = during.items.map((l) => `${String(l['country_code'])}/${String(l['party_id'])}/${String(l['id'])}`);
+    assert.equal(patched, 23);
+    const idsNow = (await followPages<Json>(hub, '/ocpi/2.2.1/locations?limit=4', emsp.token)).items.map((l) => `${String(l['country_code'])}/${String(l['party_id'])}/${String(l['id'])}`);
+    assert.deepEqual(idsNow, ids, 'creation order survives every object changing');
+    assert.deepEqual(duringIds, ids, 'the same records in the same order as a sync without changes');
   });
 
   it('bad pushes are refused with the right code and nothing is appended', async () => {

@@ -234,7 +234,9 @@ async function test(args: string[]): Promise<number> {
       TEST_DATABASE_URL: stack.db.url('postgres'),
       TEST_BROKER_PID: String(stack.broker?.pid ?? ''),
     };
-    const globs = only === 'integration' ? TEST_GLOBS.integration : only === 'e2e' ? TEST_GLOBS.e2e : [...TEST_GLOBS.integration, ...TEST_GLOBS.e2e];
+    // `npm test -- integration|e2e FILE...` runs only those files (while working on one suite).
+    const files = args.slice(1);
+    const globs = files.length > 0 ? files : only === 'integration' ? TEST_GLOBS.integration : only === 'e2e' ? TEST_GLOBS.e2e : [...TEST_GLOBS.integration, ...TEST_GLOBS.e2e];
     say('integration and end-to-end tests (real Kafka and Postgres)');
     const code = await nodeTest(globs, env);
     say(`test suite finished in ${((Date.now() - started) / 1000).toFixed(0)} s`);

@@ -15,6 +15,8 @@ export interface ProjectedRecord {
   readonly type: string;
   readonly subject: string;
   readonly data: Json;
+  /** The event's time (ce_time): an object created by this record is listed by it. */
+  readonly time: string;
 }
 
 /**
@@ -23,8 +25,8 @@ export interface ProjectedRecord {
  */
 export function projectedRecord(offset: string, event: HubEvent | undefined): ProjectedRecord {
   return event
-    ? { offset, type: event.type, subject: event.subject, data: event.data as Json }
-    : { offset, type: 'unreadable', subject: '', data: {} };
+    ? { offset, type: event.type, subject: event.subject, data: event.data as Json, time: event.time }
+    : { offset, type: 'unreadable', subject: '', data: {}, time: '' };
 }
 
 export interface PartitionBatch {
@@ -175,6 +177,9 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
       for (const r of loaded.rows) documents.set(`${r.country_code}\u0000${r.party_id}\u0000${r.id}`, r.document);
     }
     const changed = new Set<string>();
+    // When an object was created, for the rows this batch inserts (an update keeps the stored one):
+    // the time of its first applied event here, so a replay lists objects in the same order.
+    const createdAt = new Map<string, string>();
     const rejects: Array<{ partition: number; offset: string; subject: string; type: string; reason: string }> = [];
     work.forEach((w, wi) => {
       let rejected = 0;
@@ -188,6 +193,12 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
         if (result.kind === 'upsert' && path) {
           documents.set(keyOf(path), result.document);
           changed.add(keyOf(path));
+          if (!createdAt.has(keyOf(path))) {
+            // Another producer's event may carry any ce_time: one Postgres cannot read must not
+            // fail the batch (the object then takes its last_updated).
+            const created = Date.parse(record.time);
+            createdAt.set(keyOf(path), Number.isNaN(created) ? '' : new Date(created).toISOString());
+          }
         } else {
           rejected++;
           rejects.push({ partition: w.partition, offset: record.offset, subject: record.subject, type: record.type, reason: result.kind === 'rejected' ? result.reason : 'unknown' });
@@ -203,6 +214,7 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
       const pid: string[] = [];
       const id: string[] = [];
       const lastUpdated: unknown[] = [];
+      const created: unknown[] = [];
       const docs: Json[] = [];
       for (const k of changed) {
         const [c, p, i] = k.split('\u0000') as [string, string, string];
@@ -211,15 +223,16 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
         pid.push(p);
         id.push(i);
         lastUpdated.push(doc['last_updated']);
+        created.push(createdAt.get(k) || doc['last_updated']);
         docs.push(doc);
       }
       await client.query(
-        `insert into ${table} (generation, country_code, party_id, id, last_updated, document)
-         select $1, k.cc, k.pid, k.id, k.lu::timestamptz, d.doc
-           from unnest($2::text[], $3::text[], $4::text[], $5::text[]) with ordinality as k(cc, pid, id, lu, n)
-           join json_array_elements($6::json) with ordinality as d(doc, n) using (n)
+        `insert into ${table} (generation, country_code, party_id, id, last_updated, created_at, document)
+         select $1, k.cc, k.pid, k.id, k.lu::timestamptz, k.ca::timestamptz, d.doc
+           from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) with ordinality as k(cc, pid, id, lu, ca, n)
+           join json_array_elements($7::json) with ordinality as d(doc, n) using (n)
          on conflict (generation, country_code, party_id, id) do update set last_updated = excluded.last_updated, document = excluded.document`,
-        [gen, cc, pid, id, lastUpdated, JSON.stringify(docs)],
+        [gen, cc, pid, id, lastUpdated, created, JSON.stringify(docs)],
       );
     }
     if (rejects.length > 0) {
@@ -271,8 +284,9 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
 
     async listVisible(model, platformId, page) {
       const table = TABLE[model];
-      // Keys first (the page index carries every column the filter and the order need, so skipped
-      // rows are never fetched), documents only for the page; the count is a separate index scan.
+      // Keys first, in creation order (migration 008: the order must not change while a partner pages
+      // through; its index carries every column the filter and the order need, so skipped rows are
+      // never fetched), documents only for the page; the count is a separate index scan.
       // The visible CPOs are one array the scan filters by (chr(31), the unit separator, cannot occur
       // in a CiString): joined instead, the planner expects one row, sorts every matching key and
       // takes twice as long at deep offsets; filtered, it walks the page index in order and stops.
@@ -289,7 +303,7 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
         ),
         generation as (select active from read_model_generations where model = $2),
         matching as (
-          select t.generation, t.last_updated, t.country_code, t.party_id, t.id
+          select t.generation, t.created_at, t.country_code, t.party_id, t.id
             from ${table} t
            where t.generation = (select active from generation)
              and t.country_code || chr(31) || t.party_id = any(array(select cc || chr(31) || pid from visible_cpos))
@@ -300,10 +314,10 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
       const [docs, count] = await Promise.all([
         pool.query<{ document: string }>(
           `${visible},
-           page as (select * from matching order by last_updated, country_code, party_id, id offset $5 limit $6)
+           page as (select * from matching order by created_at, country_code, party_id, id offset $5 limit $6)
            select d.document::text as document
              from page p join ${table} d using (generation, country_code, party_id, id)
-            order by p.last_updated, p.country_code, p.party_id, p.id`,
+            order by p.created_at, p.country_code, p.party_id, p.id`,
           [...params, page.offset, page.limit],
         ),
         pool.query<{ total: string }>(`${visible} select count(*) as total from matching`, params),

@@ -12,12 +12,14 @@ const put = (offset: number, id: string, name: string): ProjectedRecord => ({
   type: locationEventTypes.locationPut,
   subject: pathSubject({ countryCode: 'NL', partyId: 'CPO', id }),
   data: { country_code: 'NL', party_id: 'CPO', id, name, last_updated: '2024-01-01T00:00:00Z' },
+  time: `2024-01-01T00:00:${String(offset).padStart(2, '0')}Z`,
 });
 const patch = (offset: number, id: string, name: string): ProjectedRecord => ({
   offset: String(offset),
   type: locationEventTypes.locationPatched,
   subject: pathSubject({ countryCode: 'NL', partyId: 'CPO', id }),
   data: { name, last_updated: '2024-01-02T00:00:00Z' },
+  time: '2024-01-02T00:00:00Z',
 });
 
 describe('read-model store on Postgres: applyBatches', () => {

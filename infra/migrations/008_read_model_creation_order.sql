@@ -1,0 +1,16 @@
+-- Pages are ordered by when an object was created, not by last_updated (transport_and_format.asciidoc,
+-- Paginated Response: "the sequence of objects mustn't change, or as little as possible ... order the
+-- objects by creation date ascending"). Ordered by last_updated, every status PATCH moved its location
+-- to the end of the list, shifting the rows after it back by one while an eMSP paged through: a row at
+-- the next page boundary was never returned. created_at is the time of the event that created the
+-- object, so a replay of the topic gives the same order; rows projected before this migration take
+-- their last_updated.
+alter table locations add column created_at timestamptz;
+update locations set created_at = last_updated;
+alter table locations alter column created_at set not null;
+create index locations_created on locations (generation, created_at, country_code, party_id, id) include (last_updated);
+
+alter table tariffs add column created_at timestamptz;
+update tariffs set created_at = last_updated;
+alter table tariffs alter column created_at set not null;
+create index tariffs_created on tariffs (generation, created_at, country_code, party_id, id) include (last_updated);
