@@ -17,9 +17,11 @@ export interface PoolOptions {
 export function createPool(databaseUrl: string, options: PoolOptions): Pool {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
-    // Room for sorting a page in memory when the planner cannot walk the page index. asyncCommit:
-    // commits do not wait for the WAL flush (only for data whose last milliseconds may be lost).
-    options: `-c work_mem=16MB${options.asyncCommit ? ' -c synchronous_commit=off' : ''}`,
+    // Room for sorting a page in memory when the planner cannot walk the page index. UTC: an OCPI
+    // DateTime without a zone designator is UTC (types.asciidoc, DateTime), whatever the server's
+    // time zone. asyncCommit: commits do not wait for the WAL flush (only for data whose last
+    // milliseconds may be lost).
+    options: `-c work_mem=16MB -c timezone=UTC${options.asyncCommit ? ' -c synchronous_commit=off' : ''}`,
     max: options.max ?? 10,
     application_name: options.application ?? 'ocpi-hub',
     idleTimeoutMillis: 30_000,

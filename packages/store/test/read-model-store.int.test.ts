@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { locationEventTypes, pathSubject } from '@hub/read-models';
-import { postgresReadModelStore, projectedRecord, type ProjectedRecord, type ReadModelStore } from '@hub/store';
+import { createPool, postgresReadModelStore, projectedRecord, type ProjectedRecord, type ReadModelStore } from '@hub/store';
 import { createTestStack, type TestStack } from '@hub/testing';
 
 const put = (offset: number, id: string, name: string): ProjectedRecord => ({
@@ -80,6 +80,20 @@ describe('read-model store on Postgres: applyBatches', () => {
     await assert.rejects(store.applyBatches('locations', [{ partition: 0, records: [noLastUpdated] }, { partition: 2, records: [patch(3, 'L2', 'lost with it')] }]));
     assert.deepEqual(Object.fromEntries(await store.positions('locations')), before);
     assert.equal(await nameOf('L2'), 'new');
+  });
+
+  it('reads a last_updated without a zone designator as UTC on a server in another time zone (types.asciidoc, DateTime)', async () => {
+    await stack.pool.query(`alter database "${stack.name}" set timezone to 'Asia/Kolkata'`);
+    const pool = createPool(stack.databaseUrl, { onIdleError: () => undefined });
+    try {
+      const zoneless = { ...put(40, 'TZ1', 'zone-less'), data: { country_code: 'NL', party_id: 'CPO', id: 'TZ1', name: 'zone-less', last_updated: '2024-03-01T12:00:00' } };
+      await postgresReadModelStore(pool).applyBatches('locations', [{ partition: 5, records: [zoneless] }]);
+      const { rows } = await stack.pool.query<{ utc: boolean }>("select last_updated = '2024-03-01T12:00:00Z'::timestamptz as utc from locations where id = 'TZ1'");
+      assert.equal(rows[0]?.utc, true);
+    } finally {
+      await pool.end();
+      await stack.pool.query(`alter database "${stack.name}" reset timezone`);
+    }
   });
 
   it('refuses the same partition twice in one call', async () => {

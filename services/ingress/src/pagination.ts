@@ -37,10 +37,12 @@ function parseCount(name: string, v: string | undefined, fallback: number): numb
 
 export function parsePage(req: Request, limits: { defaultLimit: number; maxLimit: number }): PageRequest {
   const offset = parseCount('offset', single(req, 'offset'), 0);
-  const limit = Math.min(parseCount('limit', single(req, 'limit'), limits.defaultLimit), limits.maxLimit);
+  // limit=0 (or none) means the default, itself never above the maximum that X-Limit reports.
+  const defaultLimit = Math.min(limits.defaultLimit, limits.maxLimit);
+  const limit = Math.min(parseCount('limit', single(req, 'limit'), defaultLimit), limits.maxLimit);
   const dateFrom = parseDate('date_from', single(req, 'date_from'));
   const dateTo = parseDate('date_to', single(req, 'date_to'));
-  return { offset, limit: limit === 0 ? limits.defaultLimit : limit, ...(dateFrom ? { dateFrom } : {}), ...(dateTo ? { dateTo } : {}) };
+  return { offset, limit: limit === 0 ? defaultLimit : limit, ...(dateFrom ? { dateFrom } : {}), ...(dateTo ? { dateTo } : {}) };
 }
 
 export function setPageHeaders(

@@ -41,6 +41,12 @@ describe('parsePage', () => {
     assert.equal(page({ limit: '0' }).limit, 50);
   });
 
+  it('never goes above the maximum (X-Limit), even when the configured default is larger', () => {
+    const small = { defaultLimit: 100, maxLimit: 50 };
+    assert.equal(parsePage(request({ limit: '0' }), small).limit, 50);
+    assert.equal(parsePage(request({}), small).limit, 50);
+  });
+
   it('refuses a negative, fractional or non-numeric offset or limit with INVALID_PARAMETERS', () => {
     invalid({ offset: '-1' }, /offset must be a non-negative integer/);
     invalid({ offset: 'abc' }, /offset must be a non-negative integer/);
