@@ -132,6 +132,22 @@ describe('locations and tariffs: push, project, pull', () => {
     assert.equal(got['last_updated'], '2020-01-02T00:00:00Z');
   });
 
+  it('a connector dropped by an EVSE PUT is unknown afterwards: its PATCH gets 2003, although it was PATCHed before', async () => {
+    const path = 'locations/BE/BEC/LOC1';
+    const evse: Json = { ...((example('location_example.json')['evses'] as Json[])[0] as Json), uid: 'DROP1', last_updated: '2020-02-01T00:00:00Z' };
+    assert.equal((evse['connectors'] as Json[]).length, 2);
+    assert.equal((await put(`${path}/DROP1`, evse)).body.status_code, 1000);
+    await call(hub, 'GET', `/ocpi/2.2.1/${path}`, { token: cpo.token }); // the projection catches up
+    const tariffPatch = { tariff_ids: ['11'], last_updated: '2020-02-02T00:00:00Z' };
+    assert.equal((await patch(`${path}/DROP1/2`, tariffPatch)).body.status_code, 1000, 'connector 2 is known now');
+    const withoutConnector2 = { ...evse, connectors: (evse['connectors'] as Json[]).filter((c) => c['id'] !== '2'), last_updated: '2020-02-03T00:00:00Z' };
+    assert.equal((await put(`${path}/DROP1`, withoutConnector2)).body.status_code, 1000);
+    await call(hub, 'GET', `/ocpi/2.2.1/${path}`, { token: cpo.token });
+    const refused = await patch(`${path}/DROP1/2`, { ...tariffPatch, last_updated: '2020-02-04T00:00:00Z' });
+    assert.equal(refused.body.status_code, 2003);
+    assert.equal((await patch(`${path}/DROP1/1`, { ...tariffPatch, last_updated: '2020-02-04T00:00:00Z' })).body.status_code, 1000, 'the connector kept is still known');
+  });
+
   it('routing: an eMSP without a rule sees nothing; enabling shows the CPO, disabling hides it again', async () => {
     const none = await call<Json[]>(hub, 'GET', '/ocpi/2.2.1/locations', { token: outsider.token });
     assert.equal(none.body.status_code, 1000);

@@ -84,24 +84,63 @@ export function projectionWait(eventLog: EventLog, store: ReadModelStore, topicO
 }
 
 /**
- * Objects known to exist. OCPI has no DELETE for locations, EVSEs or connectors (mod_locations.asciidoc,
- * Receiver interface: removal is a PATCH of the status to REMOVED), so once seen an object exists for
- * good and a PATCH of it needs no query: on a 2-core machine the saved round trip is a large share of
- * a PATCH's cost. Bounded; when full it starts over.
+ * Objects known to exist, so a PATCH of a hot object needs no query: on a 2-core machine the saved
+ * round trip is a large share of a PATCH's cost.
+ * - A location, once seen, exists for good: OCPI has no DELETE for it (mod_locations.asciidoc,
+ *   Receiver interface; removal is a status, not an absence).
+ * - An EVSE or connector can disappear: a PUT of its location or EVSE, or a PATCH carrying `evses` or
+ *   `connectors`, replaces the list it was in. So it is trusted only for childTtlMs, and forgotten at
+ *   once when this ingress accepts such a push. Another replica's push reaches this one's entries
+ *   when they expire; until then (and in the read model's own few milliseconds of lag) a PATCH of a
+ *   removed child is accepted and then kept by the projector as a reject (projection_rejects).
+ * Bounded; when full it starts over.
  */
 export class KnownObjects {
-  private readonly seen = new Set<string>();
+  private readonly locations = new Set<string>();
+  /** Per location: its children's subjects and until when they are trusted. */
+  private readonly children = new Map<string, Map<string, number>>();
+  private entries = 0;
   private readonly max: number;
-  constructor(max = 500_000) {
-    this.max = max;
+  private readonly childTtlMs: number;
+  private readonly now: () => number;
+  constructor(options: { max?: number; childTtlMs?: number; now?: () => number } = {}) {
+    this.max = options.max ?? 500_000;
+    this.childTtlMs = options.childTtlMs ?? 5_000;
+    this.now = options.now ?? Date.now;
   }
   has(model: ReadModel, path: ObjectPath): boolean {
-    return this.seen.has(`${model}:${pathSubject(path)}`);
+    const location = locationEntry(model, path);
+    if (path.evseUid === undefined) return this.locations.has(location);
+    const until = this.children.get(location)?.get(pathSubject(path));
+    return until !== undefined && until > this.now();
   }
   add(model: ReadModel, path: ObjectPath): void {
-    if (this.seen.size >= this.max) this.seen.clear();
-    this.seen.add(`${model}:${pathSubject(path)}`);
+    if (this.entries >= this.max) {
+      this.locations.clear();
+      this.children.clear();
+      this.entries = 0;
+    }
+    const location = locationEntry(model, path);
+    if (path.evseUid === undefined) {
+      if (!this.locations.has(location)) this.entries++;
+      this.locations.add(location);
+      return;
+    }
+    let known = this.children.get(location);
+    if (!known) this.children.set(location, (known = new Map<string, number>()));
+    if (!known.has(pathSubject(path))) this.entries++;
+    known.set(pathSubject(path), this.now() + this.childTtlMs);
   }
+  /** After a push that may have removed EVSEs or connectors of the location at this path. */
+  forgetChildren(model: ReadModel, path: ObjectPath): void {
+    const location = locationEntry(model, path);
+    this.entries -= this.children.get(location)?.size ?? 0;
+    this.children.delete(location);
+  }
+}
+
+function locationEntry(model: ReadModel, path: ObjectPath): string {
+  return `${model}:${pathSubject({ countryCode: path.countryCode, partyId: path.partyId, id: path.id })}`;
 }
 
 /**

@@ -93,6 +93,9 @@ function push(deps: ObjectRoutesDeps, method: 'put' | 'patch', known: KnownObjec
     if (method === 'patch') await requireExisting(deps.readModels, deps.wait, 'locations', path, level === 'location' ? 'location' : level === 'evse' ? 'EVSE' : 'connector', known);
     else if (level !== 'location') await requireExisting(deps.readModels, deps.wait, 'locations', parentOf(path), level === 'evse' ? 'location' : 'EVSE', known);
     await appendObjectEvent(deps.eventLog, req, topics.locations, eventType[level][method], path, body);
+    // A PUT of a location or EVSE, or a PATCH carrying its evses or connectors, replaces a list of
+    // children: some known EVSEs or connectors may be gone.
+    if (method === 'put' ? level !== 'connector' : 'evses' in body || 'connectors' in body) known.forgetChildren('locations', path);
     okEmpty(res);
   });
 }
