@@ -148,6 +148,36 @@ describe('locations and tariffs: push, project, pull', () => {
     assert.equal((await patch(`${path}/DROP1/1`, { ...tariffPatch, last_updated: '2020-02-04T00:00:00Z' })).body.status_code, 1000, 'the connector kept is still known');
   });
 
+  it('a CPO deletes its tariff (mod_tariffs.asciidoc, DELETE): eMSPs no longer get it; a second DELETE, a foreign one and a PATCH are refused', async () => {
+    const tariff = { ...example('tariff_1_simple_2hour.json'), country_code: 'DE', party_id: 'ALL', id: 'DEL1', last_updated: '2021-05-01T00:00:00Z' };
+    assert.equal((await put('tariffs/DE/ALL/DEL1', tariff)).body.status_code, 1000);
+    await call(hub, 'GET', '/ocpi/2.2.1/tariffs/DE/ALL/DEL1', { token: cpo.token });
+    const listed = async () => (await followPages<Json>(hub, '/ocpi/2.2.1/tariffs', emsp.token)).items.some((t) => t['id'] === 'DEL1');
+    assert.equal(await listed(), true);
+
+    const foreign = await call(hub, 'DELETE', '/ocpi/2.2.1/tariffs/DE/ALL/DEL1', { token: emsp.token });
+    assert.equal(foreign.status, 403);
+    assert.equal(await listed(), true, 'a party that is not its CPO cannot delete it');
+    assert.equal((await patch('tariffs/DE/ALL/DEL1', { last_updated: '2021-05-02T00:00:00Z' })).status, 405);
+
+    const deleted = await call(hub, 'DELETE', '/ocpi/2.2.1/tariffs/DE/ALL/DEL1', { token: cpo.token });
+    assert.equal(deleted.status, 200);
+    assert.equal(deleted.body.status_code, 1000);
+    const afterwards = await call(hub, 'GET', '/ocpi/2.2.1/tariffs/DE/ALL/DEL1', { token: cpo.token }); // reads its own write
+    assert.equal(afterwards.status, 404);
+    assert.equal((await call(hub, 'GET', '/ocpi/2.2.1/tariffs/DE/ALL/DEL1', { token: emsp.token })).status, 404);
+    assert.equal(await listed(), false);
+    const again = await call(hub, 'DELETE', '/ocpi/2.2.1/tariffs/DE/ALL/DEL1', { token: cpo.token });
+    assert.equal(again.status, 404);
+    assert.equal(again.body.status_code, 2000);
+    // Locations are never deleted (mod_locations.asciidoc: no DELETE in the Receiver interface).
+    assert.equal((await call(hub, 'DELETE', '/ocpi/2.2.1/locations/BE/BEC/LOC1', { token: cpo.token })).status, 405);
+    // A tariff pushed again after its deletion is a tariff again.
+    assert.equal((await put('tariffs/DE/ALL/DEL1', tariff)).body.status_code, 1000);
+    await call(hub, 'GET', '/ocpi/2.2.1/tariffs/DE/ALL/DEL1', { token: cpo.token });
+    assert.equal(await listed(), true);
+  });
+
   it('routing: an eMSP without a rule sees nothing; enabling shows the CPO, disabling hides it again', async () => {
     const none = await call<Json[]>(hub, 'GET', '/ocpi/2.2.1/locations', { token: outsider.token });
     assert.equal(none.body.status_code, 1000);
@@ -291,7 +321,7 @@ describe('locations and tariffs: push, project, pull', () => {
     const replay = await startService('projector', { ...env, DATABASE_URL: replayDb.databaseUrl, PROJECTOR_GROUP_ID: 'projector-replay' }, /projector running/, 60_000);
     try {
       const rows = async (s: TestStack) =>
-        (await s.pool.query<{ k: string; d: string }>(`select country_code || '/' || party_id || '/' || id as k, document::text as d from locations order by 1`)).rows;
+        (await s.pool.query<{ k: string; d: string }>(`select country_code || '/' || party_id || '/' || id as k, document::text as d, created_at::text as c, last_updated::text as u from locations order by 1`)).rows;
       const deadline = Date.now() + 30_000;
       let a = await rows(stack);
       let b = await rows(replayDb);

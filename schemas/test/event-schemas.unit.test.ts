@@ -212,6 +212,11 @@ describe('command event payloads', () => {
     it(`${type} accepts ${what}`, () => assertValid(type, data));
   }
 
+  it('a tariff deletion carries an empty object, nothing else', () => {
+    assertValid(tariffEventTypes.tariffDeleted, {});
+    assertRefused(tariffEventTypes.tariffDeleted, { id: 'T1' }, { path: '/', message: 'unknown field "id"' });
+  });
+
   it('refuses an unknown command, a result outside OCPI and a response with an unknown field', () => {
     assert.notDeepEqual(check(commandEventTypes.requested, { command: 'UNLOCK_NOW', request: startSession }), []);
     assert.notDeepEqual(check(commandEventTypes.timedOut, { result: { result: 'MAYBE' } }), []);

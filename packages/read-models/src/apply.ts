@@ -8,6 +8,7 @@ type Json = Record<string, unknown>;
 
 export type ApplyResult =
   | { readonly kind: 'upsert'; readonly document: Json }
+  | { readonly kind: 'deleted' }
   | { readonly kind: 'rejected'; readonly reason: string };
 
 const evsesOf = (location: Json): Json[] => (Array.isArray(location['evses']) ? (location['evses'] as Json[]) : []);
@@ -76,8 +77,15 @@ export function replacesWholeObject(model: 'locations' | 'tariffs', type: string
   return model === 'locations' ? type === locationEventTypes.locationPut : type === tariffEventTypes.tariffPut;
 }
 
-export function applyTariffEvent(_stored: Json | undefined, type: string, data: Json): ApplyResult {
-  return type === tariffEventTypes.tariffPut ? { kind: 'upsert', document: data } : { kind: 'rejected', reason: `unknown event type ${type}` };
+export function applyTariffEvent(stored: Json | undefined, type: string, data: Json): ApplyResult {
+  switch (type) {
+    case tariffEventTypes.tariffPut:
+      return { kind: 'upsert', document: data };
+    case tariffEventTypes.tariffDeleted:
+      return stored ? { kind: 'deleted' } : { kind: 'rejected', reason: 'unknown tariff' };
+    default:
+      return { kind: 'rejected', reason: `unknown event type ${type}` };
+  }
 }
 
 /** The EVSE or Connector at a path inside a stored Location, for detail GETs. */

@@ -13,6 +13,8 @@ export const locationEventTypes = {
 
 export const tariffEventTypes = {
   tariffPut: 'ocpi.tariffs.tariff-put.v1',
+  /** mod_tariffs.asciidoc, Receiver interface, DELETE: the value is {}. */
+  tariffDeleted: 'ocpi.tariffs.tariff-deleted.v1',
 } as const;
 
 /** Sessions topic: the full Session as pushed; subject cc/pid/session_id; ocpi-to names the eMSP. */

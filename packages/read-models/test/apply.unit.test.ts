@@ -310,6 +310,12 @@ describe('applyTariffEvent', () => {
     assert.equal(doc['last_updated'], undefined, 'fields of the stored tariff not in the PUT are gone');
   });
 
+  it('a tariff DELETE removes the stored tariff, and is rejected for a tariff never stored', () => {
+    const stored = deepFreeze(example('tariff_1_simple_2hour.json'));
+    assert.deepEqual(applyTariffEvent(stored, tariffEventTypes.tariffDeleted, {}), { kind: 'deleted' });
+    assert.deepEqual(applyTariffEvent(undefined, tariffEventTypes.tariffDeleted, {}), { kind: 'rejected', reason: 'unknown tariff' });
+  });
+
   it('an unknown tariff event type is rejected and names the type', () => {
     const type = 'ocpi.tariffs.tariff-patched.v1';
     assert.deepEqual(applyTariffEvent(undefined, type, example('tariff_put_example.json')), { kind: 'rejected', reason: `unknown event type ${type}` });

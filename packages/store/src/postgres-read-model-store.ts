@@ -180,6 +180,7 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
     // When an object was created, for the rows this batch inserts (an update keeps the stored one):
     // the time of its first applied event here, so a replay lists objects in the same order.
     const createdAt = new Map<string, string>();
+    const deleted = new Set<string>();
     const rejects: Array<{ partition: number; offset: string; subject: string; type: string; reason: string }> = [];
     work.forEach((w, wi) => {
       let rejected = 0;
@@ -190,7 +191,15 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
           : model === 'locations'
             ? applyLocationEvent(documents.get(keyOf(path)), record.type, path, record.data)
             : applyTariffEvent(documents.get(keyOf(path)), record.type, record.data);
-        if (result.kind === 'upsert' && path) {
+        if (result.kind === 'deleted' && path) {
+          // Gone from here on: a later event of this batch sees no stored object, and the row is
+          // deleted below unless a later PUT creates the object again.
+          documents.delete(keyOf(path));
+          changed.delete(keyOf(path));
+          createdAt.delete(keyOf(path));
+          deleted.add(keyOf(path));
+        } else if (result.kind === 'upsert' && path) {
+          deleted.delete(keyOf(path));
           documents.set(keyOf(path), result.document);
           changed.add(keyOf(path));
           if (!createdAt.has(keyOf(path))) {
@@ -233,6 +242,14 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
            join json_array_elements($7::json) with ordinality as d(doc, n) using (n)
          on conflict (generation, country_code, party_id, id) do update set last_updated = excluded.last_updated, document = excluded.document`,
         [gen, cc, pid, id, lastUpdated, created, JSON.stringify(docs)],
+      );
+    }
+    if (deleted.size > 0) {
+      const keys = [...deleted].map((k) => k.split('\u0000') as [string, string, string]);
+      await client.query(
+        `delete from ${table} t using unnest($2::text[], $3::text[], $4::text[]) as k(cc, pid, id)
+          where t.generation = $1 and t.country_code = k.cc and t.party_id = k.pid and t.id = k.id`,
+        [gen, keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map((k) => k[2])],
       );
     }
     if (rejects.length > 0) {

@@ -3,7 +3,7 @@
 // unreadable records kept as rejects, outcomes in the caller's order.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { locationEventTypes, pathSubject } from '@hub/read-models';
+import { locationEventTypes, pathSubject, tariffEventTypes } from '@hub/read-models';
 import { createPool, postgresReadModelStore, projectedRecord, type ProjectedRecord, type ReadModelStore } from '@hub/store';
 import { createTestStack, type TestStack } from '@hub/testing';
 
@@ -94,6 +94,25 @@ describe('read-model store on Postgres: applyBatches', () => {
       await pool.end();
       await stack.pool.query(`alter database "${stack.name}" reset timezone`);
     }
+  });
+
+  it('deletes a tariff; a PUT after the DELETE in the same batch creates it again; a DELETE of an unknown tariff is kept as a reject', async () => {
+    const tariffPut = (offset: number, id: string): ProjectedRecord => ({
+      offset: String(offset),
+      type: tariffEventTypes.tariffPut,
+      subject: pathSubject({ countryCode: 'NL', partyId: 'CPO', id }),
+      data: { country_code: 'NL', party_id: 'CPO', id, currency: 'EUR', elements: [], last_updated: '2024-01-01T00:00:00Z' },
+      time: '2024-01-01T00:00:00Z',
+    });
+    const tariffDelete = (offset: number, id: string): ProjectedRecord => ({ ...tariffPut(offset, id), type: tariffEventTypes.tariffDeleted, data: {}, time: '2024-01-02T00:00:00Z' });
+    const ids = async () => (await stack.pool.query<{ id: string }>('select id from tariffs where generation = 1 order by id')).rows.map((r) => r.id);
+    await store.applyBatches('tariffs', [{ partition: 0, records: [tariffPut(0, 'T1'), tariffPut(1, 'T2')] }]);
+    assert.deepEqual(await ids(), ['T1', 'T2']);
+    const outcomes = await store.applyBatches('tariffs', [{ partition: 0, records: [tariffDelete(2, 'T1'), tariffDelete(3, 'T2'), tariffPut(4, 'T2'), tariffDelete(5, 'NOPE')] }]);
+    assert.deepEqual(outcomes, [{ applied: 3, skipped: 0, rejected: 1 }]);
+    assert.deepEqual(await ids(), ['T2']);
+    const rejects = await stack.pool.query<{ reason: string }>(`select reason from projection_rejects where model = 'tariffs'`);
+    assert.deepEqual(rejects.rows.map((r) => r.reason), ['unknown tariff']);
   });
 
   it('refuses the same partition twice in one call', async () => {

@@ -144,8 +144,10 @@ function locationEntry(model: ReadModel, path: ObjectPath): string {
 }
 
 /**
- * The object must exist for a PATCH or a child PUT (2003 otherwise). A miss may only mean the
- * projection has not applied a write yet: then wait for it (bounded) before answering.
+ * The object must exist for a PATCH, a child PUT or a tariff DELETE (2003 for locations, 404 for a
+ * tariff). A miss may only mean the projection has not applied a write yet: then wait for it
+ * (bounded) before answering. `known` spares hot objects the query (locations only: a tariff can be
+ * deleted).
  */
 export async function requireExisting(
   store: ReadModelStore,
@@ -153,14 +155,14 @@ export async function requireExisting(
   model: ReadModel,
   path: ObjectPath,
   what: string,
-  known: KnownObjects,
+  known?: KnownObjects,
 ): Promise<void> {
-  if (known.has(model, path)) return;
-  if (await store.exists(model, path)) return known.add(model, path);
+  if (known?.has(model, path)) return;
+  if (await store.exists(model, path)) return known?.add(model, path);
   const caughtUp = await wait.caughtUp(model);
-  if (await store.exists(model, path)) return known.add(model, path);
+  if (await store.exists(model, path)) return known?.add(model, path);
   if (!caughtUp) throw new HubError('UNAVAILABLE', { detail: 'the read model is behind; retry shortly' });
-  throw new HubError(model === 'locations' ? 'UNKNOWN_LOCATION_PUSH' : 'INVALID_PARAMETERS', { detail: `unknown ${what} ${pathSubject(path)}` });
+  throw new HubError(model === 'locations' ? 'UNKNOWN_LOCATION_PUSH' : 'UNKNOWN_TARIFF', { detail: `unknown ${what} ${pathSubject(path)}` });
 }
 
 export async function appendObjectEvent(

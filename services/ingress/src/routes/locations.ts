@@ -108,6 +108,10 @@ export function locationsRouter(deps: ObjectRoutesDeps): Router {
   const known = new KnownObjects();
   router.put(paths, push(deps, 'put', known));
   router.patch(paths, push(deps, 'patch', known));
+  router.delete(paths, () => {
+    // mod_locations.asciidoc, Receiver interface: no DELETE; an EVSE is removed by its status.
+    throw new HubError('METHOD_NOT_ALLOWED', { detail: 'locations are not deleted: PATCH the EVSE status to REMOVED' });
+  });
   return router;
 }
 
@@ -126,5 +130,21 @@ export function tariffsRouter(deps: ObjectRoutesDeps): Router {
       okEmpty(res);
     }),
   );
+  // mod_tariffs.asciidoc, Receiver interface, DELETE: a tariff no longer used and never used again.
+  // The hub must know it (its owner may not delete what was never pushed, or was deleted already).
+  router.delete(
+    '/:cc/:pid/:id',
+    handle(async (req, res) => {
+      const path = objectPath(req);
+      requireOwnCpo(req, path);
+      await requireExisting(deps.readModels, deps.wait, 'tariffs', path, 'tariff');
+      await appendObjectEvent(deps.eventLog, req, topics.tariffs, tariffEventTypes.tariffDeleted, path, {});
+      okEmpty(res);
+    }),
+  );
+  router.patch('/:cc/:pid/:id', () => {
+    // Interface document, Locations and tariffs: no PATCH for tariffs; a tariff is replaced by PUT.
+    throw new HubError('METHOD_NOT_ALLOWED', { detail: 'push the full tariff with PUT' });
+  });
   return router;
 }
