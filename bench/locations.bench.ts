@@ -4,6 +4,7 @@
 //   - a page at random offsets (limit 100): p50/p95,
 //   - a full sync by Link following (limit = server maximum),
 //   - projection lag (PATCH answered -> visible in the read model) at a steady rate,
+//   - an incremental sync (date_from) of what the lag phase changed: pages and Link following,
 //   - rebuild by replay (hubctl readmodel rebuild logic): events/s.
 // Run: npm run bench -- locations [locations=50000] [lag rate/s=1000] [lag seconds=20]
 import { join } from 'node:path';
@@ -138,6 +139,34 @@ try {
   out(
     `CPU during the lag phase: load generator (this process) ${((lagCpu.user + lagCpu.system) / 1e6).toFixed(1)} s, ingress ${(cpuSeconds(ingress.child.pid ?? 0) - lagCpuBefore.ingress).toFixed(1)} s, ` +
       `projector ${(cpuSeconds(projector.child.pid ?? 0) - lagCpuBefore.projector).toFixed(1)} s, Postgres ${(postgresCpuSeconds() - lagCpuBefore.postgres).toFixed(1)} s`,
+  );
+
+  // 4b. Incremental sync (date_from = the start of the lag phase: the locations PATCHed since): pages
+  // of that filtered list at random offsets, and the whole of it by Link following.
+  const since = new Date(lagStart).toISOString();
+  const first = await call<unknown[]>(hub, 'GET', `/ocpi/2.2.1/locations?date_from=${since}&limit=100`, { token: emspToken });
+  const changed = Number(first.headers['x-total-count'] ?? 0);
+  const sinceTimes: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    const offset = Math.floor(Math.random() * Math.max(changed, 1));
+    const started = performance.now();
+    const res = await call(hub, 'GET', `/ocpi/2.2.1/locations?date_from=${since}&offset=${offset}&limit=100`, { token: emspToken });
+    sinceTimes.push(performance.now() - started);
+    if (res.body.status_code !== 1000) throw new Error(res.text);
+  }
+  const t3 = Date.now();
+  let sincePath: string | undefined = `/ocpi/2.2.1/locations?date_from=${since}&limit=1000`;
+  let sinceRecords = 0;
+  while (sincePath) {
+    const res: Awaited<ReturnType<typeof call<unknown[]>>> = await call<unknown[]>(hub, 'GET', sincePath, { token: emspToken });
+    if (res.body.status_code !== 1000) throw new Error(`${sincePath}: ${res.text.slice(0, 200)}`);
+    sinceRecords += res.body.data?.length ?? 0;
+    const next = /<([^>]+)>;\s*rel="next"/.exec(res.headers['link'] ?? '')?.[1];
+    sincePath = next ? `${new URL(next).pathname}${new URL(next).search}` : undefined;
+  }
+  out(
+    `incremental sync (date_from, ${changed} of ${count} changed): page of 100 at a random offset p50 ${percentile(sinceTimes, 50).toFixed(1)} ms, ` +
+      `p95 ${percentile(sinceTimes, 95).toFixed(1)} ms (100 requests); all ${sinceRecords} by Link following in ${((Date.now() - t3) / 1000).toFixed(1)} s`,
   );
 
   // 5. Rebuild by replay of everything in the topic.

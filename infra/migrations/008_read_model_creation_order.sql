@@ -5,6 +5,10 @@
 -- the next page boundary was never returned. created_at is the time of the event that created the
 -- object, so a replay of the topic gives the same order; rows projected before this migration take
 -- their last_updated.
+--
+-- The last_updated index (locations_page) stays for date_from/date_to: without it a filtered page
+-- reads every row's last_updated, which grows with the table (40 ms at 50,000 locations). Keeping it
+-- costs a PATCH one more index entry (no HOT update is possible while last_updated is indexed).
 alter table locations add column created_at timestamptz;
 update locations set created_at = last_updated;
 alter table locations alter column created_at set not null;
