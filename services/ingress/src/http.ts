@@ -1,6 +1,16 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { HubError, failure, ocpiTimestamp, success, acknowledged, type OcpiEnvelope } from '@hub/ocpi';
 
+/**
+ * The party a request names as its sender in the OCPI-from headers (transport_and_format.asciidoc,
+ * OCPI-from-country-code / OCPI-from-party-id), upper-cased; undefined when it names none.
+ */
+export function namedSender(req: Request): { countryCode: string; partyId: string } | undefined {
+  const countryCode = req.headers['ocpi-from-country-code'];
+  const partyId = req.headers['ocpi-from-party-id'];
+  return typeof countryCode === 'string' && typeof partyId === 'string' ? { countryCode: countryCode.toUpperCase(), partyId: partyId.toUpperCase() } : undefined;
+}
+
 /** Wraps an async handler so a rejection reaches the error middleware. */
 export function handle(fn: (req: Request, res: Response) => Promise<void> | void): RequestHandler {
   return (req, res, next) => {

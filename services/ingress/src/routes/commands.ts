@@ -7,7 +7,7 @@ import { checkOutboundUrl, type OcpiPartnerClient, type OutboundPolicy } from '@
 import { PartnerCallError, type TokenCipher } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
 import type { CommandStore, DeliveryStore, RateLimiter, ReadModelStore } from '@hub/store';
-import { handle, send } from '../http.ts';
+import { handle, namedSender, send } from '../http.ts';
 
 // Commands (interface document, Commands, Command request/response, Errors, Limits; OCPI 2.2.1
 // mod_commands.asciidoc). The hub forwards the command to the CPO with response_url rewritten to its
@@ -62,11 +62,11 @@ export function commandsRouter(deps: CommandsDeps): Router {
       const schema = SCHEMA[command];
       if (!schema) throw new HubError('INVALID_PARAMETERS', { detail: `unsupported command ${command}; use START_SESSION, STOP_SESSION, RESERVE_NOW or CANCEL_RESERVATION` });
       const emspParties = req.caller.parties.filter((p) => p.role === 'EMSP' && !p.suspended);
-      const fromCc = typeof req.headers['ocpi-from-country-code'] === 'string' ? req.headers['ocpi-from-country-code'].toUpperCase() : undefined;
-      const fromPid = typeof req.headers['ocpi-from-party-id'] === 'string' ? req.headers['ocpi-from-party-id'].toUpperCase() : undefined;
-      const emsp = fromCc && fromPid ? emspParties.find((p) => sameParty(p, { countryCode: fromCc, partyId: fromPid })) : emspParties.length === 1 ? emspParties[0] : undefined;
+      const sender = namedSender(req);
+      const emsp = sender ? emspParties.find((p) => sameParty(p, sender)) : emspParties.length === 1 ? emspParties[0] : undefined;
       if (!emsp) throw new HubError('FOREIGN_PARTY', { detail: 'commands are sent by an eMSP role of these credentials (name it in the OCPI-from headers when there are several)' });
-      const decision = await deps.rateLimiter.hit('commands', req.caller.label, deps.perMinute);
+      // Interface document, Limits: per party (each eMSP party of a platform has its own budget).
+      const decision = await deps.rateLimiter.hit('commands', partyKey(emsp), deps.perMinute);
       if (!decision.allowed) throw new HubError('RATE_LIMITED', { detail: `at most ${deps.perMinute} commands per minute`, headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
       const violations = deps.validator.validate(schema, req.body);
       if (violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: violations.map((v) => `${v.path} ${v.message}`).join('; '), data: violations });

@@ -1,11 +1,11 @@
 import { Router, type Request, type Response } from 'express';
 import { topics } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
-import { HubError, partyKey } from '@hub/ocpi';
+import { HubError, partyKey, sameParty } from '@hub/ocpi';
 import { locationEventTypes, tariffEventTypes, type ObjectPath } from '@hub/read-models';
 import type { SchemaValidator } from '@hub/schemas';
 import type { RateLimiter, ReadModel, ReadModelStore } from '@hub/store';
-import { handle, ok, okEmpty, okPreserializedList } from '../http.ts';
+import { handle, namedSender, ok, okEmpty, okPreserializedList } from '../http.ts';
 import { appendObjectEvent, KnownObjects, objectPath, requireExisting, requireOwnCpo, requireSameIds, validateBody, type ProjectionWait } from '../ocpi-objects.ts';
 import { parsePage, setPageHeaders } from '../pagination.ts';
 
@@ -23,11 +23,24 @@ export interface ObjectRoutesDeps {
   readonly limits: { defaultLimit: number; maxLimit: number; locationListsPerMinute: number };
 }
 
+/**
+ * Whose budget a location list request counts against: the caller's party its OCPI-from headers name,
+ * else its first eMSP party (or first party), so each party of a platform has its own 200 a minute
+ * when it names itself.
+ */
+export function listingParty(req: Request): string {
+  const sender = namedSender(req);
+  const own = req.caller.parties;
+  const named = sender ? own.find((p) => sameParty(p, sender)) : undefined;
+  const party = named ?? [...own].sort((a, b) => Number(b.role === 'EMSP') - Number(a.role === 'EMSP') || partyKey(a).localeCompare(partyKey(b)))[0];
+  return party ? partyKey(party) : req.caller.platformId;
+}
+
 function list(deps: ObjectRoutesDeps, model: ReadModel) {
   return handle(async (req: Request, res: Response) => {
     if (model === 'locations') {
       // Interface document, Limits: location list requests, 200 per minute per party.
-      const decision = await deps.rateLimiter.hit('locations-list', req.caller.label, deps.limits.locationListsPerMinute);
+      const decision = await deps.rateLimiter.hit('locations-list', listingParty(req), deps.limits.locationListsPerMinute);
       if (!decision.allowed) {
         throw new HubError('RATE_LIMITED', {
           detail: `at most ${deps.limits.locationListsPerMinute} location list requests per minute`,

@@ -69,7 +69,8 @@ export function tokensRouter(deps: TokensDeps): Router {
         throw new HubError('FOREIGN_PARTY', { detail: `these credentials do not act as eMSP ${partyKey(path)}` });
       }
       // The shared rate-limit count and the target lookup are independent round trips: run them together.
-      const decisionPromise = deps.rateLimiter.hit('tokens-authorize', req.caller.label, deps.perMinute);
+      // Interface document, Limits: per party, here the eMSP that issued the token (the path's party).
+      const decisionPromise = deps.rateLimiter.hit('tokens-authorize', partyKey(path), deps.perMinute);
       decisionPromise.catch(() => undefined);
       const hasBody = req.body !== undefined && !(typeof req.body === 'object' && req.body !== null && Object.keys(req.body as object).length === 0);
       let body: Json | undefined;
