@@ -3,8 +3,9 @@
 -- objects by creation date ascending"). Ordered by last_updated, every status PATCH moved its location
 -- to the end of the list, shifting the rows after it back by one while an eMSP paged through: a row at
 -- the next page boundary was never returned. created_at is the time of the event that created the
--- object, so a replay of the topic gives the same order; rows projected before this migration take
--- their last_updated.
+-- object, so a replay of the topic gives the same order. Rows projected before this migration take
+-- their last_updated, the CPO's clock; `hubctl readmodel rebuild` afterwards gives them the times of
+-- their creating events, as a replay would.
 --
 -- The last_updated index (locations_page) stays for date_from/date_to: without it a filtered page
 -- reads every row's last_updated, which grows with the table (40 ms at 50,000 locations). Keeping it

@@ -104,6 +104,21 @@ export interface ReadModelStore {
   maintain(model: ReadModel): Promise<void>;
 }
 
+const ZONED_ISO_TIME = /^(\d{4})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * The creation time an event gives its object, as Postgres reads it; '' (the object then takes its
+ * last_updated) for a ce_time that is not an ISO 8601 time with a zone in years 1 to 9999. Another
+ * producer's event may carry anything there: it must neither fail the batch (which would stop the
+ * projection) nor depend on the projector's local time zone (which would make replays differ).
+ */
+export function creationTime(time: string): string {
+  if (!ZONED_ISO_TIME.test(time)) return '';
+  const at = new Date(Date.parse(time));
+  const year = at.getUTCFullYear();
+  return Number.isNaN(at.getTime()) || year < 1 || year > 9999 ? '' : at.toISOString();
+}
+
 /**
  * Applies the batches of several partitions of one read model in one transaction of three round
  * trips: begin with the positions, the rows, then the new positions and commit. The
@@ -180,6 +195,9 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
     // When an object was created, for the rows this batch inserts (an update keeps the stored one):
     // the time of its first applied event here, so a replay lists objects in the same order.
     const createdAt = new Map<string, string>();
+    // Every key deleted at some point of the batch. Its row is deleted before the upserts, so an
+    // object deleted and created again here is inserted afresh, with the time of its new creation:
+    // the same row whichever way the events are cut into batches (live, or a replay).
     const deleted = new Set<string>();
     const rejects: Array<{ partition: number; offset: string; subject: string; type: string; reason: string }> = [];
     work.forEach((w, wi) => {
@@ -192,22 +210,15 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
             ? applyLocationEvent(documents.get(keyOf(path)), record.type, path, record.data)
             : applyTariffEvent(documents.get(keyOf(path)), record.type, record.data);
         if (result.kind === 'deleted' && path) {
-          // Gone from here on: a later event of this batch sees no stored object, and the row is
-          // deleted below unless a later PUT creates the object again.
+          // Gone from here on: a later event of this batch sees no stored object.
           documents.delete(keyOf(path));
           changed.delete(keyOf(path));
           createdAt.delete(keyOf(path));
           deleted.add(keyOf(path));
         } else if (result.kind === 'upsert' && path) {
-          deleted.delete(keyOf(path));
           documents.set(keyOf(path), result.document);
           changed.add(keyOf(path));
-          if (!createdAt.has(keyOf(path))) {
-            // Another producer's event may carry any ce_time: one Postgres cannot read must not
-            // fail the batch (the object then takes its last_updated).
-            const created = Date.parse(record.time);
-            createdAt.set(keyOf(path), Number.isNaN(created) ? '' : new Date(created).toISOString());
-          }
+          if (!createdAt.has(keyOf(path))) createdAt.set(keyOf(path), creationTime(record.time));
         } else {
           rejected++;
           rejects.push({ partition: w.partition, offset: record.offset, subject: record.subject, type: record.type, reason: result.kind === 'rejected' ? result.reason : 'unknown' });
@@ -215,6 +226,14 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
       });
       outcomes.set(w.partition, { applied: w.fresh.length - rejected, skipped: w.records.length - w.fresh.length, rejected });
     });
+    if (deleted.size > 0) {
+      const keys = [...deleted].map((k) => k.split('\u0000') as [string, string, string]);
+      await client.query(
+        `delete from ${table} t using unnest($2::text[], $3::text[], $4::text[]) as k(cc, pid, id)
+          where t.generation = $1 and t.country_code = k.cc and t.party_id = k.pid and t.id = k.id`,
+        [gen, keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map((k) => k[2])],
+      );
+    }
     if (changed.size > 0) {
       // Keys travel as text arrays, the documents as one JSON array that Postgres splits without
       // parsing them into trees (json column, migration 007): text arrays would escape every
@@ -242,14 +261,6 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
            join json_array_elements($7::json) with ordinality as d(doc, n) using (n)
          on conflict (generation, country_code, party_id, id) do update set last_updated = excluded.last_updated, document = excluded.document`,
         [gen, cc, pid, id, lastUpdated, created, JSON.stringify(docs)],
-      );
-    }
-    if (deleted.size > 0) {
-      const keys = [...deleted].map((k) => k.split('\u0000') as [string, string, string]);
-      await client.query(
-        `delete from ${table} t using unnest($2::text[], $3::text[], $4::text[]) as k(cc, pid, id)
-          where t.generation = $1 and t.country_code = k.cc and t.party_id = k.pid and t.id = k.id`,
-        [gen, keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map((k) => k[2])],
       );
     }
     if (rejects.length > 0) {

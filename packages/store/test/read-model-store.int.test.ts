@@ -102,7 +102,7 @@ describe('read-model store on Postgres: applyBatches', () => {
       type: tariffEventTypes.tariffPut,
       subject: pathSubject({ countryCode: 'NL', partyId: 'CPO', id }),
       data: { country_code: 'NL', party_id: 'CPO', id, currency: 'EUR', elements: [], last_updated: '2024-01-01T00:00:00Z' },
-      time: '2024-01-01T00:00:00Z',
+      time: `2024-01-01T00:00:0${offset}Z`,
     });
     const tariffDelete = (offset: number, id: string): ProjectedRecord => ({ ...tariffPut(offset, id), type: tariffEventTypes.tariffDeleted, data: {}, time: '2024-01-02T00:00:00Z' });
     const ids = async () => (await stack.pool.query<{ id: string }>('select id from tariffs where generation = 1 order by id')).rows.map((r) => r.id);
@@ -113,6 +113,17 @@ describe('read-model store on Postgres: applyBatches', () => {
     assert.deepEqual(await ids(), ['T2']);
     const rejects = await stack.pool.query<{ reason: string }>(`select reason from projection_rejects where model = 'tariffs'`);
     assert.deepEqual(rejects.rows.map((r) => r.reason), ['unknown tariff']);
+    // Deleted and created again in one batch, T2 is a new tariff (as when the events come one per
+    // batch, or in a replay): created when it was PUT again, not when it was first.
+    const created = await stack.pool.query<{ created: string }>("select to_char(created_at at time zone 'UTC', 'HH24:MI:SS') as created from tariffs where id = 'T2'");
+    assert.equal(created.rows[0]?.created, '00:00:04');
+  });
+
+  it('an event time Postgres cannot read neither fails the batch nor stalls the projection: the object takes its last_updated', async () => {
+    const odd = { ...put(50, 'ODD1', 'odd time'), time: '0000-01-01T00:00:00Z' };
+    assert.deepEqual(await store.applyBatches('locations', [{ partition: 6, records: [odd] }]), [{ applied: 1, skipped: 0, rejected: 0 }]);
+    const { rows } = await stack.pool.query<{ same: boolean }>("select created_at = last_updated as same from locations where id = 'ODD1'");
+    assert.equal(rows[0]?.same, true);
   });
 
   it('refuses the same partition twice in one call', async () => {

@@ -8,7 +8,9 @@ import { HubError, failure, ocpiTimestamp, success, acknowledged, type OcpiEnvel
 export function namedSender(req: Request): { countryCode: string; partyId: string } | undefined {
   const countryCode = req.headers['ocpi-from-country-code'];
   const partyId = req.headers['ocpi-from-party-id'];
-  return typeof countryCode === 'string' && typeof partyId === 'string' ? { countryCode: countryCode.toUpperCase(), partyId: partyId.toUpperCase() } : undefined;
+  return typeof countryCode === 'string' && typeof partyId === 'string' && countryCode !== '' && partyId !== ''
+    ? { countryCode: countryCode.toUpperCase(), partyId: partyId.toUpperCase() }
+    : undefined;
 }
 
 /** Wraps an async handler so a rejection reaches the error middleware. */

@@ -90,15 +90,19 @@ export function projectionWait(eventLog: EventLog, store: ReadModelStore, topicO
  *   Receiver interface; removal is a status, not an absence).
  * - An EVSE or connector can disappear: a PUT of its location or EVSE, or a PATCH carrying `evses` or
  *   `connectors`, replaces the list it was in. So it is trusted only for childTtlMs, and forgotten at
- *   once when this ingress accepts such a push. Another replica's push reaches this one's entries
- *   when they expire; until then (and in the read model's own few milliseconds of lag) a PATCH of a
- *   removed child is accepted and then kept by the projector as a reject (projection_rejects).
+ *   once when this ingress accepts such a push; for childTtlMs after that, that location's children
+ *   are not cached at all (the read model may not show the push yet, and would vouch for a child it
+ *   is about to drop). Another replica's push reaches this one's entries when they expire; until then
+ *   (and in the read model's own milliseconds of lag) a PATCH of a removed child is accepted and then
+ *   kept by the projector as a reject (projection_rejects).
  * Bounded; when full it starts over.
  */
 export class KnownObjects {
   private readonly locations = new Set<string>();
   /** Per location: its children's subjects and until when they are trusted. */
   private readonly children = new Map<string, Map<string, number>>();
+  /** Locations whose children are not cached until the given time (after forgetChildren). */
+  private readonly unsettled = new Map<string, number>();
   private entries = 0;
   private readonly max: number;
   private readonly childTtlMs: number;
@@ -118,6 +122,7 @@ export class KnownObjects {
     if (this.entries >= this.max) {
       this.locations.clear();
       this.children.clear();
+      this.unsettled.clear();
       this.entries = 0;
     }
     const location = locationEntry(model, path);
@@ -125,6 +130,11 @@ export class KnownObjects {
       if (!this.locations.has(location)) this.entries++;
       this.locations.add(location);
       return;
+    }
+    const unsettledUntil = this.unsettled.get(location);
+    if (unsettledUntil !== undefined) {
+      if (unsettledUntil > this.now()) return;
+      this.unsettled.delete(location);
     }
     let known = this.children.get(location);
     if (!known) this.children.set(location, (known = new Map<string, number>()));
@@ -136,6 +146,8 @@ export class KnownObjects {
     const location = locationEntry(model, path);
     this.entries -= this.children.get(location)?.size ?? 0;
     this.children.delete(location);
+    if (!this.unsettled.has(location)) this.entries++;
+    this.unsettled.set(location, this.now() + this.childTtlMs);
   }
 }
 

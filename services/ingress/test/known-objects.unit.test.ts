@@ -47,6 +47,19 @@ describe('KnownObjects', () => {
     assert.equal(known.has('locations', other), true);
   });
 
+  it('does not cache the children of a location for the time to live after forgetting them (the read model may still show them)', () => {
+    const { known, advance } = given({ childTtlMs: 5_000 });
+    known.add('locations', connector);
+    known.forgetChildren('locations', location);
+    known.add('locations', connector); // the existence query still found it
+    assert.equal(known.has('locations', connector), false, 'checked again on the next PATCH');
+    known.add('locations', other);
+    assert.equal(known.has('locations', other), true, 'other locations are unaffected');
+    advance(5_000);
+    known.add('locations', connector);
+    assert.equal(known.has('locations', connector), true, 'cached again once settled');
+  });
+
   it('starts over when full', () => {
     const { known } = given({ max: 3 });
     for (const path of [location, evse, connector]) known.add('locations', path);

@@ -22,8 +22,15 @@ describe('listingParty', () => {
     assert.equal(listingParty(request(platform, { 'ocpi-from-country-code': 'FR', 'ocpi-from-party-id': 'XXX' })), 'DE/EMA');
   });
 
-  it('falls back to any party of the caller, then to its platform', () => {
-    assert.equal(listingParty(request([party('NL', 'CPA', 'CPO')])), 'NL/CPA');
+  it('ignores a named CPO or suspended party: it buys no extra budget', () => {
+    assert.equal(listingParty(request(platform, { 'ocpi-from-country-code': 'NL', 'ocpi-from-party-id': 'CPA' })), 'DE/EMA');
+    const suspended = [party('NL', 'EMB', 'EMSP'), { ...party('DE', 'EMA', 'EMSP'), suspended: true }];
+    assert.equal(listingParty(request(suspended, { 'ocpi-from-country-code': 'DE', 'ocpi-from-party-id': 'EMA' })), 'NL/EMB');
+    assert.equal(listingParty(request(platform, { 'ocpi-from-country-code': '', 'ocpi-from-party-id': '' })), 'DE/EMA');
+  });
+
+  it('counts against the platform when the caller has no active eMSP party', () => {
+    assert.equal(listingParty(request([party('NL', 'CPA', 'CPO')])), 'p1');
     assert.equal(listingParty(request([])), 'p1');
   });
 });

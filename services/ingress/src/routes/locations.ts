@@ -24,15 +24,15 @@ export interface ObjectRoutesDeps {
 }
 
 /**
- * Whose budget a location list request counts against: the caller's party its OCPI-from headers name,
- * else its first eMSP party (or first party), so each party of a platform has its own 200 a minute
- * when it names itself.
+ * Whose budget a location list request counts against: the caller's active eMSP party its OCPI-from
+ * headers name, else its first active eMSP party, so each eMSP party of a platform has its own 200 a
+ * minute when it names itself (naming a CPO or suspended party buys no extra budget). A caller without
+ * an active eMSP party counts against its platform.
  */
 export function listingParty(req: Request): string {
   const sender = namedSender(req);
-  const own = req.caller.parties;
-  const named = sender ? own.find((p) => sameParty(p, sender)) : undefined;
-  const party = named ?? [...own].sort((a, b) => Number(b.role === 'EMSP') - Number(a.role === 'EMSP') || partyKey(a).localeCompare(partyKey(b)))[0];
+  const emsps = req.caller.parties.filter((p) => p.role === 'EMSP' && !p.suspended).sort((a, b) => partyKey(a).localeCompare(partyKey(b)));
+  const party = (sender ? emsps.find((p) => sameParty(p, sender)) : undefined) ?? emsps[0];
   return party ? partyKey(party) : req.caller.platformId;
 }
 
