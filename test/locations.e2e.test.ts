@@ -178,6 +178,22 @@ describe('locations and tariffs: push, project, pull', () => {
     assert.equal(await listed(), true);
   });
 
+  it('ids are case-insensitive (CiString, types.asciidoc): LOC and loc are one location, served as the CPO wrote it', async () => {
+    const base = example('location_example.json');
+    const location: Json = { ...base, country_code: 'NL', party_id: 'ALF', id: 'CaseLoc1', last_updated: '2020-03-01T00:00:00Z' };
+    assert.equal((await put('locations/NL/ALF/caseloc1', location)).body.status_code, 1000, 'path and body ids differ only in case');
+    const evseUid = String(((location['evses'] as Json[])[0] as Json)['uid']);
+    const patched = await patch(`locations/nl/alf/CASELOC1/${evseUid.toLowerCase()}`, { status: 'BLOCKED', last_updated: '2020-03-02T00:00:00Z' });
+    assert.equal(patched.body.status_code, 1000);
+    const got = await call<Json>(hub, 'GET', '/ocpi/2.2.1/locations/NL/ALF/CASELOC1', { token: cpo.token });
+    assert.equal(got.body.data?.['id'], 'CaseLoc1');
+    assert.equal(((got.body.data?.['evses'] as Json[])[0] as Json)['status'], 'BLOCKED');
+    const viaEmsp = await call<Json>(hub, 'GET', `/ocpi/2.2.1/locations/NL/ALF/caseLOC1/${evseUid.toLowerCase()}`, { token: emsp.token });
+    assert.equal(viaEmsp.body.data?.['status'], 'BLOCKED');
+    const listed = (await followPages<Json>(hub, '/ocpi/2.2.1/locations?limit=50', emsp.token)).items.filter((l) => String(l['id']).toUpperCase() === 'CASELOC1');
+    assert.equal(listed.length, 1, 'one location, not two');
+  });
+
   it('routing: an eMSP without a rule sees nothing; enabling shows the CPO, disabling hides it again', async () => {
     const none = await call<Json[]>(hub, 'GET', '/ocpi/2.2.1/locations', { token: outsider.token });
     assert.equal(none.body.status_code, 1000);

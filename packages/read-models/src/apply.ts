@@ -1,4 +1,4 @@
-import { locationEventTypes, tariffEventTypes, type ObjectPath } from './location-events.ts';
+import { locationEventTypes, sameId, tariffEventTypes, type ObjectPath } from './location-events.ts';
 
 // How an event changes the stored Location or Tariff (OCPI 2.2.1 mod_locations.asciidoc, Receiver
 // interface PUT and PATCH; mod_tariffs.asciidoc, PUT). Pure functions: the projector runs them inside
@@ -29,7 +29,7 @@ function lastUpdated(o: Json): string {
  */
 function withEvse(location: Json, evseUid: string, change: (evse: Json | undefined) => Json | string): ApplyResult {
   const evses = evsesOf(location);
-  const index = evses.findIndex((e) => e['uid'] === evseUid);
+  const index = evses.findIndex((e) => sameId(e['uid'], evseUid));
   const next = change(index >= 0 ? evses[index] : undefined);
   if (typeof next === 'string') return { kind: 'rejected', reason: next };
   const updated = index >= 0 ? evses.map((e, i) => (i === index ? next : e)) : [...evses, next];
@@ -38,7 +38,7 @@ function withEvse(location: Json, evseUid: string, change: (evse: Json | undefin
 
 function withConnector(evse: Json, connectorId: string, change: (connector: Json | undefined) => Json | string): Json | string {
   const connectors = connectorsOf(evse);
-  const index = connectors.findIndex((c) => c['id'] === connectorId);
+  const index = connectors.findIndex((c) => sameId(c['id'], connectorId));
   const next = change(index >= 0 ? connectors[index] : undefined);
   if (typeof next === 'string') return next;
   const updated = index >= 0 ? connectors.map((c, i) => (i === index ? next : c)) : [...connectors, next];
@@ -91,7 +91,9 @@ export function applyTariffEvent(stored: Json | undefined, type: string, data: J
 /** The EVSE or Connector at a path inside a stored Location, for detail GETs. */
 export function findInLocation(location: Json, path: ObjectPath): Json | undefined {
   if (!path.evseUid) return location;
-  const evse = evsesOf(location).find((e) => e['uid'] === path.evseUid);
-  if (!evse || !path.connectorId) return evse;
-  return connectorsOf(evse).find((c) => c['id'] === path.connectorId);
+  const evseUid = path.evseUid;
+  const evse = evsesOf(location).find((e) => sameId(e['uid'], evseUid));
+  const connectorId = path.connectorId;
+  if (!evse || connectorId === undefined) return evse;
+  return connectorsOf(evse).find((c) => sameId(c['id'], connectorId));
 }

@@ -55,7 +55,15 @@ export function parseSubject(subject: string): ObjectPath | undefined {
   return { countryCode, partyId, id, ...(evseUid ? { evseUid } : {}), ...(connectorId ? { connectorId } : {}) };
 }
 
-/** Kafka key of every event about one location (or tariff): all its events share a partition. */
+/**
+ * Kafka key of every event about one location (or tariff): all its events share a partition. Ids are
+ * CiStrings (types.asciidoc), so the key is upper-cased: `loc1` and `LOC1` are one object, in order.
+ */
 export function objectKey(p: ObjectPath): string {
-  return `${p.countryCode.toUpperCase()}/${p.partyId.toUpperCase()}/${p.id}`;
+  return `${p.countryCode.toUpperCase()}/${p.partyId.toUpperCase()}/${p.id.toUpperCase()}`;
+}
+
+/** Whether two CiString ids (types.asciidoc: case-insensitive) name the same object. */
+export function sameId(a: unknown, b: string): boolean {
+  return typeof a === 'string' && a.toUpperCase() === b.toUpperCase();
 }

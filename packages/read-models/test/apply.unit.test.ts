@@ -154,6 +154,15 @@ describe('applyLocationEvent: EVSE PUT and PATCH', () => {
     assert.equal(evsesOf(doc).length, 2);
   });
 
+  it('finds an EVSE and a connector whatever the case of the path (CiString, types.asciidoc), keeping the stored ids', () => {
+    const stored = deepFreeze({ ...storedLocation(), evses: [{ ...evsesOf(storedLocation())[0], uid: 'Ab3256' }] });
+    const doc = upserted(applyLocationEvent(stored, locationEventTypes.evsePatched, { ...loc, evseUid: 'AB3256' }, { status: 'CHARGING', last_updated: T }));
+    assert.equal(evsesOf(doc).length, 1);
+    assert.equal(evsesOf(doc)[0]?.['uid'], 'Ab3256');
+    assert.equal(evsesOf(doc)[0]?.['status'], 'CHARGING');
+    assert.equal(findInLocation(doc, { ...loc, evseUid: 'ab3256' })?.['uid'], 'Ab3256');
+  });
+
   it('an EVSE PATCH replaces the connectors array wholesale when it carries one', () => {
     const connectors = [{ id: '7', standard: 'CHADEMO', format: 'CABLE', last_updated: T }];
     const doc = upserted(applyLocationEvent(storedLocation(), locationEventTypes.evsePatched, evse3256, { connectors, last_updated: T }));

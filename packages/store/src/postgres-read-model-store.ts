@@ -168,7 +168,9 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
     // memory, write back in one query. An object's events are all in one partition (the key decides
     // it), so applying partition after partition keeps every object's order.
     const table = TABLE[model];
-    const keyOf = (p: ObjectPath) => `${p.countryCode}\u0000${p.partyId}\u0000${p.id}`;
+    // Ids are CiStrings (types.asciidoc): rows are keyed by the upper-cased id (migration 009), the
+    // document keeps the id as the CPO sent it.
+    const keyOf = (p: ObjectPath) => `${p.countryCode}\u0000${p.partyId}\u0000${p.id.toUpperCase()}`;
     const seen = new Set<string>();
     const needed: string[][] = [];
     const parsed = work.map((w) => w.fresh.map((r) => parseSubject(r.subject)));
@@ -179,7 +181,7 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
         const key = keyOf(path);
         if (seen.has(key)) return;
         seen.add(key);
-        if (!replacesWholeObject(model, record.type)) needed.push([path.countryCode, path.partyId, path.id]);
+        if (!replacesWholeObject(model, record.type)) needed.push([path.countryCode, path.partyId, path.id.toUpperCase()]);
       });
     });
     const documents = new Map<string, Json>();
@@ -189,7 +191,7 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
           where generation = $1 and (country_code, party_id, id) in (select * from unnest($2::text[], $3::text[], $4::text[]))`,
         [gen, needed.map((k) => k[0]), needed.map((k) => k[1]), needed.map((k) => k[2])],
       );
-      for (const r of loaded.rows) documents.set(`${r.country_code}\u0000${r.party_id}\u0000${r.id}`, r.document);
+      for (const r of loaded.rows) documents.set(`${r.country_code}\u0000${r.party_id}\u0000${r.id.toUpperCase()}`, r.document);
     }
     const changed = new Set<string>();
     // When an object was created, for the rows this batch inserts (an update keeps the stored one):
@@ -368,7 +370,7 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
                   join parties c on c.role = 'CPO' and c.suspended_at is null
                                 and c.country_code = r.cpo_country_code and c.party_id = r.cpo_party_id
                  where r.enabled and r.cpo_country_code = t.country_code and r.cpo_party_id = t.party_id))`,
-        [platformId, model, path.countryCode, path.partyId, path.id],
+        [platformId, model, path.countryCode, path.partyId, path.id.toUpperCase()],
       );
       const document = rows[0]?.document;
       if (!document) return undefined;
@@ -381,7 +383,7 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
           join routing_rules r on r.enabled and r.cpo_country_code = l.country_code and r.cpo_party_id = l.party_id
                               and r.emsp_country_code = $2 and r.emsp_party_id = $3
           where l.generation = (select active from read_model_generations where model = 'locations') and l.id = $1`,
-        [locationId, emsp.countryCode, emsp.partyId],
+        [locationId.toUpperCase(), emsp.countryCode, emsp.partyId],
       );
       return rows.map((r) => ({ countryCode: r.country_code, partyId: r.party_id }));
     },
@@ -444,7 +446,7 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
       const { rows } = await pool.query<{ document: Json | null }>(
         `select ${needsDocument ? 'document' : 'null as document'} from ${TABLE[model]}
           where generation = (select active from read_model_generations where model = $1) and country_code = $2 and party_id = $3 and id = $4`,
-        [model, path.countryCode, path.partyId, path.id],
+        [model, path.countryCode, path.partyId, path.id.toUpperCase()],
       );
       const row = rows[0];
       if (!row) return false;

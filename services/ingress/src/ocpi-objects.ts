@@ -115,7 +115,7 @@ export class KnownObjects {
   has(model: ReadModel, path: ObjectPath): boolean {
     const location = locationEntry(model, path);
     if (path.evseUid === undefined) return this.locations.has(location);
-    const until = this.children.get(location)?.get(pathSubject(path));
+    const until = this.children.get(location)?.get(pathSubject(path).toUpperCase());
     return until !== undefined && until > this.now();
   }
   add(model: ReadModel, path: ObjectPath): void {
@@ -138,8 +138,9 @@ export class KnownObjects {
     }
     let known = this.children.get(location);
     if (!known) this.children.set(location, (known = new Map<string, number>()));
-    if (!known.has(pathSubject(path))) this.entries++;
-    known.set(pathSubject(path), this.now() + this.childTtlMs);
+    const child = pathSubject(path).toUpperCase();
+    if (!known.has(child)) this.entries++;
+    known.set(child, this.now() + this.childTtlMs);
   }
   /** After a push that may have removed EVSEs or connectors of the location at this path. */
   forgetChildren(model: ReadModel, path: ObjectPath): void {
@@ -152,7 +153,8 @@ export class KnownObjects {
 }
 
 function locationEntry(model: ReadModel, path: ObjectPath): string {
-  return `${model}:${pathSubject({ countryCode: path.countryCode, partyId: path.partyId, id: path.id })}`;
+  // Ids are CiStrings (types.asciidoc): LOC1 and loc1 are one location.
+  return `${model}:${pathSubject({ countryCode: path.countryCode, partyId: path.partyId, id: path.id }).toUpperCase()}`;
 }
 
 /**

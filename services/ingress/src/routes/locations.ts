@@ -72,6 +72,9 @@ function detail(deps: ObjectRoutesDeps, model: ReadModel) {
 
 type Level = 'location' | 'evse' | 'connector';
 
+/** Location, EVSE, connector and tariff ids are CiStrings (types.asciidoc): compared case-insensitively. */
+const CI_STRING_IDS = ['country_code', 'party_id', 'id', 'uid'];
+
 const schemaOf: Record<Level, string> = { location: 'ocpi/location.json', evse: 'ocpi/evse.json', connector: 'ocpi/connector.json' };
 
 function levelOf(path: ObjectPath): Level {
@@ -101,7 +104,7 @@ function push(deps: ObjectRoutesDeps, method: 'put' | 'patch', known: KnownObjec
     requireOwnCpo(req, path);
     const level = levelOf(path);
     const body = validateBody(deps.validator, schemaOf[level], req.body, method === 'patch');
-    requireSameIds(body, idsInBody(level, path));
+    requireSameIds(body, idsInBody(level, path), CI_STRING_IDS);
     // A PATCH needs the object itself, a child PUT its parent (2003 otherwise).
     if (method === 'patch') await requireExisting(deps.readModels, deps.wait, 'locations', path, level === 'location' ? 'location' : level === 'evse' ? 'EVSE' : 'connector', known);
     else if (level !== 'location') await requireExisting(deps.readModels, deps.wait, 'locations', parentOf(path), level === 'evse' ? 'location' : 'EVSE', known);
@@ -138,7 +141,7 @@ export function tariffsRouter(deps: ObjectRoutesDeps): Router {
       const path = objectPath(req);
       requireOwnCpo(req, path);
       const body = validateBody(deps.validator, 'ocpi/tariff.json', req.body, false);
-      requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, id: path.id });
+      requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, id: path.id }, CI_STRING_IDS);
       await appendObjectEvent(deps.eventLog, req, topics.tariffs, tariffEventTypes.tariffPut, path, body);
       okEmpty(res);
     }),
