@@ -178,6 +178,22 @@ describe('locations and tariffs: push, project, pull', () => {
     assert.equal(await listed(), true);
   });
 
+  it('a PATCH cannot give a location publish_allowed_to while it is published, nor publish it while it has one', async () => {
+    const limited: Json = { ...example('location_example_uc4_limited_visibility.json'), country_code: 'NL', party_id: 'ALF', id: 'PUB1', last_updated: '2020-04-01T00:00:00Z' };
+    assert.equal(limited['publish'], false);
+    assert.equal((await put('locations/NL/ALF/PUB1', limited)).body.status_code, 1000);
+    const allowed = limited['publish_allowed_to'];
+    assert.equal((await patch('locations/NL/ALF/PUB1', { publish: true, last_updated: '2020-04-02T00:00:00Z' })).body.status_code, 2001, 'would keep publish_allowed_to on a published location');
+    const { publish_allowed_to: _dropped, ...published } = limited;
+    assert.equal((await put('locations/NL/ALF/PUB2', { ...published, id: 'PUB2', publish: true })).body.status_code, 1000);
+    assert.equal((await patch('locations/NL/ALF/PUB2', { publish_allowed_to: allowed, last_updated: '2020-04-02T00:00:00Z' })).body.status_code, 2001);
+    assert.equal((await patch('locations/NL/ALF/PUB2', { publish: false, publish_allowed_to: allowed, last_updated: '2020-04-03T00:00:00Z' })).body.status_code, 1000, 'both in one PATCH');
+    assert.equal((await patch('locations/NL/ALF/PUB1', { publish_allowed_to: allowed, last_updated: '2020-04-03T00:00:00Z' })).body.status_code, 1000, 'on an unpublished location');
+    const got = await call<Json>(hub, 'GET', '/ocpi/2.2.1/locations/NL/ALF/PUB2', { token: cpo.token });
+    assert.equal(got.body.data?.['publish'], false);
+    assert.deepEqual(got.body.data?.['publish_allowed_to'], allowed);
+  });
+
   it('ids are case-insensitive (CiString, types.asciidoc): LOC and loc are one location, served as the CPO wrote it', async () => {
     const base = example('location_example.json');
     const location: Json = { ...base, country_code: 'NL', party_id: 'ALF', id: 'CaseLoc1', last_updated: '2020-03-01T00:00:00Z' };

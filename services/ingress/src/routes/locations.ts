@@ -98,6 +98,21 @@ const eventType: Record<Level, { put: string; patch: string }> = {
   connector: { put: locationEventTypes.connectorPut, patch: locationEventTypes.connectorPatched },
 };
 
+/**
+ * publish_allowed_to "may only be used when the publish field is set to false" (mod_locations.asciidoc,
+ * Location Object). The schema checks that within one body; a PATCH of one of the two fields is
+ * checked against the stored location it merges into (read after the projection caught up, as the
+ * owner's reads are), so the merged location an eMSP pulls obeys the rule too.
+ */
+async function requirePublishRule(deps: ObjectRoutesDeps, req: Request, path: ObjectPath, patch: Record<string, unknown>): Promise<void> {
+  await deps.wait.caughtUp('locations');
+  const stored = await deps.readModels.findVisible('locations', req.caller.platformId, path);
+  const merged = { ...stored, ...patch };
+  if (merged['publish'] === true && merged['publish_allowed_to'] !== undefined) {
+    throw new HubError('INVALID_PARAMETERS', { detail: 'publish_allowed_to may only be used when publish is false: PATCH both, or publish false' });
+  }
+}
+
 function push(deps: ObjectRoutesDeps, method: 'put' | 'patch', known: KnownObjects) {
   return handle(async (req: Request, res: Response) => {
     const path = objectPath(req);
@@ -108,6 +123,7 @@ function push(deps: ObjectRoutesDeps, method: 'put' | 'patch', known: KnownObjec
     // A PATCH needs the object itself, a child PUT its parent (2003 otherwise).
     if (method === 'patch') await requireExisting(deps.readModels, deps.wait, 'locations', path, level === 'location' ? 'location' : level === 'evse' ? 'EVSE' : 'connector', known);
     else if (level !== 'location') await requireExisting(deps.readModels, deps.wait, 'locations', parentOf(path), level === 'evse' ? 'location' : 'EVSE', known);
+    if (method === 'patch' && level === 'location' && ('publish' in body || 'publish_allowed_to' in body)) await requirePublishRule(deps, req, path, body);
     await appendObjectEvent(deps.eventLog, req, topics.locations, eventType[level][method], path, body);
     // A PUT of a location or EVSE, or a PATCH carrying its evses or connectors, replaces a list of
     // children: some known EVSEs or connectors may be gone.
