@@ -101,6 +101,14 @@ describe('sessions and CDRs: ingest, deliver, retry, re-drive, replay', () => {
     // The owning CPO can GET what the hub holds; nobody else.
     assert.deepEqual((await call(hub, 'GET', '/ocpi/2.2.1/cdrs/BE/BEC/CDR-HAPPY', { token: cpo.token })).body.data, cdr('CDR-HAPPY'));
     assert.equal((await call(hub, 'GET', '/ocpi/2.2.1/cdrs/BE/BEC/CDR-HAPPY', { token: emspB.token })).status, 403);
+    // A credit CDR's id may be 39 long (mod_cdrs.asciidoc, CDR Object): its Location works too.
+    const creditId = `CDR-HAPPY-${'C'.repeat(29)}`;
+    assert.equal(creditId.length, 39);
+    const creditCdr = { ...cdr(creditId), credit: true, credit_reference_id: 'CDR-HAPPY' };
+    const credit = await postCdr(creditCdr);
+    assert.equal(credit.body.status_code, 1000, credit.text);
+    const location = new URL(credit.headers['location'] ?? '');
+    assert.deepEqual((await call(hub, 'GET', location.pathname, { token: cpo.token })).body.data, creditCdr);
   });
 
   it('CDRs are immutable: an identical re-POST succeeds without a second event, a different one is refused', async () => {

@@ -77,7 +77,7 @@ async function prepare(brokers: string, databaseUrl: string, topicPrefix = ''): 
   const admin = log.admin();
   await admin.connect();
   try {
-    const created = await ensureTopics(admin, readTopicDefinitions(topicsFile), topicPrefix);
+    const created = await ensureTopics(admin, readTopicDefinitions(topicsFile), topicPrefix, (message) => say(`warning: ${message}`));
     if (created.length > 0) say(`topics created: ${created.join(', ')}`);
   } finally {
     await log.close();

@@ -90,4 +90,19 @@ describe('the test stack broker', () => {
     assert.equal(meta.topics[0]?.partitions.length, 12);
     await admin.disconnect();
   });
+
+  it('never adds partitions to an existing topic (it would reorder each key\'s events) and says so', async () => {
+    const { ensureTopics } = await import('@hub/event-log');
+    const admin = stack.eventLog.admin();
+    await admin.connect();
+    const topic = { name: 'keyed.v1', partitions: 2, replicationFactor: 1, config: {} };
+    assert.deepEqual(await ensureTopics(admin, [topic], stack.topicPrefix), [`${stack.topicPrefix}.keyed.v1`]);
+    const warnings: string[] = [];
+    assert.deepEqual(await ensureTopics(admin, [{ ...topic, partitions: 6 }], stack.topicPrefix, (m) => warnings.push(m)), []);
+    const meta = await admin.fetchTopicMetadata({ topics: [`${stack.topicPrefix}.keyed.v1`] });
+    assert.equal(meta.topics[0]?.partitions.length, 2);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0] ?? '', /has 2 partitions, its definition 6: left as is/);
+    await admin.disconnect();
+  });
 });

@@ -17,10 +17,21 @@ export function readTopicDefinitions(file: string): TopicDefinition[] {
 }
 
 /**
- * Creates missing topics and raises partition counts that are below the definition. Existing topics
- * keep their data: a second start of the stack changes nothing. Returns the names it created.
+ * Creates missing topics; existing topics keep their data and their partitions, so a second start of
+ * the stack changes nothing. Returns the names it created. What it will not do is reported to `warn`:
+ * - Partitions are never added to an existing topic. Every topic is keyed, and a key's partition is
+ *   its hash modulo the count: more partitions would send an object's next events to another
+ *   partition, out of order with its earlier ones (a session's older state could then win). A new
+ *   partition count is a new topic version.
+ * - A topic created on fewer brokers than its replication factor gets fewer replicas (a local stack
+ *   has one broker), and acks=all then means fewer copies.
  */
-export async function ensureTopics(admin: Admin, definitions: readonly TopicDefinition[], prefix = ''): Promise<string[]> {
+export async function ensureTopics(
+  admin: Admin,
+  definitions: readonly TopicDefinition[],
+  prefix = '',
+  warn: (message: string) => void = () => undefined,
+): Promise<string[]> {
   const cluster = await admin.describeCluster();
   const brokers = cluster.brokers.length;
   const existing = new Set(await admin.listTopics());
@@ -31,6 +42,7 @@ export async function ensureTopics(admin: Admin, definitions: readonly TopicDefi
       waitForLeaders: false,
       topics: missing.map((d) => {
         const replicationFactor = Math.min(d.replicationFactor, brokers);
+        if (replicationFactor < d.replicationFactor) warn(`topic ${name(d)} created with ${replicationFactor} replica(s), not ${d.replicationFactor}: only ${brokers} broker(s) in the cluster`);
         const configEntries = Object.entries(d.config)
           // min.insync.replicas above the replica count would refuse every acks=all write.
           .map(([k, v]) => ({ name: k, value: k === 'min.insync.replicas' ? String(Math.min(Number(v), replicationFactor)) : v }));
@@ -42,11 +54,12 @@ export async function ensureTopics(admin: Admin, definitions: readonly TopicDefi
   const present = definitions.filter((d) => existing.has(name(d)));
   if (present.length > 0) {
     const meta = await admin.fetchTopicMetadata({ topics: present.map(name) });
-    const grow = meta.topics
-      .map((t) => ({ t, d: present.find((d) => name(d) === t.name) }))
-      .filter(({ t, d }) => d !== undefined && t.partitions.length < d.partitions)
-      .map(({ t, d }) => ({ topic: t.name, count: d?.partitions ?? t.partitions.length }));
-    if (grow.length > 0) await admin.createPartitions({ topicPartitions: grow });
+    for (const t of meta.topics) {
+      const d = present.find((p) => name(p) === t.name);
+      if (d && t.partitions.length !== d.partitions) {
+        warn(`topic ${t.name} has ${t.partitions.length} partitions, its definition ${d.partitions}: left as is (adding partitions would reorder each key's events; a new count needs a new topic version)`);
+      }
+    }
   }
   return missing.map(name);
 }

@@ -25,6 +25,11 @@ export function ocpiTimestamp(at?: Date): string {
   return lastText;
 }
 
+/** Whether a partner's status_code means success: 1000, or 1900-1999 for custom success codes (status_codes.asciidoc, 1xxx). */
+export function isSuccessCode(statusCode: unknown): boolean {
+  return typeof statusCode === 'number' && Number.isInteger(statusCode) && statusCode >= 1000 && statusCode <= 1999;
+}
+
 export function success<T>(data: T, statusMessage?: string): OcpiEnvelope<T> {
   const envelope: OcpiEnvelope<T> = { data, status_code: OCPI_SUCCESS, timestamp: ocpiTimestamp() };
   if (statusMessage) envelope.status_message = statusMessage;

@@ -127,9 +127,10 @@ export interface DeliveryStore {
   findCdr(cdr: { countryCode: string; partyId: string; id: string }): Promise<Json | undefined>;
 
   /**
-   * Turns consumed events into delivery rows. Newest wins: a row is replaced only by an event with a
-   * higher offset (same key, same partition, so a later push), which makes a redelivered or replayed
-   * event a no-op and never lets an older session state overwrite a newer one.
+   * Turns consumed events into delivery rows. Newest wins: a session row is replaced only by a later
+   * version (its last_updated, then a higher offset of the same key), which makes a redelivered or
+   * replayed event a no-op and never lets an older session state overwrite a newer one, even one that
+   * reached Kafka late. A CDR row is never replaced: a CDR appended twice is delivered once.
    */
   enqueue(rows: readonly DeliveryInput[]): Promise<void>;
   /** Operator replay: the rows are made pending again even when delivered before. */
@@ -162,6 +163,25 @@ export interface DeliveryStore {
   /** Makes matching dead or unroutable rows pending again; returns how many. */
   redrive(filter: DeliveryFilter): Promise<number>;
   backlog(): Promise<Array<{ emsp: string; state: DeliveryState; count: number }>>;
+}
+
+/**
+ * The version time of a session (its last_updated, as UTC; a DateTime without a zone is UTC,
+ * types.asciidoc), null for other kinds or a value that is not an OCPI DateTime.
+ */
+export function sourceTime(r: DeliveryInput): string | null {
+  const value = r.kind === 'session' ? r.payload['last_updated'] : undefined;
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})?$/.test(value)) return null;
+  const at = new Date(/(?:Z|[+-]\d{2}:\d{2})$/.test(value) ? value : `${value}Z`);
+  const year = at.getUTCFullYear();
+  return Number.isNaN(at.getTime()) || year < 1 || year > 9999 ? null : at.toISOString();
+}
+
+/** Whether r replaces seen (same delivery key): by the session's version time, then by offset. */
+function isNewer(r: DeliveryInput, seen: DeliveryInput): boolean {
+  const [a, b] = [sourceTime(r), sourceTime(seen)];
+  if (a !== null && b !== null && a !== b) return a > b;
+  return BigInt(r.offset) > BigInt(seen.offset);
 }
 
 export function postgresDeliveryStore(pool: Pool): DeliveryStore {
@@ -201,7 +221,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
     for (const r of input) {
       const key = [r.kind, r.emsp.countryCode, r.emsp.partyId, r.cpo.countryCode, r.cpo.partyId, r.objectId].join('\u0000');
       const seen = newest.get(key);
-      if (!seen || BigInt(r.offset) > BigInt(seen.offset)) newest.set(key, r);
+      if (!seen || isNewer(r, seen)) newest.set(key, r);
     }
     const rows = [...newest.values()];
     if (rows.length === 0) return 0;
@@ -210,14 +230,21 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
     const result = await pool.query<{ n: string }>(
       `with upserted as (
        insert into deliveries (kind, emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id,
-                               source_partition, source_offset, payload, correlation_id, event_time, target_url, state)
+                               source_partition, source_offset, payload, correlation_id, event_time, target_url, source_time, state)
        select * , 'pending' from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                                      $7::int[], $8::bigint[], $9::jsonb[], $10::text[], $11::timestamptz[], $12::text[])
+                                      $7::int[], $8::bigint[], $9::jsonb[], $10::text[], $11::timestamptz[], $12::text[], $13::timestamptz[])
        on conflict (kind, emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id) do update set
          source_partition = excluded.source_partition, source_offset = excluded.source_offset, payload = excluded.payload,
-         correlation_id = excluded.correlation_id, event_time = excluded.event_time, state = 'pending', reason = null,
-         attempts = 0, next_attempt_at = now(), last_error = null, updated_at = now()
-       where ${forced ? 'excluded.source_offset >= deliveries.source_offset' : 'excluded.source_offset > deliveries.source_offset'}
+         correlation_id = excluded.correlation_id, event_time = excluded.event_time, source_time = excluded.source_time,
+         state = 'pending', reason = null, attempts = 0, next_attempt_at = now(), last_error = null, updated_at = now()
+       -- Newest wins (reference design, Delivery rules). A CDR never changes (mod_cdrs.asciidoc): one
+       -- appended again is not delivered again, unless an operator replays it. A session is newer by
+       -- its last_updated, then by offset (the same key stays in one partition).
+       where case
+         when excluded.kind = 'cdr' then ${forced ? 'true' : 'false'}
+         when excluded.source_time is not null and deliveries.source_time is not null and excluded.source_time <> deliveries.source_time
+           then excluded.source_time > deliveries.source_time
+         else excluded.source_offset ${forced ? '>=' : '>'} deliveries.source_offset end
        returning 1)
        select (select count(*) from upserted) as n, pg_notify('${DELIVERIES_CHANNEL}', '')`,
       [
@@ -233,6 +260,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
         col((r) => r.correlationId ?? null),
         col((r) => r.eventTime),
         col((r) => r.targetUrl ?? null),
+        col(sourceTime),
       ],
     );
     return Number(result.rows[0]?.n ?? 0);

@@ -1,5 +1,6 @@
 import { commandEventTypes, newEvent, topics } from '@hub/events';
 import { Counter, Gauge, Histogram } from '@hub/observability';
+import { isSuccessCode } from '@hub/ocpi';
 import { ocpiPartnerClient } from '@hub/partners';
 import { parseSubject } from '@hub/read-models';
 import { aesGcmTokenCipher, PartnerCallError } from '@hub/registry';
@@ -126,6 +127,7 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
     const base = target.url.replace(/\/+$/, '');
     // Command results go to the response_url the eMSP gave (mod_commands.asciidoc, CommandResult).
     const url = d.kind === 'session' ? `${base}/${d.cpo.countryCode}/${d.cpo.partyId}/${encodeURIComponent(d.objectId)}` : d.kind === 'cdr' ? base : target.url;
+    let accepted = false;
     try {
       const result = await partners.call(d.kind === 'session' ? 'PUT' : 'POST', url, cipher.open(target.partnerTokenSealed), { correlationId: d.correlationId ?? `delivery-${d.id}` }, d.payload, {
         // transport_and_format.asciidoc, Message routing headers: from the CPO, to the eMSP.
@@ -134,13 +136,22 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
         'ocpi-to-country-code': d.emsp.countryCode,
         'ocpi-to-party-id': d.emsp.partyId,
       });
-      if (result.httpStatus < 200 || result.httpStatus > 299 || result.envelope.status_code !== 1000) {
+      // status_codes.asciidoc: 1xxx is success (1000, and 19xx for custom success codes).
+      if (result.httpStatus < 200 || result.httpStatus > 299 || !isSuccessCode(result.envelope.status_code)) {
         throw new PartnerCallError('OCPI_STATUS', url, `HTTP ${result.httpStatus}, OCPI status_code ${String(result.envelope.status_code)}`);
       }
+      accepted = true;
+      // Recording the success can fail (Postgres away): that is not the eMSP's failure, so it must
+      // not count as an attempt (on the last one it would make an accepted CDR a dead letter). The
+      // claim then expires and the row is delivered again: at least once, receivers dedupe by id.
       await deliveries.delivered(d.id, d.offset);
       attempts.inc({ kind: d.kind, emsp, outcome: 'delivered' });
       latency.observe({ kind: d.kind }, (Date.now() - d.eventTime.getTime()) / 1000);
     } catch (e) {
+      if (accepted) {
+        logger.error('delivered, but recording it failed: it will be delivered again when its claim expires', { kind: d.kind, emsp, objectId: d.objectId, err: e });
+        return;
+      }
       const error = e instanceof Error ? e.message : String(e);
       if (e instanceof PartnerCallError && e.reason === 'URL_NOT_ALLOWED') {
         await deliveries.unroutable(d.id, `receiver URL not allowed: ${error}`);

@@ -13,14 +13,18 @@ type Json = Record<string, unknown>;
 
 const COUNTRY = /^[A-Za-z]{2}$/;
 const PARTY = /^[A-Za-z0-9]{3}$/;
-const OBJECT_ID = /^[\x21-\x7e]{1,36}$/;
+const PRINTABLE = /^[\x21-\x7e]+$/;
 
-/** Path segments as OCPI defines them (CiString(2), CiString(3), CiString(36)); country/party upper-cased. */
-export function objectPath(req: Request): ObjectPath {
+/**
+ * Path segments as OCPI defines them (CiString(2), CiString(3), CiString(36)); country/party
+ * upper-cased. A CDR id may be 39 long (mod_cdrs.asciidoc, CDR Object: credit CDRs add a suffix).
+ */
+export function objectPath(req: Request, maxIdLength = 36): ObjectPath {
   const { cc = '', pid = '', id = '', evseUid, connectorId } = req.params as Record<string, string | undefined>;
   if (!COUNTRY.test(cc) || !PARTY.test(pid)) throw new HubError('INVALID_PARAMETERS', { detail: 'country_code must be 2 letters and party_id 3 letters or digits' });
   for (const [name, v] of [['id', id], ['evse_uid', evseUid], ['connector_id', connectorId]] as const) {
-    if (v !== undefined && !OBJECT_ID.test(v)) throw new HubError('INVALID_PARAMETERS', { detail: `${name} must be 1 to 36 printable characters` });
+    const max = name === 'id' ? maxIdLength : 36;
+    if (v !== undefined && (!PRINTABLE.test(v) || v.length > max)) throw new HubError('INVALID_PARAMETERS', { detail: `${name} must be 1 to ${max} printable characters` });
   }
   return {
     countryCode: cc.toUpperCase(),

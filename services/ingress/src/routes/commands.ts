@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import { commandEventTypes, newEvent, topics } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
-import { HubError, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
+import { HubError, isSuccessCode, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
 import { checkOutboundUrl, type OcpiPartnerClient, type OutboundPolicy } from '@hub/partners';
 import { PartnerCallError, type TokenCipher } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
@@ -130,7 +130,7 @@ export function commandsRouter(deps: CommandsDeps): Router {
           'ocpi-to-party-id': cpo.partyId,
         });
         const data = r.envelope.data as Json | undefined;
-        if (r.httpStatus >= 200 && r.httpStatus < 300 && r.envelope.status_code === 1000 && deps.validator.validate('ocpi/command_response.json', data).length === 0) answer = data;
+        if (r.httpStatus >= 200 && r.httpStatus < 300 && isSuccessCode(r.envelope.status_code) && deps.validator.validate('ocpi/command_response.json', data).length === 0) answer = data;
       } catch (e) {
         if (!(e instanceof PartnerCallError)) throw e;
         req.ctx.log.warn('command not answered by the CPO: REJECTED', { cpo: to, reason: e.reason, error: e.message });

@@ -99,7 +99,7 @@ export function cdrsRouter(deps: SessionCdrDeps): Router {
   router.get(
     '/:cc/:pid/:id',
     handle(async (req: Request, res: Response) => {
-      const path = objectPath(req);
+      const path = objectPath(req, 39);
       // Interface document: no GET of CDRs for eMSPs; the owning CPO may verify what the hub holds.
       requireOwnCpo(req, path);
       const cdr = await deps.deliveries.findCdr(path);

@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { HubError, partyKey, sameParty, type PartyRef } from '@hub/ocpi';
+import { HubError, isSuccessCode, partyKey, sameParty, type PartyRef } from '@hub/ocpi';
 import type { OcpiPartnerClient } from '@hub/partners';
 import { PartnerCallError, type TokenCipher } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
@@ -102,7 +102,7 @@ export function tokensRouter(deps: TokensDeps): Router {
         });
         const data = answer.envelope.data as Json | undefined;
         const statusCode = answer.envelope.status_code;
-        if (answer.httpStatus >= 200 && answer.httpStatus < 300 && statusCode === 1000 && typeof data?.['allowed'] === 'string' && ALLOWED.has(data['allowed'])) {
+        if (answer.httpStatus >= 200 && answer.httpStatus < 300 && isSuccessCode(statusCode) && typeof data?.['allowed'] === 'string' && ALLOWED.has(data['allowed'])) {
           deps.outcomes.inc({ outcome: String(data['allowed']).toLowerCase() });
           send(res, 200, success(data)); // the CPO's answer, unchanged
           return;
