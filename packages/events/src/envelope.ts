@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 // Event envelope: CloudEvents 1.0 in Kafka binary mode (reference design, Event envelope). Attributes
 // travel as ce_* headers; the record value is the payload exactly as validated, so a consumer reads
@@ -23,6 +23,19 @@ export interface HubEvent<T = unknown> {
   /** OCPI-from / OCPI-to as "CC/PID". */
   readonly from?: string;
   readonly to?: string;
+}
+
+/**
+ * A UUID (RFC 9562 version 8: custom) derived from a name: the same name always gives the same id.
+ * For events that may be appended twice for one fact (a CDR the CPO posts again after a timeout), so
+ * the two records carry one ce_id and a consumer that dedupes on it counts the fact once.
+ */
+export function eventIdFor(name: string): string {
+  const bytes = createHash('sha256').update(name).digest().subarray(0, 16);
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x80;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 export function newEvent<T>(fields: Omit<HubEvent<T>, 'id' | 'time'> & { id?: string; time?: string }): HubEvent<T> {

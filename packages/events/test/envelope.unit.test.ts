@@ -114,3 +114,13 @@ describe('topicName', () => {
     for (const name of Object.values(topics)) assert.match(name, /\.v\d+$/);
   });
 });
+
+describe('eventIdFor', () => {
+  it('gives one UUID per name, the same every time, and different names different ids', async () => {
+    const { eventIdFor } = await import('../src/envelope.ts');
+    const id = eventIdFor('cdr:NL/CPO/CDR1:abc');
+    assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(eventIdFor('cdr:NL/CPO/CDR1:abc'), id);
+    assert.notEqual(eventIdFor('cdr:NL/CPO/CDR1:abd'), id);
+  });
+});

@@ -279,8 +279,16 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
            from cdrs where country_code = $1 and party_id = $2 and id = $3 and not exists (select 1 from inserted)`,
         [cdr.countryCode, cdr.partyId, cdr.id, cdr.contentHash, JSON.stringify(cdr.document)],
       );
-      // Inserted concurrently by another request between our snapshot and our insert: treat as a retry.
-      return rows[0]?.receipt ?? 'retry-append';
+      if (rows[0]) return rows[0].receipt;
+      // Inserted by a concurrent request after this statement's snapshot: what it inserted is visible
+      // to a new statement, and must be compared like any other (a different CDR under the same id
+      // is a conflict, mod_cdrs.asciidoc: a CDR cannot be changed once sent).
+      const again = await pool.query<{ receipt: CdrReceipt }>(
+        `select case when content_hash <> $4 then 'conflict' when state = 'appended' then 'duplicate' else 'retry-append' end as receipt
+           from cdrs where country_code = $1 and party_id = $2 and id = $3`,
+        [cdr.countryCode, cdr.partyId, cdr.id, cdr.contentHash],
+      );
+      return again.rows[0]?.receipt ?? 'retry-append';
     },
     async markCdrAppended(cdr) {
       await pool.query(`update cdrs set state = 'appended', appended_at = now() where country_code = $1 and party_id = $2 and id = $3`, [

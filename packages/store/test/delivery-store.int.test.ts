@@ -72,3 +72,31 @@ describe('delivery store on Postgres: newest wins', () => {
     assert.equal((await row('cdr', 'C1'))?.state, 'pending');
   });
 });
+
+describe('delivery store on Postgres: received CDRs', () => {
+  let stack: TestStack;
+  let store: DeliveryStore;
+  before(async () => {
+    stack = await createTestStack('cdr_receipts');
+    store = postgresDeliveryStore(stack.pool);
+  });
+  after(async () => {
+    await stack?.cleanup();
+  });
+
+  it('of two different CDRs posted at once under one id, one is new and the other a conflict (never a second append)', async () => {
+    for (let i = 0; i < 20; i++) {
+      const cdr = (hash: string) => ({ countryCode: 'NL', partyId: 'CPO', id: `RACE-${i}`, contentHash: hash, document: { id: `RACE-${i}`, hash } });
+      const receipts = await Promise.all([store.receiveCdr(cdr('a')), store.receiveCdr(cdr('b'))]);
+      assert.deepEqual([...receipts].sort(), ['conflict', 'new'], `round ${i}`);
+    }
+  });
+
+  it('the same CDR posted again before its append completed is retried, after it a duplicate', async () => {
+    const cdr = { countryCode: 'NL', partyId: 'CPO', id: 'AGAIN', contentHash: 'h', document: { id: 'AGAIN' } };
+    assert.equal(await store.receiveCdr(cdr), 'new');
+    assert.equal(await store.receiveCdr(cdr), 'retry-append');
+    await store.markCdrAppended(cdr);
+    assert.equal(await store.receiveCdr(cdr), 'duplicate');
+  });
+});

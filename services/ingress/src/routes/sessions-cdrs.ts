@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import { topics } from '@hub/events';
+import { eventIdFor, topics } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
 import { HubError, partyKey } from '@hub/ocpi';
 import { sessionEventTypes, cdrEventTypes } from '@hub/read-models';
@@ -82,13 +82,16 @@ export function cdrsRouter(deps: SessionCdrDeps): Router {
       const path = { countryCode: String(body['country_code']).toUpperCase(), partyId: String(body['party_id']).toUpperCase(), id: String(body['id']) };
       requireOwnCpo(req, path);
       requireEmspToken(body);
-      const receipt = await deps.deliveries.receiveCdr({ ...path, contentHash: createHash('sha256').update(canonical(body)).digest('hex'), document: body });
+      const contentHash = createHash('sha256').update(canonical(body)).digest('hex');
+      const receipt = await deps.deliveries.receiveCdr({ ...path, contentHash, document: body });
       // Interface document, What the service does 6: CDRs are immutable; corrections need a new CDR.
       if (receipt === 'conflict') {
         throw new HubError('INVALID_PARAMETERS', { detail: `a different CDR with id ${path.id} was already received; CDRs are immutable, send a corrected CDR under a new id` });
       }
       if (receipt !== 'duplicate') {
-        await appendObjectEvent(deps.eventLog, req, topics.cdrs, cdrEventTypes.cdrPosted, path, body, eMspOf(body));
+        // A retry of an append that timed out (it may have landed) appends the same event again: one
+        // ce_id for one CDR, so analytics that dedupe on it count the CDR once (README, CDR topic).
+        await appendObjectEvent(deps.eventLog, req, topics.cdrs, cdrEventTypes.cdrPosted, path, body, eMspOf(body), eventIdFor(`cdr:${partyKey(path)}/${path.id}:${contentHash}`));
         await deps.deliveries.markCdrAppended(path);
       }
       // mod_cdrs.asciidoc, POST response headers: Location of the CDR, where its owner can GET it.
