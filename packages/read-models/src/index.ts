@@ -1,2 +1,3 @@
 export * from './location-events.ts';
 export * from './apply.ts';
+export * from './cdr-event.ts';

@@ -124,6 +124,13 @@ export interface DeliveryStore {
   /** Records a received CDR before its append (see migration 004). */
   receiveCdr(cdr: { countryCode: string; partyId: string; id: string; contentHash: string; document: Json }): Promise<CdrReceipt>;
   markCdrAppended(cdr: { countryCode: string; partyId: string; id: string }): Promise<void>;
+  /**
+   * CDRs received (validated, the CPO told to retry) whose append never completed, oldest first: the
+   * append failed or timed out and the CPO has not posted them again within `olderThanSeconds`.
+   */
+  unappendedCdrs(olderThanSeconds: number, limit: number): Promise<Array<{ countryCode: string; partyId: string; id: string; contentHash: string; document: Json }>>;
+  /** How many received CDRs are not on Kafka yet. */
+  unappendedCdrCount(): Promise<number>;
   findCdr(cdr: { countryCode: string; partyId: string; id: string }): Promise<Json | undefined>;
 
   /**
@@ -296,6 +303,18 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
         cdr.partyId,
         cdr.id,
       ]);
+    },
+    async unappendedCdrs(olderThanSeconds, limit) {
+      const { rows } = await pool.query<{ country_code: string; party_id: string; id: string; content_hash: string; document: Json }>(
+        `select country_code, party_id, id, content_hash, document from cdrs
+          where state = 'pending' and created_at < now() - ($1 * interval '1 second') order by created_at limit $2`,
+        [olderThanSeconds, limit],
+      );
+      return rows.map((r) => ({ countryCode: r.country_code, partyId: r.party_id, id: r.id, contentHash: r.content_hash, document: r.document }));
+    },
+    async unappendedCdrCount() {
+      const { rows } = await pool.query<{ n: string }>("select count(*) as n from cdrs where state = 'pending'");
+      return Number(rows[0]?.n ?? 0);
     },
     async findCdr(cdr) {
       const { rows } = await pool.query<{ document: Json }>(

@@ -191,12 +191,9 @@ export async function appendObjectEvent(
   path: ObjectPath,
   data: Json,
   to?: string,
-  /** A fixed ce_id, so that appending the same thing again gives the same event (consumers dedupe on it). */
-  eventId?: string,
 ): Promise<void> {
   await eventLog.append(topic, [
     newEvent({
-      ...(eventId ? { id: eventId } : {}),
       type,
       source: 'ingress',
       subject: pathSubject(path),

@@ -7,6 +7,8 @@ export interface ProberConfig extends CommonConfig {
   readonly secretKey: Buffer;
   readonly allowHttpPartners: boolean;
   readonly partnerAllowedHosts: string[];
+  /** A received CDR not on Kafka after this long (its append failed; the CPO did not retry) is appended by the prober. */
+  readonly cdrRelayAfterSeconds: number;
 }
 
 export function readProberConfig(env: Env): ProberConfig {
@@ -19,6 +21,7 @@ export function readProberConfig(env: Env): ProberConfig {
     secretKey: readSecretKey(r),
     allowHttpPartners: r.bool('ALLOW_HTTP_PARTNER_URLS', false),
     partnerAllowedHosts: r.list('PARTNER_ALLOWED_HOSTS'),
+    cdrRelayAfterSeconds: r.int('CDR_RELAY_AFTER_SECONDS', 60, { min: 1 }),
   };
   r.done();
   return config;

@@ -3,12 +3,14 @@ import { appendInOrder, createKafkaEventLog } from '@hub/event-log';
 import { Counter, Gauge, createLogger, createMetricsRegistry, startOperatorServer, type Logger } from '@hub/observability';
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay, probePlatform, type ProbeDeps } from '@hub/registry';
-import { createPool, drainOutbox, pendingOutbox, postgresRegistryStore } from '@hub/store';
+import { createPool, drainOutbox, pendingOutbox, postgresDeliveryStore, postgresRegistryStore } from '@hub/store';
+import { appendUnappendedCdrs } from './cdr-relay.ts';
 import type { ProberConfig } from './config.ts';
 
 // Health prober (interface document, What the service does 9): every interval, GET /ocpi/versions on
 // each registered partner with its token; results feed hubclientinfo and hub_partner_up. It also runs
-// the registry outbox relay as the safety net for audit events not yet on Kafka.
+// the safety nets for what should be on Kafka and is not yet: registry audit events (the outbox) and
+// received CDRs whose append at the ingress never completed.
 
 export interface RunningProber {
   readonly logger: Logger;
@@ -34,6 +36,17 @@ export async function startProber(config: ProberConfig, options: { logStream?: N
   const partners = ocpiPartnerClient({ policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts }, timeoutMs: config.timeoutMs });
   const eventLog = createKafkaEventLog({ brokers: config.kafkaBrokers, clientId: 'prober', topicPrefix: config.topicPrefix, logger });
   const deps: ProbeDeps = { store, partners, cipher: aesGcmTokenCipher(config.secretKey), source: 'prober' };
+  const unappendedGauge = new Gauge({ name: 'hub_cdrs_unappended', help: 'CDRs received and stored but not yet on Kafka', registers: [registry] });
+  const deliveries = postgresDeliveryStore(pool);
+  const cdrRelay = createOutboxRelay({
+    intervalMs: 5_000,
+    onError: (e) => logger.warn('unappended CDRs not appended yet', { err: e }),
+    drain: async () => {
+      const n = await appendUnappendedCdrs({ deliveries, eventLog, logger }, config.cdrRelayAfterSeconds);
+      unappendedGauge.set(await deliveries.unappendedCdrCount());
+      return n;
+    },
+  });
   const relay = createOutboxRelay({
     intervalMs: 5_000,
     onError: (e) => logger.warn('registry outbox not published yet', { err: e }),
@@ -89,6 +102,7 @@ export async function startProber(config: ProberConfig, options: { logStream?: N
       clearInterval(timer);
       await round;
       await relay.stop();
+      await cdrRelay.stop();
       await operator.close();
       await Promise.allSettled([eventLog.close(), partners.close()]);
       await pool.end();

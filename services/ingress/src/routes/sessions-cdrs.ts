@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import { eventIdFor, topics } from '@hub/events';
+import { topics } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
 import { HubError, partyKey } from '@hub/ocpi';
-import { sessionEventTypes, cdrEventTypes } from '@hub/read-models';
+import { cdrPostedEvent, sessionEventTypes } from '@hub/read-models';
 import type { SchemaValidator } from '@hub/schemas';
 import type { DeliveryStore } from '@hub/store';
 import { handle, ok, okEmpty } from '../http.ts';
@@ -91,7 +91,7 @@ export function cdrsRouter(deps: SessionCdrDeps): Router {
       if (receipt !== 'duplicate') {
         // A retry of an append that timed out (it may have landed) appends the same event again: one
         // ce_id for one CDR, so analytics that dedupe on it count the CDR once (README, CDR topic).
-        await appendObjectEvent(deps.eventLog, req, topics.cdrs, cdrEventTypes.cdrPosted, path, body, eMspOf(body), eventIdFor(`cdr:${partyKey(path)}/${path.id}:${contentHash}`));
+        await deps.eventLog.append(topics.cdrs, [cdrPostedEvent(path, body, contentHash, { source: 'ingress', correlationId: req.ctx.correlationId, requestId: req.ctx.requestId })]);
         await deps.deliveries.markCdrAppended(path);
       }
       // mod_cdrs.asciidoc, POST response headers: Location of the CDR, where its owner can GET it.
