@@ -209,6 +209,23 @@ describe('sessions and CDRs: ingest, deliver, retry, re-drive, replay', () => {
     await until('all 150 delivered', () => [...Array(150).keys()].every((i) => sessionsAt(emspB, `S-KILL-${i}`).length > 0), 60_000);
   });
 
+  it('after Postgres lost recent delivery rows (a restore, a failover) the restarted dispatcher reads their events again', async () => {
+    await dispatcher.stop();
+    const sessionsTopic = stack.eventLog.physical(topics.sessions);
+    const stored = await stack.pool.query<{ n: string }>('select count(*) as n from delivery_positions where topic = $1', [sessionsTopic]);
+    assert.ok(Number(stored.rows[0]?.n) > 0, 'the dispatcher stores its positions');
+    // Simulate the loss: the rows of ten sessions and the positions that went with them are gone,
+    // while Kafka's committed offsets are past their events.
+    const lost = [...Array(10).keys()].map((i) => `S-KILL-${i}`);
+    await stack.pool.query("delete from deliveries where kind = 'session' and object_id = any($1)", [lost]);
+    await stack.pool.query('update delivery_positions set next_offset = 0 where topic = $1', [sessionsTopic]);
+    dispatcher = await startService('dispatcher', env, /dispatcher running/, 60_000);
+    await until('the lost rows enqueued again', async () => {
+      const { rows } = await stack.pool.query<{ n: string }>("select count(*) as n from deliveries where kind = 'session' and object_id = any($1)", [lost]);
+      return Number(rows[0]?.n) === lost.length;
+    }, 30_000);
+  });
+
   it('hubctl replays a topic to one eMSP: dry run counts, the replay delivers again', async () => {
     const dry = JSON.parse((await hubctl(env, ['deliveries', 'replay', '--topic', 'cdrs', '--emsp', 'DE/TNM', '--from-offset', '0', '--dry-run', '--json'])).stdout) as { matched: number; enqueued: number };
     assert.ok(dry.matched >= 2);

@@ -57,6 +57,14 @@ export type DeliveryTarget =
 
 export type CdrReceipt = 'new' | 'retry-append' | 'duplicate' | 'conflict';
 
+/** Where a consumer stands after the rows it enqueues: stored in the same statement as them. */
+export interface DeliveryPosition {
+  readonly consumerGroup: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly nextOffset: string;
+}
+
 interface Row {
   id: string;
   kind: DeliveryKind;
@@ -139,7 +147,9 @@ export interface DeliveryStore {
    * replayed event a no-op and never lets an older session state overwrite a newer one, even one that
    * reached Kafka late. A CDR row is never replaced: a CDR appended twice is delivered once.
    */
-  enqueue(rows: readonly DeliveryInput[]): Promise<void>;
+  enqueue(rows: readonly DeliveryInput[], position?: DeliveryPosition): Promise<void>;
+  /** The stored positions of a consumer group in a topic (next offset per partition). */
+  deliveryPositions(consumerGroup: string, topic: string): Promise<Map<number, bigint>>;
   /** Operator replay: the rows are made pending again even when delivered before. */
   enqueueForced(rows: readonly DeliveryInput[]): Promise<number>;
   /**
@@ -221,7 +231,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
     }
     completing = false;
   };
-  const upsert = async (input: readonly DeliveryInput[], forced: boolean): Promise<number> => {
+  const upsert = async (input: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition): Promise<number> => {
     // One row per object: within a batch the newest event of each session wins before the upsert
     // (an INSERT ... ON CONFLICT may touch a row only once).
     const newest = new Map<string, DeliveryInput>();
@@ -231,7 +241,27 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
       if (!seen || isNewer(r, seen)) newest.set(key, r);
     }
     const rows = [...newest.values()];
-    if (rows.length === 0) return 0;
+    // The position moves with the rows, in the same statement, and never backwards.
+    const positionSql = position
+      ? `, moved as (
+         insert into delivery_positions (consumer_group, topic, partition, next_offset)
+         values ($14, $15, $16, $17::bigint)
+         on conflict (consumer_group, topic, partition) do update
+           set next_offset = greatest(delivery_positions.next_offset, excluded.next_offset), updated_at = now()
+         returning 1)`
+      : '';
+    const positionParams = position ? [position.consumerGroup, position.topic, position.partition, position.nextOffset] : [];
+    if (rows.length === 0) {
+      if (position) {
+        await pool.query(
+          `insert into delivery_positions (consumer_group, topic, partition, next_offset) values ($1, $2, $3, $4::bigint)
+           on conflict (consumer_group, topic, partition) do update
+             set next_offset = greatest(delivery_positions.next_offset, excluded.next_offset), updated_at = now()`,
+          positionParams,
+        );
+      }
+      return 0;
+    }
     const col = <T>(f: (r: DeliveryInput) => T) => rows.map(f);
     // One round trip: the upsert and the wake-up of the delivery workers (NOTIFY is sent at commit).
     const result = await pool.query<{ n: string }>(
@@ -252,8 +282,8 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
          when excluded.source_time is not null and deliveries.source_time is not null and excluded.source_time <> deliveries.source_time
            then excluded.source_time > deliveries.source_time
          else excluded.source_offset ${forced ? '>=' : '>'} deliveries.source_offset end
-       returning 1)
-       select (select count(*) from upserted) as n, pg_notify('${DELIVERIES_CHANNEL}', '')`,
+       returning 1)${positionSql}
+       select (select count(*) from upserted) as n${position ? ', (select count(*) from moved) as moved' : ''}, pg_notify('${DELIVERIES_CHANNEL}', '')`,
       [
         col((r) => r.kind),
         col((r) => r.emsp.countryCode),
@@ -268,6 +298,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
         col((r) => r.eventTime),
         col((r) => r.targetUrl ?? null),
         col(sourceTime),
+        ...positionParams,
       ],
     );
     return Number(result.rows[0]?.n ?? 0);
@@ -323,8 +354,15 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
       );
       return rows[0]?.document;
     },
-    async enqueue(rows) {
-      await upsert(rows, false);
+    async enqueue(rows, position) {
+      await upsert(rows, false, position);
+    },
+    async deliveryPositions(consumerGroup, topic) {
+      const { rows } = await pool.query<{ partition: number; next_offset: string }>(
+        'select partition, next_offset from delivery_positions where consumer_group = $1 and topic = $2',
+        [consumerGroup, topic],
+      );
+      return new Map(rows.map((r) => [r.partition, BigInt(r.next_offset)]));
     },
     enqueueForced: (rows) => upsert(rows, true),
 

@@ -100,3 +100,24 @@ describe('delivery store on Postgres: received CDRs', () => {
     assert.equal(await store.receiveCdr(cdr), 'duplicate');
   });
 });
+
+describe('delivery store on Postgres: consumer positions', () => {
+  let stack: TestStack;
+  let store: DeliveryStore;
+  before(async () => {
+    stack = await createTestStack('delivery_positions');
+    store = postgresDeliveryStore(stack.pool);
+  });
+  after(async () => {
+    await stack?.cleanup();
+  });
+
+  it('stores the position with the rows, also for a batch that made no row, and never moves it back', async () => {
+    const position = (partition: number, nextOffset: number) => ({ consumerGroup: 'dispatcher', topic: 't.sessions', partition, nextOffset: String(nextOffset) });
+    await store.enqueue([session('P1', 4, '2026-01-01T10:00:00Z', 'ACTIVE')], position(0, 5));
+    await store.enqueue([], position(1, 7));
+    await store.enqueue([session('P1', 2, '2026-01-01T09:00:00Z', 'ACTIVE')], position(0, 3)); // a re-read of older records
+    assert.deepEqual(Object.fromEntries(await store.deliveryPositions('dispatcher', 't.sessions')), { 0: 5n, 1: 7n });
+    assert.deepEqual(Object.fromEntries(await store.deliveryPositions('other-group', 't.sessions')), {});
+  });
+});

@@ -42,6 +42,21 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
   const consumer = eventLog.consumer(config.groupId);
   await consumer.connect();
   for (const topic of kindOf.keys()) await consumer.subscribe({ topic, fromBeginning: true });
+  // On every (re)assignment, start each partition where the delivery rows end (the position stored
+  // with them), not where Kafka's committed offset says: if Postgres lost recent rows (a failover,
+  // a restore), their events are read and enqueued again instead of being skipped for good.
+  consumer.on(consumer.events.GROUP_JOIN, (e) => {
+    void (async () => {
+      for (const [topic, partitions] of Object.entries(e.payload.memberAssignment)) {
+        if (!kindOf.has(topic)) continue;
+        const positions = await deliveries.deliveryPositions(config.groupId, topic);
+        for (const partition of partitions) {
+          const position = positions.get(partition);
+          if (position !== undefined) consumer.seek({ topic, partition, offset: position.toString() });
+        }
+      }
+    })().catch((err: unknown) => logger.warn('could not seek to the stored delivery positions; resuming from Kafka offsets', { err }));
+  });
   await consumer.run({
     eachBatchAutoResolve: false,
     // Partitions are handed off in parallel (each keeps its order): a fetch spanning twelve partitions
@@ -79,8 +94,8 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
         });
       }
       // Durable hand-off first, offset second: a crash in between re-reads the batch, and the records
-      // it re-enqueues are no-ops (same offsets).
-      await deliveries.enqueue(rows);
+      // it re-enqueues are no-ops (same offsets). The position is stored with the rows.
+      await deliveries.enqueue(rows, { consumerGroup: config.groupId, topic: batch.topic, partition: batch.partition, nextOffset: (BigInt(batch.lastOffset()) + 1n).toString() });
       payload.resolveOffset(batch.lastOffset());
       await payload.commitOffsetsIfNecessary();
       lag.set({ group: config.groupId, topic: batch.topic, partition: String(batch.partition) }, Number(batch.offsetLag()));
