@@ -39,6 +39,12 @@ export async function replayToEmsp(
   } else {
     for (const p of heads.keys()) starts.set(p, options.fromOffset ?? 0n);
   }
+  // Records before a partition's log start are gone (retention): start there, or a partition with
+  // nothing left between its start and head would be waited for forever.
+  for (const o of await admin.fetchTopicOffsets(physical)) {
+    const low = BigInt(o.low);
+    if ((starts.get(o.partition) ?? 0n) < low) starts.set(o.partition, low);
+  }
   const total = [...heads].reduce((n, [p, head]) => n + Math.max(0, Number(head - (starts.get(p) ?? 0n))), 0);
   const groupId = `replay-${options.emsp.countryCode}${options.emsp.partyId}-${Date.now()}`;
   const consumer = deps.eventLog.consumer(groupId);

@@ -456,7 +456,10 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
     },
     async redrive(filter) {
       const params: unknown[] = [];
-      const states = filter.states?.length ? filter.states : (['dead', 'unroutable'] as const);
+      // Only rows that are stuck: a pending row may be in flight, and clearing its claim would let a
+      // second worker send it at the same time.
+      const states = (filter.states?.length ? filter.states : (['dead', 'unroutable'] as const)).filter((s) => s === 'dead' || s === 'unroutable');
+      if (states.length === 0) return 0;
       const clause = where({ ...filter, states }, params);
       const result = await pool.query(
         `update deliveries set state = 'pending', reason = null, attempts = 0, next_attempt_at = now(), claimed_until = null, updated_at = now() ${clause}`,

@@ -120,4 +120,13 @@ describe('delivery store on Postgres: consumer positions', () => {
     assert.deepEqual(Object.fromEntries(await store.deliveryPositions('dispatcher', 't.sessions')), { 0: 5n, 1: 7n });
     assert.deepEqual(Object.fromEntries(await store.deliveryPositions('other-group', 't.sessions')), {});
   });
+
+  it('re-drives dead and unroutable rows only: a claimed pending row keeps its claim (no second send in flight)', async () => {
+    await store.enqueue([session('R1', 1, '2026-01-01T10:00:00Z', 'ACTIVE')]);
+    const [claimed] = (await store.claimDue(100, new Map(), 10, 60_000)).filter((d) => d.objectId === 'R1');
+    assert.ok(claimed);
+    assert.equal(await store.redrive({ states: ['pending'], id: claimed.id }), 0);
+    const { rows } = await stack.pool.query<{ claimed: boolean }>('select claimed_until > now() as claimed from deliveries where id = $1', [claimed.id]);
+    assert.equal(rows[0]?.claimed, true);
+  });
 });
