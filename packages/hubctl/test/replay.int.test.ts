@@ -1,22 +1,17 @@
 // hubctl deliveries replay on real Kafka and Postgres: a topic whose old records retention removed.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { newEvent, topics } from '@hub/events';
 import { objectKey, pathSubject, sessionEventTypes } from '@hub/read-models';
 import { postgresDeliveryStore } from '@hub/store';
-import { createTestStack, type TestStack } from '@hub/testing';
+import { givenTestStack } from '@hub/testing';
 import { replayToEmsp } from '../src/replay.ts';
 
 describe('replay of a topic to one eMSP', () => {
-  let stack: TestStack;
-  before(async () => {
-    stack = await createTestStack('replay');
-  });
-  after(async () => {
-    await stack?.cleanup();
-  });
+  const given = givenTestStack('replay');
 
   it('finishes when retention removed the records from the requested offset on (it starts at each partition’s log start)', async () => {
+    const { stack } = given;
     const events = Array.from({ length: 6 }, (_, i) => {
       const path = { countryCode: 'NL', partyId: 'CPO', id: `GONE-${i}` };
       return newEvent({ type: sessionEventTypes.sessionPut, source: 'test', subject: pathSubject(path), key: objectKey(path), data: { id: path.id, cdr_token: { country_code: 'DE', party_id: 'EMS' } } });

@@ -1,9 +1,9 @@
 // Delivery rows on real Postgres: which version of a session or CDR a row holds when events arrive
 // late, twice, from another partition, or are replayed (reference design, Delivery rules).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { postgresDeliveryStore, type DeliveryInput, type DeliveryStore } from '@hub/store';
-import { createTestStack, type TestStack } from '@hub/testing';
+import { givenTestStack } from '@hub/testing';
 
 const emsp = { countryCode: 'NL', partyId: 'EMS' };
 const cpo = { countryCode: 'NL', partyId: 'CPO' };
@@ -23,110 +23,89 @@ function session(id: string, offset: number, lastUpdated: string, status: string
 }
 
 describe('delivery store on Postgres: newest wins', () => {
-  let stack: TestStack;
-  let store: DeliveryStore;
-  before(async () => {
-    stack = await createTestStack('delivery_store');
-    store = postgresDeliveryStore(stack.pool);
-  });
-  after(async () => {
-    await stack?.cleanup();
-  });
+  const given = givenTestStack('delivery_store');
+  const store = (): DeliveryStore => postgresDeliveryStore(given.stack.pool);
 
   const row = async (kind: string, id: string) =>
-    (await stack.pool.query<{ status: string; state: string; source_offset: string }>(
+    (await given.stack.pool.query<{ status: string; state: string; source_offset: string }>(
       "select payload->>'status' as status, state, source_offset from deliveries where kind = $1 and object_id = $2",
       [kind, id],
     )).rows[0];
 
   it('keeps the newer session state when an older one reaches Kafka later (a push refused by a timeout that landed anyway)', async () => {
-    await store.enqueue([session('S1', 10, '2026-01-01T10:05:00Z', 'COMPLETED')]);
-    await store.enqueue([session('S1', 20, '2026-01-01T10:00:00Z', 'ACTIVE')]);
+    await store().enqueue([session('S1', 10, '2026-01-01T10:05:00Z', 'COMPLETED')]);
+    await store().enqueue([session('S1', 20, '2026-01-01T10:00:00Z', 'ACTIVE')]);
     assert.equal((await row('session', 'S1'))?.status, 'COMPLETED');
     // Both in one batch, in either order.
-    await store.enqueue([session('S2', 31, '2026-01-01T10:00:00', 'ACTIVE'), session('S2', 30, '2026-01-01T10:05:00Z', 'COMPLETED')]);
+    await store().enqueue([session('S2', 31, '2026-01-01T10:00:00', 'ACTIVE'), session('S2', 30, '2026-01-01T10:05:00Z', 'COMPLETED')]);
     assert.equal((await row('session', 'S2'))?.status, 'COMPLETED');
   });
 
   it('takes a later session state even from another partition or a recreated topic (a lower offset)', async () => {
-    await store.enqueue([session('S3', 500, '2026-01-01T10:00:00Z', 'ACTIVE', 3)]);
-    await store.enqueue([session('S3', 2, '2026-01-01T10:07:00Z', 'COMPLETED', 9)]);
+    await store().enqueue([session('S3', 500, '2026-01-01T10:00:00Z', 'ACTIVE', 3)]);
+    await store().enqueue([session('S3', 2, '2026-01-01T10:07:00Z', 'COMPLETED', 9)]);
     assert.equal((await row('session', 'S3'))?.status, 'COMPLETED');
     // Same last_updated: the offset decides; the same event again changes nothing.
-    await store.enqueue([session('S3', 3, '2026-01-01T10:07:00Z', 'COMPLETED', 9)]);
+    await store().enqueue([session('S3', 3, '2026-01-01T10:07:00Z', 'COMPLETED', 9)]);
     assert.equal((await row('session', 'S3'))?.source_offset, '3');
-    await store.enqueue([session('S3', 3, '2026-01-01T10:07:00Z', 'COMPLETED', 9)]);
+    await store().enqueue([session('S3', 3, '2026-01-01T10:07:00Z', 'COMPLETED', 9)]);
     assert.equal((await row('session', 'S3'))?.source_offset, '3');
   });
 
   it('delivers a CDR appended twice once; an operator replay makes it pending again', async () => {
     const cdr = (offset: number): DeliveryInput => ({ ...session('C1', offset, '2026-01-01T11:00:00Z', 'n/a'), kind: 'cdr', payload: { id: 'C1', last_updated: '2026-01-01T11:00:00Z' } });
-    await store.enqueue([cdr(40)]);
-    const [claimed] = (await store.claimDue(100, new Map(), 10, 30_000)).filter((d) => d.kind === 'cdr');
+    await store().enqueue([cdr(40)]);
+    const [claimed] = (await store().claimDue(100, new Map(), 10, 30_000)).filter((d) => d.kind === 'cdr');
     assert.ok(claimed);
-    await store.delivered(claimed.id, claimed.offset);
+    await store().delivered(claimed.id, claimed.offset);
     assert.equal((await row('cdr', 'C1'))?.state, 'delivered');
-    await store.enqueue([cdr(41)]); // the same CDR appended again (a CPO retry after a timeout)
+    await store().enqueue([cdr(41)]); // the same CDR appended again (a CPO retry after a timeout)
     assert.equal((await row('cdr', 'C1'))?.state, 'delivered');
-    assert.equal(await store.enqueueForced([cdr(40)]), 1);
+    assert.equal(await store().enqueueForced([cdr(40)]), 1);
     assert.equal((await row('cdr', 'C1'))?.state, 'pending');
   });
 });
 
 describe('delivery store on Postgres: received CDRs', () => {
-  let stack: TestStack;
-  let store: DeliveryStore;
-  before(async () => {
-    stack = await createTestStack('cdr_receipts');
-    store = postgresDeliveryStore(stack.pool);
-  });
-  after(async () => {
-    await stack?.cleanup();
-  });
+  const given = givenTestStack('cdr_receipts');
+  const store = (): DeliveryStore => postgresDeliveryStore(given.stack.pool);
 
   it('of two different CDRs posted at once under one id, one is new and the other a conflict (never a second append)', async () => {
     for (let i = 0; i < 20; i++) {
       const cdr = (hash: string) => ({ countryCode: 'NL', partyId: 'CPO', id: `RACE-${i}`, contentHash: hash, document: { id: `RACE-${i}`, hash } });
-      const receipts = await Promise.all([store.receiveCdr(cdr('a')), store.receiveCdr(cdr('b'))]);
+      const receipts = await Promise.all([store().receiveCdr(cdr('a')), store().receiveCdr(cdr('b'))]);
       assert.deepEqual([...receipts].sort(), ['conflict', 'new'], `round ${i}`);
     }
   });
 
   it('the same CDR posted again before its append completed is retried, after it a duplicate', async () => {
     const cdr = { countryCode: 'NL', partyId: 'CPO', id: 'AGAIN', contentHash: 'h', document: { id: 'AGAIN' } };
-    assert.equal(await store.receiveCdr(cdr), 'new');
-    assert.equal(await store.receiveCdr(cdr), 'retry-append');
-    await store.markCdrAppended(cdr);
-    assert.equal(await store.receiveCdr(cdr), 'duplicate');
+    assert.equal(await store().receiveCdr(cdr), 'new');
+    assert.equal(await store().receiveCdr(cdr), 'retry-append');
+    await store().markCdrAppended(cdr);
+    assert.equal(await store().receiveCdr(cdr), 'duplicate');
   });
 });
 
 describe('delivery store on Postgres: consumer positions', () => {
-  let stack: TestStack;
-  let store: DeliveryStore;
-  before(async () => {
-    stack = await createTestStack('delivery_positions');
-    store = postgresDeliveryStore(stack.pool);
-  });
-  after(async () => {
-    await stack?.cleanup();
-  });
+  const given = givenTestStack('delivery_positions');
+  const store = (): DeliveryStore => postgresDeliveryStore(given.stack.pool);
 
   it('stores the position with the rows, also for a batch that made no row, and never moves it back', async () => {
     const position = (partition: number, nextOffset: number) => ({ consumerGroup: 'dispatcher', topic: 't.sessions', partition, nextOffset: String(nextOffset) });
-    await store.enqueue([session('P1', 4, '2026-01-01T10:00:00Z', 'ACTIVE')], position(0, 5));
-    await store.enqueue([], position(1, 7));
-    await store.enqueue([session('P1', 2, '2026-01-01T09:00:00Z', 'ACTIVE')], position(0, 3)); // a re-read of older records
-    assert.deepEqual(Object.fromEntries(await store.deliveryPositions('dispatcher', 't.sessions')), { 0: 5n, 1: 7n });
-    assert.deepEqual(Object.fromEntries(await store.deliveryPositions('other-group', 't.sessions')), {});
+    await store().enqueue([session('P1', 4, '2026-01-01T10:00:00Z', 'ACTIVE')], position(0, 5));
+    await store().enqueue([], position(1, 7));
+    await store().enqueue([session('P1', 2, '2026-01-01T09:00:00Z', 'ACTIVE')], position(0, 3)); // a re-read of older records
+    assert.deepEqual(Object.fromEntries(await store().deliveryPositions('dispatcher', 't.sessions')), { 0: 5n, 1: 7n });
+    assert.deepEqual(Object.fromEntries(await store().deliveryPositions('other-group', 't.sessions')), {});
   });
 
   it('re-drives dead and unroutable rows only: a claimed pending row keeps its claim (no second send in flight)', async () => {
-    await store.enqueue([session('R1', 1, '2026-01-01T10:00:00Z', 'ACTIVE')]);
-    const [claimed] = (await store.claimDue(100, new Map(), 10, 60_000)).filter((d) => d.objectId === 'R1');
+    await store().enqueue([session('R1', 1, '2026-01-01T10:00:00Z', 'ACTIVE')]);
+    const [claimed] = (await store().claimDue(100, new Map(), 10, 60_000)).filter((d) => d.objectId === 'R1');
     assert.ok(claimed);
-    assert.equal(await store.redrive({ states: ['pending'], id: claimed.id }), 0);
-    const { rows } = await stack.pool.query<{ claimed: boolean }>('select claimed_until > now() as claimed from deliveries where id = $1', [claimed.id]);
+    assert.equal(await store().redrive({ states: ['pending'], id: claimed.id }), 0);
+    const { rows } = await given.stack.pool.query<{ claimed: boolean }>('select claimed_until > now() as claimed from deliveries where id = $1', [claimed.id]);
     assert.equal(rows[0]?.claimed, true);
   });
 });

@@ -2,3 +2,4 @@ export * from './stack.ts';
 export * from './partner-simulator.ts';
 export * from './ocpi-client.ts';
 export * from './service-process.ts';
+export * from './given-stack.ts';

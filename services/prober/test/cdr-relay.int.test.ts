@@ -1,13 +1,13 @@
 // The prober's safety net for CDRs received but never put on Kafka (the ingress's append failed and
 // the CPO did not post again), on real Kafka and Postgres.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { createHash } from 'node:crypto';
 import { topics } from '@hub/events';
 import { createLogger } from '@hub/observability';
 import { cdrPostedEvent } from '@hub/read-models';
 import { postgresDeliveryStore, type DeliveryStore } from '@hub/store';
-import { createTestStack, type TestStack } from '@hub/testing';
+import { givenTestStack } from '@hub/testing';
 import { appendUnappendedCdrs } from '../src/cdr-relay.ts';
 
 const logger = createLogger({ service: 'test', level: 'error' });
@@ -18,21 +18,13 @@ function received(id: string) {
 }
 
 describe('prober: CDRs received but not on Kafka', () => {
-  let stack: TestStack;
-  let deliveries: DeliveryStore;
-  before(async () => {
-    stack = await createTestStack('cdr_relay');
-    deliveries = postgresDeliveryStore(stack.pool);
-  });
-  after(async () => {
-    await stack?.cleanup();
-  });
+  const given = givenTestStack('cdr_relay');
 
   const cdrEvents = async (count: number) => {
-    const consumer = stack.eventLog.consumer(`reader-${Math.random().toString(36).slice(2)}`);
+    const consumer = given.stack.eventLog.consumer(`reader-${Math.random().toString(36).slice(2)}`);
     const events: Array<{ key: string; ceId: string; to: string }> = [];
     await consumer.connect();
-    await consumer.subscribe({ topic: stack.eventLog.physical(topics.cdrs), fromBeginning: true });
+    await consumer.subscribe({ topic: given.stack.eventLog.physical(topics.cdrs), fromBeginning: true });
     await new Promise<void>((resolve) => {
       const deadline = setTimeout(resolve, 10_000);
       void consumer.run({
@@ -50,6 +42,8 @@ describe('prober: CDRs received but not on Kafka', () => {
   };
 
   it('appends a stranded CDR once it is old enough, with the ce_id the ingress would have given it, and marks it appended', async () => {
+    const { stack } = given;
+    const deliveries: DeliveryStore = postgresDeliveryStore(stack.pool);
     const stranded = received('LOST-1');
     assert.equal(await deliveries.receiveCdr(stranded), 'new'); // stored; the append then "failed"
     assert.equal(await appendUnappendedCdrs({ deliveries, eventLog: stack.eventLog, logger }, 3600), 0, 'too recent: the CPO may still retry');
