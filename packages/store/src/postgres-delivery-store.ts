@@ -314,7 +314,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
          select receipt from inserted
          union all
          select case when content_hash <> $4 then 'conflict' when state = 'appended' then 'duplicate' else 'retry-append' end
-           from cdrs where country_code = $1 and party_id = $2 and id = $3 and not exists (select 1 from inserted)`,
+           from cdrs where country_code = $1 and party_id = $2 and upper(id) = upper($3) and not exists (select 1 from inserted)`,
         [cdr.countryCode, cdr.partyId, cdr.id, cdr.contentHash, JSON.stringify(cdr.document)],
       );
       if (rows[0]) return rows[0].receipt;
@@ -323,13 +323,13 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
       // is a conflict, mod_cdrs.asciidoc: a CDR cannot be changed once sent).
       const again = await pool.query<{ receipt: CdrReceipt }>(
         `select case when content_hash <> $4 then 'conflict' when state = 'appended' then 'duplicate' else 'retry-append' end as receipt
-           from cdrs where country_code = $1 and party_id = $2 and id = $3`,
+           from cdrs where country_code = $1 and party_id = $2 and upper(id) = upper($3)`,
         [cdr.countryCode, cdr.partyId, cdr.id, cdr.contentHash],
       );
       return again.rows[0]?.receipt ?? 'retry-append';
     },
     async markCdrAppended(cdr) {
-      await pool.query(`update cdrs set state = 'appended', appended_at = now() where country_code = $1 and party_id = $2 and id = $3`, [
+      await pool.query(`update cdrs set state = 'appended', appended_at = now() where country_code = $1 and party_id = $2 and upper(id) = upper($3)`, [
         cdr.countryCode,
         cdr.partyId,
         cdr.id,
@@ -349,7 +349,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
     },
     async findCdr(cdr) {
       const { rows } = await pool.query<{ document: Json }>(
-        `select document from cdrs where country_code = $1 and party_id = $2 and id = $3 and state = 'appended'`,
+        `select document from cdrs where country_code = $1 and party_id = $2 and upper(id) = upper($3) and state = 'appended'`,
         [cdr.countryCode, cdr.partyId, cdr.id],
       );
       return rows[0]?.document;

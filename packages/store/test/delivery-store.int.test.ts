@@ -78,6 +78,15 @@ describe('delivery store on Postgres: received CDRs', () => {
     }
   });
 
+  it('a CDR id in another case is the same CDR (CiString): the same content a duplicate, other content a conflict', async () => {
+    const cdr = (id: string, hash: string) => ({ countryCode: 'NL', partyId: 'CPO', id, contentHash: hash, document: { id } });
+    assert.equal(await store().receiveCdr(cdr('Case-1', 'h1')), 'new');
+    await store().markCdrAppended(cdr('CASE-1', 'h1'));
+    assert.equal(await store().receiveCdr(cdr('case-1', 'h1')), 'duplicate');
+    assert.equal(await store().receiveCdr(cdr('CASE-1', 'h2')), 'conflict');
+    assert.deepEqual(await store().findCdr(cdr('cAsE-1', 'h1')), { id: 'Case-1' });
+  });
+
   it('the same CDR posted again before its append completed is retried, after it a duplicate', async () => {
     const cdr = { countryCode: 'NL', partyId: 'CPO', id: 'AGAIN', contentHash: 'h', document: { id: 'AGAIN' } };
     assert.equal(await store().receiveCdr(cdr), 'new');
