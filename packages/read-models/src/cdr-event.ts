@@ -1,4 +1,5 @@
 import { eventIdFor, newEvent, type HubEvent } from '@hub/events';
+import { partyKey } from '@hub/ocpi';
 import { cdrEventTypes, objectKey, pathSubject, type ObjectPath } from './location-events.ts';
 
 /**
@@ -13,7 +14,7 @@ export function cdrPostedEvent(
   context: { source: string; correlationId?: string; requestId?: string },
 ): HubEvent {
   const token = (cdr['cdr_token'] ?? {}) as Record<string, unknown>;
-  const from = `${path.countryCode.toUpperCase()}/${path.partyId.toUpperCase()}`;
+  const from = partyKey(path);
   return newEvent({
     id: eventIdFor(`cdr:${from}/${path.id}:${contentHash}`),
     type: cdrEventTypes.cdrPosted,
@@ -25,7 +26,7 @@ export function cdrPostedEvent(
     ...(context.requestId ? { requestId: context.requestId } : {}),
     from,
     // The eMSP the CDR is for (mod_cdrs.asciidoc, CdrToken: country_code and party_id of the eMSP).
-    to: `${text(token['country_code']).toUpperCase()}/${text(token['party_id']).toUpperCase()}`,
+    to: partyKey({ countryCode: text(token['country_code']), partyId: text(token['party_id']) }),
   });
 }
 

@@ -7,6 +7,30 @@ import { createPool, type Pool } from '@hub/store';
 // metrics registry, a Postgres pool, the event log and the operator port with a health check that
 // asks both Postgres and Kafka.
 
+/**
+ * On every (re)assignment, starts each partition where the service's own Postgres state says it
+ * stands, not where Kafka's committed offset says: Postgres is the truth, Kafka's offset only a hint.
+ * `positionsOf` gives the stored next offsets of a topic, or undefined for a topic it does not own.
+ */
+export function seekToStoredPositions(
+  consumer: ReturnType<EventLog['consumer']>,
+  logger: Logger,
+  positionsOf: (topic: string) => Promise<Map<number, bigint>> | undefined,
+): void {
+  consumer.on(consumer.events.GROUP_JOIN, (e) => {
+    void (async () => {
+      for (const [topic, partitions] of Object.entries(e.payload.memberAssignment)) {
+        const positions = await positionsOf(topic);
+        if (!positions) continue;
+        for (const partition of partitions) {
+          const position = positions.get(partition);
+          if (position !== undefined) consumer.seek({ topic, partition, offset: position.toString() });
+        }
+      }
+    })().catch((err: unknown) => logger.warn('could not seek to the stored positions; resuming from Kafka offsets', { err }));
+  });
+}
+
 /** Records behind the partition head at the last batch, per consumer group, topic and partition. */
 export function consumerLagGauge(metrics: Registry): Gauge<'group' | 'topic' | 'partition'> {
   return new Gauge({ name: 'hub_consumer_lag', help: 'Records behind the partition head at the last batch', labelNames: ['group', 'topic', 'partition'], registers: [metrics] });

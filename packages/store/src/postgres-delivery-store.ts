@@ -1,4 +1,5 @@
 import type { Pool } from './pool.ts';
+import { utcTime } from './utc-time.ts';
 
 // Durable deliveries of sessions and CDRs to eMSPs (issue #4; reference design, Delivery rules), and
 // the CDRs as received.
@@ -187,11 +188,7 @@ export interface DeliveryStore {
  * types.asciidoc), null for other kinds or a value that is not an OCPI DateTime.
  */
 export function sourceTime(r: DeliveryInput): string | null {
-  const value = r.kind === 'session' ? r.payload['last_updated'] : undefined;
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})?$/.test(value)) return null;
-  const at = new Date(/(?:Z|[+-]\d{2}:\d{2})$/.test(value) ? value : `${value}Z`);
-  const year = at.getUTCFullYear();
-  return Number.isNaN(at.getTime()) || year < 1 || year > 9999 ? null : at.toISOString();
+  return r.kind === 'session' ? utcTime(r.payload['last_updated'], 'utc') : null;
 }
 
 /** Whether r replaces seen (same delivery key): by the session's version time, then by offset. */
@@ -200,6 +197,11 @@ function isNewer(r: DeliveryInput, seen: DeliveryInput): boolean {
   if (a !== null && b !== null && a !== b) return a > b;
   return BigInt(r.offset) > BigInt(seen.offset);
 }
+
+/** The received CDR with $1 country code, $2 party id and $3 id (a CiString: any case, migration 012). */
+const SAME_CDR = 'country_code = $1 and party_id = $2 and upper(id) = upper($3)';
+/** What a CDR post is, against the one already received ($4: the post's content hash). */
+const CDR_RECEIPT = "case when content_hash <> $4 then 'conflict' when state = 'appended' then 'duplicate' else 'retry-append' end";
 
 export function postgresDeliveryStore(pool: Pool): DeliveryStore {
   // Successful deliveries are recorded in batches: one UPDATE for every completion that arrived while
@@ -242,24 +244,13 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
     }
     const rows = [...newest.values()];
     // The position moves with the rows, in the same statement, and never backwards.
-    const positionSql = position
-      ? `, moved as (
-         insert into delivery_positions (consumer_group, topic, partition, next_offset)
-         values ($14, $15, $16, $17::bigint)
-         on conflict (consumer_group, topic, partition) do update
-           set next_offset = greatest(delivery_positions.next_offset, excluded.next_offset), updated_at = now()
-         returning 1)`
-      : '';
     const positionParams = position ? [position.consumerGroup, position.topic, position.partition, position.nextOffset] : [];
+    const movePosition = (first: number) =>
+      `insert into delivery_positions (consumer_group, topic, partition, next_offset) values ($${first}, $${first + 1}, $${first + 2}, $${first + 3}::bigint)
+       on conflict (consumer_group, topic, partition) do update
+         set next_offset = greatest(delivery_positions.next_offset, excluded.next_offset), updated_at = now()`;
     if (rows.length === 0) {
-      if (position) {
-        await pool.query(
-          `insert into delivery_positions (consumer_group, topic, partition, next_offset) values ($1, $2, $3, $4::bigint)
-           on conflict (consumer_group, topic, partition) do update
-             set next_offset = greatest(delivery_positions.next_offset, excluded.next_offset), updated_at = now()`,
-          positionParams,
-        );
-      }
+      if (position) await pool.query(movePosition(1), positionParams);
       return 0;
     }
     const col = <T>(f: (r: DeliveryInput) => T) => rows.map(f);
@@ -282,8 +273,8 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
          when excluded.source_time is not null and deliveries.source_time is not null and excluded.source_time <> deliveries.source_time
            then excluded.source_time > deliveries.source_time
          else excluded.source_offset ${forced ? '>=' : '>'} deliveries.source_offset end
-       returning 1)${positionSql}
-       select (select count(*) from upserted) as n${position ? ', (select count(*) from moved) as moved' : ''}, pg_notify('${DELIVERIES_CHANNEL}', '')`,
+       returning 1)${position ? `, moved as (${movePosition(14)})` : ''}
+       select (select count(*) from upserted) as n, pg_notify('${DELIVERIES_CHANNEL}', '')`,
       [
         col((r) => r.kind),
         col((r) => r.emsp.countryCode),
@@ -313,8 +304,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
            on conflict do nothing returning 'new'::text as receipt)
          select receipt from inserted
          union all
-         select case when content_hash <> $4 then 'conflict' when state = 'appended' then 'duplicate' else 'retry-append' end
-           from cdrs where country_code = $1 and party_id = $2 and upper(id) = upper($3) and not exists (select 1 from inserted)`,
+         select ${CDR_RECEIPT} from cdrs where ${SAME_CDR} and not exists (select 1 from inserted)`,
         [cdr.countryCode, cdr.partyId, cdr.id, cdr.contentHash, JSON.stringify(cdr.document)],
       );
       if (rows[0]) return rows[0].receipt;
@@ -322,14 +312,13 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
       // to a new statement, and must be compared like any other (a different CDR under the same id
       // is a conflict, mod_cdrs.asciidoc: a CDR cannot be changed once sent).
       const again = await pool.query<{ receipt: CdrReceipt }>(
-        `select case when content_hash <> $4 then 'conflict' when state = 'appended' then 'duplicate' else 'retry-append' end as receipt
-           from cdrs where country_code = $1 and party_id = $2 and upper(id) = upper($3)`,
+        `select ${CDR_RECEIPT} as receipt from cdrs where ${SAME_CDR}`,
         [cdr.countryCode, cdr.partyId, cdr.id, cdr.contentHash],
       );
       return again.rows[0]?.receipt ?? 'retry-append';
     },
     async markCdrAppended(cdr) {
-      await pool.query(`update cdrs set state = 'appended', appended_at = now() where country_code = $1 and party_id = $2 and upper(id) = upper($3)`, [
+      await pool.query(`update cdrs set state = 'appended', appended_at = now() where ${SAME_CDR}`, [
         cdr.countryCode,
         cdr.partyId,
         cdr.id,
@@ -349,7 +338,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
     },
     async findCdr(cdr) {
       const { rows } = await pool.query<{ document: Json }>(
-        `select document from cdrs where country_code = $1 and party_id = $2 and upper(id) = upper($3) and state = 'appended'`,
+        `select document from cdrs where ${SAME_CDR} and state = 'appended'`,
         [cdr.countryCode, cdr.partyId, cdr.id],
       );
       return rows[0]?.document;

@@ -1,6 +1,7 @@
 import { applyLocationEvent, applyTariffEvent, findInLocation, parseSubject, replacesWholeObject, type ObjectPath } from '@hub/read-models';
 import type { HubEvent } from '@hub/events';
 import { inTransaction, type Pool, type PoolClient } from './pool.ts';
+import { utcTime } from './utc-time.ts';
 
 // Read models of locations and tariffs in Postgres (reference design, Postgres). The projector applies
 // a batch of one partition in one transaction together with that partition's offset, so the rows and
@@ -104,8 +105,6 @@ export interface ReadModelStore {
   maintain(model: ReadModel): Promise<void>;
 }
 
-const ZONED_ISO_TIME = /^(\d{4})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
-
 /**
  * The creation time an event gives its object, as Postgres reads it; '' (the object then takes its
  * last_updated) for a ce_time that is not an ISO 8601 time with a zone in years 1 to 9999. Another
@@ -113,10 +112,7 @@ const ZONED_ISO_TIME = /^(\d{4})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z
  * projection) nor depend on the projector's local time zone (which would make replays differ).
  */
 export function creationTime(time: string): string {
-  if (!ZONED_ISO_TIME.test(time)) return '';
-  const at = new Date(Date.parse(time));
-  const year = at.getUTCFullYear();
-  return Number.isNaN(at.getTime()) || year < 1 || year > 9999 ? '' : at.toISOString();
+  return utcTime(time, 'refuse') ?? '';
 }
 
 /**
@@ -181,7 +177,7 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
         const key = keyOf(path);
         if (seen.has(key)) return;
         seen.add(key);
-        if (!replacesWholeObject(model, record.type)) needed.push([path.countryCode, path.partyId, path.id.toUpperCase()]);
+        if (!replacesWholeObject(model, record.type)) needed.push(key.split('\u0000'));
       });
     });
     const documents = new Map<string, Json>();
@@ -191,7 +187,7 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
           where generation = $1 and (country_code, party_id, id) in (select * from unnest($2::text[], $3::text[], $4::text[]))`,
         [gen, needed.map((k) => k[0]), needed.map((k) => k[1]), needed.map((k) => k[2])],
       );
-      for (const r of loaded.rows) documents.set(`${r.country_code}\u0000${r.party_id}\u0000${r.id.toUpperCase()}`, r.document);
+      for (const r of loaded.rows) documents.set(`${r.country_code}\u0000${r.party_id}\u0000${r.id}`, r.document);
     }
     const changed = new Set<string>();
     // When an object was created, for the rows this batch inserts (an update keeps the stored one):

@@ -4,7 +4,7 @@ import { isSuccessCode } from '@hub/ocpi';
 import { ocpiPartnerClient } from '@hub/partners';
 import { parseSubject } from '@hub/read-models';
 import { aesGcmTokenCipher, PartnerCallError } from '@hub/registry';
-import { consumerLagGauge, startServiceShell, type ServiceShell } from '@hub/service-kit';
+import { consumerLagGauge, seekToStoredPositions, startServiceShell, type ServiceShell } from '@hub/service-kit';
 import { DELIVERIES_CHANNEL, listen, postgresCommandStore, postgresDeliveryStore, type Delivery, type DeliveryInput, type DeliveryTarget } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
 
@@ -42,21 +42,9 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
   const consumer = eventLog.consumer(config.groupId);
   await consumer.connect();
   for (const topic of kindOf.keys()) await consumer.subscribe({ topic, fromBeginning: true });
-  // On every (re)assignment, start each partition where the delivery rows end (the position stored
-  // with them), not where Kafka's committed offset says: if Postgres lost recent rows (a failover,
-  // a restore), their events are read and enqueued again instead of being skipped for good.
-  consumer.on(consumer.events.GROUP_JOIN, (e) => {
-    void (async () => {
-      for (const [topic, partitions] of Object.entries(e.payload.memberAssignment)) {
-        if (!kindOf.has(topic)) continue;
-        const positions = await deliveries.deliveryPositions(config.groupId, topic);
-        for (const partition of partitions) {
-          const position = positions.get(partition);
-          if (position !== undefined) consumer.seek({ topic, partition, offset: position.toString() });
-        }
-      }
-    })().catch((err: unknown) => logger.warn('could not seek to the stored delivery positions; resuming from Kafka offsets', { err }));
-  });
+  // Each partition starts where the delivery rows end (the position stored with them): if Postgres
+  // lost recent rows (a failover, a restore), their events are read and enqueued again.
+  seekToStoredPositions(consumer, logger, (topic) => (kindOf.has(topic) ? deliveries.deliveryPositions(config.groupId, topic) : undefined));
   await consumer.run({
     eachBatchAutoResolve: false,
     // Partitions are handed off in parallel (each keeps its order): a fetch spanning twelve partitions

@@ -119,7 +119,7 @@ export class KnownObjects {
   has(model: ReadModel, path: ObjectPath): boolean {
     const location = locationEntry(model, path);
     if (path.evseUid === undefined) return this.locations.has(location);
-    const until = this.children.get(location)?.get(pathSubject(path).toUpperCase());
+    const until = this.children.get(location)?.get(childEntry(path));
     return until !== undefined && until > this.now();
   }
   add(model: ReadModel, path: ObjectPath): void {
@@ -142,7 +142,7 @@ export class KnownObjects {
     }
     let known = this.children.get(location);
     if (!known) this.children.set(location, (known = new Map<string, number>()));
-    const child = pathSubject(path).toUpperCase();
+    const child = childEntry(path);
     if (!known.has(child)) this.entries++;
     known.set(child, this.now() + this.childTtlMs);
   }
@@ -156,10 +156,9 @@ export class KnownObjects {
   }
 }
 
-function locationEntry(model: ReadModel, path: ObjectPath): string {
-  // Ids are CiStrings (types.asciidoc): LOC1 and loc1 are one location.
-  return `${model}:${pathSubject({ countryCode: path.countryCode, partyId: path.partyId, id: path.id }).toUpperCase()}`;
-}
+// Ids are CiStrings (types.asciidoc): LOC1 and loc1 are one location, as in its Kafka key.
+const locationEntry = (model: ReadModel, path: ObjectPath): string => `${model}:${objectKey(path)}`;
+const childEntry = (path: ObjectPath): string => `${path.evseUid ?? ''}\u0000${path.connectorId ?? ''}`.toUpperCase();
 
 /**
  * The object must exist for a PATCH, a child PUT or a tariff DELETE (2003 for locations, 404 for a

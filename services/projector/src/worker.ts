@@ -1,7 +1,7 @@
 import type { CommonConfig } from '@hub/config';
 import { topics } from '@hub/events';
 import { Counter, Histogram } from '@hub/observability';
-import { consumerLagGauge, startServiceShell, type ServiceShell } from '@hub/service-kit';
+import { consumerLagGauge, seekToStoredPositions, startServiceShell, type ServiceShell } from '@hub/service-kit';
 import { postgresReadModelStore, projectedRecord, type BatchOutcome, type PartitionBatch, type ReadModel } from '@hub/store';
 import { groupApply } from './group-apply.ts';
 
@@ -28,20 +28,10 @@ export async function startWorker(config: CommonConfig, options: { groupId?: str
   const consumer = eventLog.consumer(group);
   await consumer.connect();
   for (const m of MODELS) await consumer.subscribe({ topic: eventLog.physical(m.topic), fromBeginning: true });
-  // On every (re)assignment, start each partition where the read model stands (its stored position),
-  // not where Kafka's committed offset says: Postgres is the truth, Kafka's offset only a hint.
-  consumer.on(consumer.events.GROUP_JOIN, (e) => {
-    void (async () => {
-      for (const [topic, partitions] of Object.entries(e.payload.memberAssignment)) {
-        const model = modelOf.get(topic);
-        if (!model) continue;
-        const positions = await store.positions(model);
-        for (const partition of partitions) {
-          const position = positions.get(partition);
-          if (position !== undefined) consumer.seek({ topic, partition, offset: position.toString() });
-        }
-      }
-    })().catch((err: unknown) => logger.warn('could not seek to the stored positions; resuming from Kafka offsets (records already applied are skipped)', { err }));
+  // Each partition starts where the read model stands (records already applied are skipped anyway).
+  seekToStoredPositions(consumer, logger, (topic) => {
+    const model = modelOf.get(topic);
+    return model ? store.positions(model) : undefined;
   });
   // One group commit per read model: the partitions of a fetch are applied in one transaction.
   const groupFor = (model: ReadModel) =>
