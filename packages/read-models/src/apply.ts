@@ -1,4 +1,5 @@
 import { locationEventTypes, sameId, tariffEventTypes, type ObjectPath } from './location-events.ts';
+import { mergePatch } from './merge-patch.ts';
 
 // How an event changes the stored Location or Tariff (OCPI 2.2.1 mod_locations.asciidoc, Receiver
 // interface PUT and PATCH; mod_tariffs.asciidoc, PUT). Pure functions: the projector runs them inside
@@ -13,11 +14,6 @@ export type ApplyResult =
 
 const evsesOf = (location: Json): Json[] => (Array.isArray(location['evses']) ? (location['evses'] as Json[]) : []);
 const connectorsOf = (evse: Json): Json[] => (Array.isArray(evse['connectors']) ? (evse['connectors'] as Json[]) : []);
-
-/** PATCH: the fields present replace the stored ones; absent fields stay (mod_locations, PATCH Method). */
-function merge(stored: Json, patch: Json): Json {
-  return { ...stored, ...patch };
-}
 
 function lastUpdated(o: Json): string {
   return typeof o['last_updated'] === 'string' ? o['last_updated'] : '';
@@ -50,13 +46,13 @@ export function applyLocationEvent(stored: Json | undefined, type: string, path:
     case locationEventTypes.locationPut:
       return { kind: 'upsert', document: data };
     case locationEventTypes.locationPatched:
-      return stored ? { kind: 'upsert', document: merge(stored, data) } : { kind: 'rejected', reason: 'unknown location' };
+      return stored ? { kind: 'upsert', document: mergePatch(stored, data) } : { kind: 'rejected', reason: 'unknown location' };
     case locationEventTypes.evsePut:
     case locationEventTypes.evsePatched: {
       if (!stored) return { kind: 'rejected', reason: 'unknown location' };
       const uid = path.evseUid ?? '';
       const isPut = type === locationEventTypes.evsePut;
-      return withEvse(stored, uid, (evse) => (isPut ? data : evse ? merge(evse, data) : 'unknown EVSE'));
+      return withEvse(stored, uid, (evse) => (isPut ? data : evse ? mergePatch(evse, data) : 'unknown EVSE'));
     }
     case locationEventTypes.connectorPut:
     case locationEventTypes.connectorPatched: {
@@ -64,7 +60,7 @@ export function applyLocationEvent(stored: Json | undefined, type: string, path:
       const isPut = type === locationEventTypes.connectorPut;
       const connectorId = path.connectorId ?? '';
       return withEvse(stored, path.evseUid ?? '', (evse) =>
-        evse ? withConnector(evse, connectorId, (c) => (isPut ? data : c ? merge(c, data) : 'unknown connector')) : 'unknown EVSE',
+        evse ? withConnector(evse, connectorId, (c) => (isPut ? data : c ? mergePatch(c, data) : 'unknown connector')) : 'unknown EVSE',
       );
     }
     default:

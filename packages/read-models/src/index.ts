@@ -1,3 +1,4 @@
 export * from './location-events.ts';
 export * from './apply.ts';
 export * from './cdr-event.ts';
+export * from './merge-patch.ts';

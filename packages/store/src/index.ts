@@ -7,3 +7,4 @@ export * from './postgres-read-model-store.ts';
 export * from './rate-limiter.ts';
 export * from './postgres-delivery-store.ts';
 export * from './postgres-command-store.ts';
+export * from './postgres-failure.ts';

@@ -1,0 +1,38 @@
+// Which Postgres failures are the server's (retry, the partition waits) and which the record's
+// (quarantine it): src/postgres-failure.ts.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DependencyUnavailable } from '@hub/ocpi';
+import { postgresFailureKind, translatePostgresError } from '../src/postgres-failure.ts';
+
+const pgError = (code: string) => Object.assign(new Error(`error ${code}`), { code });
+
+describe('postgresFailureKind', () => {
+  it('sees a server starting up, shutting down, unreachable or conflicting as a dependency failure', () => {
+    for (const code of ['57P03', '57P01', '08006', '08001', '53300', '40001', '40P01', '25006', '58030']) {
+      assert.equal(postgresFailureKind(pgError(code)), 'dependency', code);
+    }
+    for (const code of ['ECONNREFUSED', 'ECONNRESET']) assert.equal(postgresFailureKind(Object.assign(new Error('socket'), { code })), 'dependency', code);
+    assert.equal(postgresFailureKind(new Error('Connection terminated unexpectedly')), 'dependency');
+    assert.equal(postgresFailureKind(new Error('timeout exceeded when trying to connect')), 'dependency');
+  });
+  it('sees data exceptions and constraint violations as the record failing', () => {
+    // 22P05 untranslatable character (\u0000 in jsonb), 22008 datetime field overflow, 23505 unique violation
+    for (const code of ['22P05', '22008', '22P02', '23505', '23502']) assert.equal(postgresFailureKind(pgError(code)), 'record', code);
+  });
+  it('calls anything else unknown (a bug is not a reason to skip data)', () => {
+    assert.equal(postgresFailureKind(pgError('42P01')), 'unknown');
+    assert.equal(postgresFailureKind(new TypeError('x is undefined')), 'unknown');
+    assert.equal(postgresFailureKind(undefined), 'unknown');
+  });
+});
+
+describe('translatePostgresError', () => {
+  it('turns dependency failures into DependencyUnavailable and leaves others as they are', () => {
+    const translated = translatePostgresError(pgError('57P03'));
+    assert.ok(translated instanceof DependencyUnavailable);
+    assert.equal(translated.dependency, 'postgres');
+    const data = pgError('22P05');
+    assert.equal(translatePostgresError(data), data);
+  });
+});
