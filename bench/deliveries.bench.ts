@@ -6,11 +6,11 @@
 // Run: npm run bench -- deliveries [sessions/s=500] [seconds=60] [cdrs=5000]
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { generateCredentialsToken, hashCredentialsToken, type PartyRef } from '@hub/ocpi';
-import { aesGcmTokenCipher, registerParty, setRoutingRule, overrideEndpoint } from '@hub/registry';
+import type { PartyRef } from '@hub/ocpi';
+import { setRoutingRule } from '@hub/registry';
 import { postgresRegistryStore } from '@hub/store';
 import { call, createTestStack, repoRoot, startPartnerSimulator, type PartnerSimulator } from '@hub/testing';
-import { percentile, startNode } from './load.ts';
+import { benchPlatform, percentile, rssMiB, startNode } from './load.ts';
 
 type Json = Record<string, unknown>;
 const rate = Number(process.argv[2] ?? 500);
@@ -23,32 +23,10 @@ const cdrTemplate = JSON.parse(readFileSync(join(examples, 'cdr_example.json'), 
 
 const stack = await createTestStack('bench_deliveries');
 const env = stack.env({ HUB_PORT: '0', LOG_LEVEL: 'warn', ALLOW_HTTP_PARTNER_URLS: 'true', PARTNER_ALLOWED_HOSTS: '127.0.0.1', DELIVERY_TIMEOUT_MS: '2000' });
-const cipher = aesGcmTokenCipher(Buffer.from(env['HUB_SECRET_KEY'] ?? '', 'base64'));
 const store = postgresRegistryStore(stack.pool);
 const deps = { store, source: 'bench', actor: 'bench' };
 
-async function platform(party: PartyRef, role: 'CPO' | 'EMSP', sim?: PartnerSimulator): Promise<string> {
-  const { platformId, initialToken } = await registerParty(deps, { party: { ...party, role }, name: `bench ${party.partyId}` });
-  const hubToken = generateCredentialsToken();
-  await store.saveCredentials(
-    {
-      platformId,
-      presentedTokenHash: hashCredentialsToken(initialToken),
-      newHubTokenHash: hashCredentialsToken(hubToken),
-      partnerTokenSealed: cipher.seal(sim?.token ?? 'unused'),
-      versionsUrl: sim?.versionsUrl ?? 'https://bench.invalid/ocpi/versions',
-      version: '2.2.1',
-      endpoints: [],
-      businessDetails: [],
-      outbox: [],
-    },
-    'register',
-  );
-  if (sim) {
-    for (const module of ['sessions', 'cdrs']) await overrideEndpoint(deps, { party: { ...party, role }, module, url: `${sim.baseUrl}/ocpi/2.2.1/${module}` });
-  }
-  return hubToken;
-}
+const platform = (party: PartyRef, role: 'CPO' | 'EMSP', sim?: PartnerSimulator): Promise<string> => benchPlatform(stack, env['HUB_SECRET_KEY'] ?? '', party, role, sim);
 
 const cpo = { countryCode: 'NL', partyId: 'STK' };
 const emsps = [
@@ -64,7 +42,7 @@ for (const e of emsps) {
 const ingress = await startNode(join(repoRoot, 'services', 'ingress', 'src', 'main.ts'), [], { ...env, LOG_LEVEL: 'info' }, /ingress listening/);
 const hub = `http://127.0.0.1:${/"port":(\d+)/.exec(ingress.line)?.[1]}`;
 const dispatcher = await startNode(join(repoRoot, 'services', 'dispatcher', 'src', 'main.ts'), [], { ...env, LOG_LEVEL: 'info' }, /dispatcher running/);
-const rss = (pid: number | undefined) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const rss = rssMiB;
 
 async function sessionRun(label: string, targets: typeof emsps, hanging?: (typeof emsps)[number], runSeconds = seconds, report = true): Promise<void> {
   if (hanging) hanging.sim.receiverMode = 'hang';

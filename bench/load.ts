@@ -1,8 +1,8 @@
 import autocannon from 'autocannon';
 import { generateCredentialsToken, hashCredentialsToken, type PartyRef } from '@hub/ocpi';
-import { registerParty, setRoutingRule } from '@hub/registry';
+import { aesGcmTokenCipher, overrideEndpoint, registerParty, setRoutingRule } from '@hub/registry';
 import { postgresRegistryStore } from '@hub/store';
-import type { TestStack } from '@hub/testing';
+import type { PartnerSimulator, TestStack } from '@hub/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -91,19 +91,41 @@ export function printTable(rows: readonly LoadResult[]): void {
 }
 
 /** Starts a Node process and resolves once it printed a line matching `ready`. */
-export function startNode(script: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; line: string }> {
+/**
+ * Starts a hub service or helper script as its own process and resolves once a line matches `ready`.
+ * `nodeArgs` go before the script (e.g. --trace-gc); `onLine` sees every later output line (without
+ * it the output is drained unread, so the load generator spends nothing on it).
+ */
+export function startNode(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  options: { nodeArgs?: readonly string[]; onLine?: (line: string) => void } = {},
+): Promise<{ child: ChildProcess; line: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...process.execArgv, ...(options.nodeArgs ?? []), script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const onData = (d: Buffer) => {
       out += d.toString();
       const line = out.split('\n').find((l) => ready.test(l));
       if (line) {
-        // From here on the output is drained unread, so the load generator spends nothing on it.
         child.stdout?.off('data', onData);
         child.stderr?.off('data', onData);
-        child.stdout?.resume();
-        child.stderr?.resume();
+        const { onLine } = options;
+        if (onLine) {
+          let rest = '';
+          const follow = (chunk: Buffer) => {
+            const lines = (rest + chunk.toString()).split('\n');
+            rest = lines.pop() ?? '';
+            lines.forEach(onLine);
+          };
+          child.stdout?.on('data', follow);
+          child.stderr?.on('data', follow);
+        } else {
+          child.stdout?.resume();
+          child.stderr?.resume();
+        }
         out = '';
         resolve({ child, line });
       }
@@ -150,6 +172,49 @@ export async function onboardForBench(
   }
   await setRoutingRule(deps, { emsp: parties.emsp, cpo: parties.cpo, enabled: true });
   return { cpoToken: tokens[0] ?? '', emspToken: tokens[1] ?? '' };
+}
+
+/**
+ * A registered platform with one party, its hub token, and (for an eMSP with a simulator) receiver
+ * URLs pointing at the simulator: straight in the store, as the account team and a credentials
+ * exchange would leave it. Returns the hub token the platform presents.
+ */
+export async function benchPlatform(
+  stack: TestStack,
+  secretKeyBase64: string,
+  party: PartyRef,
+  role: 'CPO' | 'EMSP',
+  sim?: PartnerSimulator,
+  modules: readonly string[] = ['sessions', 'cdrs'],
+): Promise<string> {
+  const store = postgresRegistryStore(stack.pool);
+  const deps = { store, source: 'bench', actor: 'bench' };
+  const cipher = aesGcmTokenCipher(Buffer.from(secretKeyBase64, 'base64'));
+  const { platformId, initialToken } = await registerParty(deps, { party: { ...party, role }, name: `bench ${party.partyId}` });
+  const hubToken = generateCredentialsToken();
+  await store.saveCredentials(
+    {
+      platformId,
+      presentedTokenHash: hashCredentialsToken(initialToken),
+      newHubTokenHash: hashCredentialsToken(hubToken),
+      partnerTokenSealed: cipher.seal(sim?.token ?? 'unused'),
+      versionsUrl: sim?.versionsUrl ?? 'https://bench.invalid/ocpi/versions',
+      version: '2.2.1',
+      endpoints: [],
+      businessDetails: [],
+      outbox: [],
+    },
+    'register',
+  );
+  if (sim) {
+    for (const module of modules) await overrideEndpoint(deps, { party: { ...party, role }, module, url: `${sim.baseUrl}/ocpi/2.2.1/${module}` });
+  }
+  return hubToken;
+}
+
+/** Resident set size of a process in MiB (Linux /proc). */
+export function rssMiB(pid: number | undefined): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 }
 
 /** Medians of each target's rounds (errors summed): alternating rounds on a noisy machine. */
