@@ -106,4 +106,13 @@ const child = spawn(node.bin, [...nodeFlags(node.version), join(root, 'infra', '
 });
 // Ctrl-C reaches the whole foreground process group; SIGTERM only reaches us, so pass both on.
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
+// `npm start` runs npm, a shell, then us: a SIGTERM to npm ends npm and the shell but not us. When
+// whoever started us is gone (we were re-parented), the child is stopped as on SIGTERM.
+const parent = process.ppid;
+const orphanWatch = setInterval(() => {
+  if (process.ppid === parent) return;
+  clearInterval(orphanWatch);
+  child.kill('SIGTERM');
+}, 500);
+orphanWatch.unref();
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 + 1 : 1)));

@@ -3,7 +3,8 @@
 // topics and runs the migrations, then starts the services (start) or runs the test suite (test).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { createKafkaEventLog, ensureTopics, readTopicDefinitions } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
@@ -77,8 +78,14 @@ async function prepare(brokers: string, databaseUrl: string, topicPrefix = ''): 
   const admin = log.admin();
   await admin.connect();
   try {
-    const created = await ensureTopics(admin, readTopicDefinitions(topicsFile), topicPrefix, (message) => say(`warning: ${message}`));
+    const clamped: string[] = [];
+    const created = await ensureTopics(admin, readTopicDefinitions(topicsFile), topicPrefix, (notice) => {
+      // Fewer replicas than defined is what a one-broker development stack is: one line, not a warning per topic.
+      if (notice.kind === 'replicas-clamped') clamped.push(notice.topic);
+      else say(`warning: ${notice.message}`);
+    });
     if (created.length > 0) say(`topics created: ${created.join(', ')}`);
+    if (clamped.length > 0) say(`${clamped.length} topics got fewer replicas than infra/topics.json defines (a single-broker stack); KAFKA_BROKERS=<cluster> gives them their real replication`);
   } finally {
     await log.close();
   }
@@ -97,11 +104,13 @@ function secretKey(): string {
 }
 
 const SERVICES = ['ingress', 'projector', 'dispatcher', 'prober'] as const;
+const OPERATOR_PORTS: Record<(typeof SERVICES)[number], number> = { ingress: 9464, projector: 9465, dispatcher: 9466, prober: 9467 };
 
 async function start(): Promise<void> {
   const startedAt = Date.now();
   const stack = await provideStack('start');
   const databaseUrl = process.env['DATABASE_URL'] ?? stack.db.url('ocpi_hub');
+  const topicPrefix = process.env['TOPIC_PREFIX'] ?? '';
   const children = new Map<string, ChildProcess>();
   let stopping = false;
 
@@ -116,9 +125,10 @@ async function start(): Promise<void> {
     process.exit(code);
   };
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => void stopAll(0));
+  stopWhenOrphaned(() => void stopAll(0));
 
   try {
-    await prepare(stack.brokers, databaseUrl);
+    await prepare(stack.brokers, databaseUrl, topicPrefix);
   } catch (e) {
     say(`set-up failed: ${(e as Error).message}`);
     await stopAll(1);
@@ -132,31 +142,49 @@ async function start(): Promise<void> {
     HUB_SECRET_KEY: secretKey(),
     HUB_PORT: port,
   };
-  writeFileSync(stackEnvFile, `KAFKA_BROKERS=${stack.brokers}\nDATABASE_URL=${databaseUrl}\n`);
-  const operatorPorts: Record<string, number> = { ingress: 9464, projector: 9465, dispatcher: 9466, prober: 9467 };
-  const launch = (service: string, restarts = 0) => {
+  writeFileSync(stackEnvFile, `KAFKA_BROKERS=${stack.brokers}\nDATABASE_URL=${databaseUrl}\n${topicPrefix ? `TOPIC_PREFIX=${topicPrefix}\n` : ''}`);
+  // Services log to files; the terminal gets the banner and their warnings and errors (README, Running the hub).
+  const logDir = process.env['HUB_LOG_DIR'] ?? join(local, 'logs');
+  mkdirSync(logDir, { recursive: true });
+  const operatorPort = (service: (typeof SERVICES)[number]) => Number(process.env[`${service.toUpperCase()}_OPERATOR_PORT`] ?? OPERATOR_PORTS[service]);
+  const launch = (service: (typeof SERVICES)[number], restarts = 0) => {
+    const logFile = createWriteStream(join(logDir, `${service}.log`), { flags: 'a' });
     const child = spawn(node, [...process.execArgv, join(root, 'services', service, 'src', 'main.ts')], {
-      stdio: ['ignore', 'inherit', 'inherit'],
-      env: { ...env, OPERATOR_PORT: process.env[`${service.toUpperCase()}_OPERATOR_PORT`] ?? String(operatorPorts[service]) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...env, OPERATOR_PORT: String(operatorPort(service)) },
     });
     children.set(service, child);
+    const onLine = (line: string) => {
+      if (isProblem(line)) process.stderr.write(`[${service}] ${line}\n`);
+    };
+    for (const stream of [child.stdout, child.stderr]) {
+      stream.pipe(logFile, { end: false });
+      createInterface({ input: stream, crlfDelay: Infinity }).on('line', onLine);
+    }
     child.on('exit', (code, signal) => {
+      logFile.end();
       if (stopping) return;
       // A crashed service is restarted with backoff; the stack keeps running for the others.
       const delay = Math.min(30_000, 1000 * 2 ** restarts);
-      say(`${service} exited (${signal ?? code}); restarting in ${delay} ms`);
+      say(`${service} exited (${signal ?? code}); restarting in ${delay} ms (log: ${join(logDir, `${service}.log`)})`);
       setTimeout(() => launch(service, restarts + 1), delay).unref();
     });
   };
   for (const s of SERVICES) launch(s);
   const base = process.env['HUB_PUBLIC_URL'] ?? `http://127.0.0.1:${port}`;
-  await waitForHttp(`http://127.0.0.1:${port}/ocpi/versions`, 30_000);
+  // "ready" only once every service's own health check passes (its /healthz: Postgres, Kafka, its consumers).
+  const unhealthy = await waitForHealth(SERVICES.map((s) => ({ service: s, url: `http://127.0.0.1:${operatorPort(s)}/healthz` })), 90_000);
+  if (unhealthy.length > 0) {
+    say(`not ready after 90 s: ${unhealthy.join(', ')} failed their health check; see ${logDir}/<service>.log (the stack keeps running and restarting them)`);
+    return;
+  }
   say(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   process.stdout.write(
     [
       '',
       `  OCPI roaming hub is running. Partner API: ${base}/ocpi/versions`,
-      `  Operator endpoints: /metrics and /healthz on ports ${Object.values(operatorPorts).join(', ')}`,
+      `  Operator endpoints: /metrics and /healthz on ports ${SERVICES.map(operatorPort).join(', ')}`,
+      `  Service logs: ${logDir}/{${SERVICES.join(',')}}.log`,
       '',
       '  Register the first party (prints its initial token), in another terminal:',
       '    npm run hubctl -- party register --role CPO --country NL --party ABC --name "Example CPO"',
@@ -167,18 +195,41 @@ async function start(): Promise<void> {
   );
 }
 
-async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(url);
-      if (res.status === 401 || res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
+/** A JSON log line at warn or above, or anything that is not a log line (a stack trace): shown in the terminal. */
+function isProblem(line: string): boolean {
+  if (line.trim() === '') return false;
+  try {
+    const level = (JSON.parse(line) as { level?: unknown }).level;
+    return level === 'warn' || level === 'error';
+  } catch {
+    return true;
   }
-  say(`warning: ${url} did not answer within ${timeoutMs} ms`);
+}
+
+/** Polls every health URL until each answered 200 once; returns the services still failing at the deadline. */
+async function waitForHealth(checks: ReadonlyArray<{ service: string; url: string }>, timeoutMs: number): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  const pending = new Map(checks.map((c) => [c.service, c.url]));
+  while (pending.size > 0 && Date.now() < deadline) {
+    for (const [service, url] of [...pending]) {
+      const ok = await fetch(url, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status === 200, () => false);
+      if (ok) pending.delete(service);
+    }
+    if (pending.size > 0) await new Promise((r) => setTimeout(r, 250));
+  }
+  return [...pending.keys()];
+}
+
+/**
+ * `npm start` is npm, then a shell, then bootstrap.mjs, then this process: a SIGTERM to npm ends npm
+ * but reaches none of them, and the stack would run on as orphans. Whoever started us is watched:
+ * when it is gone (we were re-parented), everything is stopped as on Ctrl-C.
+ */
+function stopWhenOrphaned(stop: () => void): void {
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, 500).unref();
 }
 
 function runChild(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {

@@ -1,4 +1,5 @@
 import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type KafkaMessage, type Producer } from 'kafkajs';
+import protocolErrors from 'kafkajs/src/protocol/error.js';
 import { eventFromRecord, eventHeaders, topicName, type HubEvent } from '@hub/events';
 
 // The only module that imports the Kafka client (reference design, Layout). Everything else sees the
@@ -67,6 +68,20 @@ const kafkaLevels: Record<number, keyof LogSink> = {
   [logLevel.NOTHING]: 'debug',
 };
 
+/**
+ * Kafka's retriable protocol errors ("The coordinator is loading", "The group coordinator is not
+ * available", a leader moving): the client retries them itself, and they are routine while a broker
+ * starts or a group forms. kafkajs logs every such response at ERROR; here they are debug lines. What
+ * outlasts the retries still surfaces: connection errors, exhausted retries and consumer crashes are
+ * other log lines, and the call fails.
+ */
+const retriableProtocolErrors = new Set(protocolErrors.errorCodes.filter((e) => e.retriable).map((e) => e.message));
+
+export function kafkaLogLevel(level: number, namespace: string, log: { message: string; error?: unknown }): keyof LogSink {
+  if (namespace === 'Connection' && log.message.startsWith('Response ') && typeof log.error === 'string' && retriableProtocolErrors.has(log.error)) return 'debug';
+  return kafkaLevels[level] ?? 'info';
+}
+
 export function createKafkaEventLog(options: EventLogOptions): EventLog {
   const prefix = options.topicPrefix ?? '';
   const kafka = new Kafka({
@@ -76,7 +91,7 @@ export function createKafkaEventLog(options: EventLogOptions): EventLog {
     retry: { retries: 8, initialRetryTime: 200, maxRetryTime: 5000 },
     logCreator: () => (entry) => {
       const { message, ...meta } = entry.log;
-      options.logger[kafkaLevels[entry.level] ?? 'info'](`kafka: ${message}`, { ...meta, namespace: entry.namespace });
+      options.logger[kafkaLogLevel(entry.level, entry.namespace, entry.log)](`kafka: ${message}`, { ...meta, namespace: entry.namespace });
     },
   });
   let producer: Producer | undefined;
@@ -175,7 +190,7 @@ export function createKafkaEventLog(options: EventLogOptions): EventLog {
     return adminClient;
   };
 
-  const physicalGroup = (groupId: string): string => (prefix ? `${prefix}.${groupId}` : groupId);
+  const physicalGroup = (groupId: string): string => topicName(prefix, groupId);
   return {
     physical,
     physicalGroup,

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Admin } from 'kafkajs';
+import { topicName } from '@hub/events';
 
 /** One entry of infra/topics.json. */
 export interface TopicDefinition {
@@ -18,7 +19,7 @@ export function readTopicDefinitions(file: string): TopicDefinition[] {
 
 /**
  * Creates missing topics; existing topics keep their data and their partitions, so a second start of
- * the stack changes nothing. Returns the names it created. What it will not do is reported to `warn`:
+ * the stack changes nothing. Returns the names it created. What it will not do is reported to `report`:
  * - Partitions are never added to an existing topic. Every topic is keyed, and a key's partition is
  *   its hash modulo the count: more partitions would send an object's next events to another
  *   partition, out of order with its earlier ones (a session's older state could then win). A new
@@ -26,23 +27,32 @@ export function readTopicDefinitions(file: string): TopicDefinition[] {
  * - A topic created on fewer brokers than its replication factor gets fewer replicas (a local stack
  *   has one broker), and acks=all then means fewer copies.
  */
+export interface TopicNotice {
+  /** replicas-clamped: created with fewer replicas than defined; partitions-kept: an existing topic's count differs from its definition. */
+  readonly kind: 'replicas-clamped' | 'partitions-kept';
+  readonly topic: string;
+  readonly message: string;
+}
+
 export async function ensureTopics(
   admin: Admin,
   definitions: readonly TopicDefinition[],
   prefix = '',
-  warn: (message: string) => void = () => undefined,
+  report: (notice: TopicNotice) => void = () => undefined,
 ): Promise<string[]> {
   const cluster = await admin.describeCluster();
   const brokers = cluster.brokers.length;
   const existing = new Set(await admin.listTopics());
-  const name = (d: TopicDefinition) => (prefix ? `${prefix}.${d.name}` : d.name);
+  const name = (d: TopicDefinition) => topicName(prefix, d.name);
   const missing = definitions.filter((d) => !existing.has(name(d)));
   if (missing.length > 0) {
     await admin.createTopics({
       waitForLeaders: false,
       topics: missing.map((d) => {
         const replicationFactor = Math.min(d.replicationFactor, brokers);
-        if (replicationFactor < d.replicationFactor) warn(`topic ${name(d)} created with ${replicationFactor} replica(s), not ${d.replicationFactor}: only ${brokers} broker(s) in the cluster`);
+        if (replicationFactor < d.replicationFactor) {
+          report({ kind: 'replicas-clamped', topic: name(d), message: `topic ${name(d)} created with ${replicationFactor} replica(s), not ${d.replicationFactor}: only ${brokers} broker(s) in the cluster` });
+        }
         const configEntries = Object.entries(d.config)
           // min.insync.replicas above the replica count would refuse every acks=all write.
           .map(([k, v]) => ({ name: k, value: k === 'min.insync.replicas' ? String(Math.min(Number(v), replicationFactor)) : v }));
@@ -57,7 +67,7 @@ export async function ensureTopics(
     for (const t of meta.topics) {
       const d = present.find((p) => name(p) === t.name);
       if (d && t.partitions.length !== d.partitions) {
-        warn(`topic ${t.name} has ${t.partitions.length} partitions, its definition ${d.partitions}: left as is (adding partitions would reorder each key's events; a new count needs a new topic version)`);
+        report({ kind: 'partitions-kept', topic: t.name, message: `topic ${t.name} has ${t.partitions.length} partitions, its definition ${d.partitions}: left as is (adding partitions would reorder each key's events; a new count needs a new topic version)` });
       }
     }
   }

@@ -14,5 +14,6 @@ export type TopicId = keyof typeof topics;
 
 /** The physical topic name: an optional prefix isolates test runs that share a broker. */
 export function topicName(prefix: string, topic: string): string {
-  return prefix ? `${prefix}.${topic}` : topic;
+  // TOPIC_PREFIX "x" and "x." both give "x.ocpi.locations.v1".
+  return prefix ? `${prefix.endsWith('.') ? prefix : `${prefix}.`}${topic}` : topic;
 }

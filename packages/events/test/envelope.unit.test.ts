@@ -110,6 +110,10 @@ describe('topicName', () => {
     assert.equal(topicName('run42', topics.registry), 'run42.hub.registry.v1');
   });
 
+  it('takes a prefix that already ends in a dot as it is (TOPIC_PREFIX=x. gives x.ocpi...)', () => {
+    assert.equal(topicName('x.', topics.locations), 'x.ocpi.locations.v1');
+  });
+
   it('names every topic with a version suffix', () => {
     for (const name of Object.values(topics)) assert.match(name, /\.v\d+$/);
   });
