@@ -107,9 +107,11 @@ const ocpiPayloads: ReadonlyArray<readonly [string, string, Json]> = [
   ['location_patch_example_status.json', locationEventTypes.evsePatched, loadExample('location_patch_example_status.json')],
   ['location_patch_example_remove_evse.json', locationEventTypes.evsePatched, loadExample('location_patch_example_remove_evse.json')],
   ['location_patch_example_tariff.json', locationEventTypes.connectorPatched, loadExample('location_patch_example_tariff.json')],
+  ['session_patch_example_total_cost.json', sessionEventTypes.sessionPatched, loadExample('session_patch_example_total_cost.json')],
+  ['session_patch_example_charging_period.json', sessionEventTypes.sessionPatched, loadExample('session_patch_example_charging_period.json')],
 ];
 
-const patchedTypes = [locationEventTypes.locationPatched, locationEventTypes.evsePatched, locationEventTypes.connectorPatched];
+const patchedTypes = [locationEventTypes.locationPatched, locationEventTypes.evsePatched, locationEventTypes.connectorPatched, sessionEventTypes.sessionPatched];
 
 describe('event schemas', () => {
   it('has exactly one schema file per event type', () => {
@@ -182,6 +184,8 @@ describe('OCPI object event payloads', () => {
     assert.notDeepEqual(check(locationEventTypes.evsePatched, { status: 'BROKEN', last_updated: '2019-06-24T12:39:09Z' }), []);
     assert.notDeepEqual(check(locationEventTypes.connectorPatched, { tariff_ids: [15], last_updated: '2019-06-24T12:39:09Z' }), []);
     assert.notDeepEqual(check(locationEventTypes.locationPatched, { name: 'x', last_updated: 'yesterday' }), []);
+    assert.notDeepEqual(check(sessionEventTypes.sessionPatched, { status: 'CHARGING', last_updated: '2019-06-24T12:39:09Z' }), []);
+    assert.notDeepEqual(check(sessionEventTypes.sessionPatched, { kwh: '5', last_updated: '2019-06-24T12:39:09Z' }), []);
   });
 
   it('refuses an object that is not valid OCPI', () => {

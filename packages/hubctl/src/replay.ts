@@ -1,6 +1,6 @@
 import { topics } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
-import { parseSubject } from '@hub/read-models';
+import { parseSubject, sessionEventTypes } from '@hub/read-models';
 import type { DeliveryInput, DeliveryKind, DeliveryStore } from '@hub/store';
 
 // Replay of a topic to one eMSP (issue #4, Operators): for an eMSP that lost data, every session or
@@ -71,7 +71,9 @@ export async function replayToEmsp(
             const decoded = deps.eventLog.decode(batch.topic, batch.partition, message);
             const path = decoded ? parseSubject(decoded.event.subject) : undefined;
             const token = (decoded?.event.data as { cdr_token?: { country_code?: string; party_id?: string } } | undefined)?.cdr_token;
-            if (!decoded || !path || token?.country_code?.toUpperCase() !== options.emsp.countryCode || token.party_id?.toUpperCase() !== options.emsp.partyId) continue;
+            // A session PATCH need not name the eMSP: the store applies it to this eMSP's sessions only.
+            const patch = decoded?.event.type === sessionEventTypes.sessionPatched;
+            if (!decoded || !path || (!patch && (token?.country_code?.toUpperCase() !== options.emsp.countryCode || token.party_id?.toUpperCase() !== options.emsp.partyId))) continue;
             matched++;
             rows.push({
               kind: options.kind,
@@ -83,6 +85,7 @@ export async function replayToEmsp(
               payload: decoded.event.data as Record<string, unknown>,
               correlationId: decoded.event.correlationId,
               eventTime: decoded.event.time,
+              ...(patch ? { patch: true } : {}),
             });
           }
           if (!options.dryRun && rows.length > 0) {

@@ -30,6 +30,9 @@ export const hubErrors = {
   UNKNOWN_LOCATION: { http: 404, ocpi: 2003, message: 'Unknown location' },
   UNKNOWN_LOCATION_PUSH: { http: 200, ocpi: 2003, message: 'Unknown location' },
   UNKNOWN_TARIFF: { http: 404, ocpi: 2000, message: 'Unknown tariff' },
+  // status_codes.asciidoc: only a request that "addresses an existing resource" MUST NOT get an HTTP
+  // error; OCPI has no code for an unknown session, so as for an unknown tariff: 404 with 2000.
+  UNKNOWN_SESSION: { http: 404, ocpi: 2000, message: 'Unknown session' },
   NOT_FOUND: { http: 404, ocpi: 2000, message: 'No such resource' },
   METHOD_NOT_ALLOWED: { http: 405, ocpi: 2000, message: 'Method not allowed' },
   ALREADY_REGISTERED: { http: 405, ocpi: 2000, message: 'Credentials already registered: use PUT to update them' },

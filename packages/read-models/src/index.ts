@@ -2,3 +2,4 @@ export * from './location-events.ts';
 export * from './apply.ts';
 export * from './cdr-event.ts';
 export * from './merge-patch.ts';
+export * from './session-patch.ts';

@@ -17,9 +17,13 @@ export const tariffEventTypes = {
   tariffDeleted: 'ocpi.tariffs.tariff-deleted.v1',
 } as const;
 
-/** Sessions topic: the full Session as pushed; subject cc/pid/session_id; ocpi-to names the eMSP. */
+/**
+ * Sessions topic: the full Session as pushed (PUT; ocpi-to names the eMSP), or the partial Session
+ * as patched (PATCH; merged by the dispatcher into the session it holds); subject cc/pid/session_id.
+ */
 export const sessionEventTypes = {
   sessionPut: 'ocpi.sessions.session-put.v1',
+  sessionPatched: 'ocpi.sessions.session-patched.v1',
 } as const;
 
 /** CDRs topic (the analytics contract, README): the CDR as posted; subject cc/pid/cdr_id. */

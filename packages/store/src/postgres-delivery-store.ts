@@ -1,4 +1,5 @@
-import type { Pool } from './pool.ts';
+import { inTransaction, type Pool, type PoolClient } from './pool.ts';
+import { foldSessionEvents, sessionKey, type SessionFold, type StoredSession } from './session-fold.ts';
 import { utcTime } from './utc-time.ts';
 
 // Durable deliveries of sessions and CDRs to eMSPs (issue #4; reference design, Delivery rules), and
@@ -21,6 +22,11 @@ export interface DeliveryInput {
   readonly eventTime: string;
   /** command_result only: the eMSP's response_url. */
   readonly targetUrl?: string;
+  /**
+   * session only: the payload is a Session PATCH, merged into the session the hub holds
+   * (session-fold.ts); `emsp` is then ignored (a PATCH need not carry cdr_token).
+   */
+  readonly patch?: boolean;
 }
 
 export interface Delivery {
@@ -148,7 +154,12 @@ export interface DeliveryStore {
    * replayed event a no-op and never lets an older session state overwrite a newer one, even one that
    * reached Kafka late. A CDR row is never replaced: a CDR appended twice is delivered once.
    */
-  enqueue(rows: readonly DeliveryInput[], position?: DeliveryPosition): Promise<void>;
+  enqueue(rows: readonly DeliveryInput[], position?: DeliveryPosition): Promise<EnqueueReport>;
+  /**
+   * Whether the hub holds the session: a delivery row made from a PUT of it (any eMSP); the id is a
+   * CiString (types.asciidoc). The ingress asks this before accepting a Session PATCH.
+   */
+  sessionExists(cpo: { countryCode: string; partyId: string }, sessionId: string): Promise<boolean>;
   /** The stored positions of a consumer group in a topic (next offset per partition). */
   deliveryPositions(consumerGroup: string, topic: string): Promise<Map<number, bigint>>;
   /** Operator replay: the rows are made pending again even when delivered before. */
@@ -182,6 +193,9 @@ export interface DeliveryStore {
   redrive(filter: DeliveryFilter): Promise<number>;
   backlog(): Promise<Array<{ emsp: string; state: DeliveryState; count: number }>>;
 }
+
+/** What enqueue did with Session PATCHes: applied (merged), or not and why (session-fold.ts). */
+export type EnqueueReport = Pick<SessionFold, 'applied' | 'unapplied'>;
 
 /**
  * The version time of a session (its last_updated, as UTC; a DateTime without a zone is UTC,
@@ -233,7 +247,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
     }
     completing = false;
   };
-  const upsert = async (input: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition): Promise<number> => {
+  const upsert = async (db: Pool | PoolClient, input: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition): Promise<number> => {
     // One row per object: within a batch the newest event of each session wins before the upsert
     // (an INSERT ... ON CONFLICT may touch a row only once).
     const newest = new Map<string, DeliveryInput>();
@@ -250,12 +264,12 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
        on conflict (consumer_group, topic, partition) do update
          set next_offset = greatest(delivery_positions.next_offset, excluded.next_offset), updated_at = now()`;
     if (rows.length === 0) {
-      if (position) await pool.query(movePosition(1), positionParams);
+      if (position) await db.query(movePosition(1), positionParams);
       return 0;
     }
     const col = <T>(f: (r: DeliveryInput) => T) => rows.map(f);
     // One round trip: the upsert and the wake-up of the delivery workers (NOTIFY is sent at commit).
-    const result = await pool.query<{ n: string }>(
+    const result = await db.query<{ n: string }>(
       `with upserted as (
        insert into deliveries (kind, emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id,
                                source_partition, source_offset, payload, correlation_id, event_time, target_url, source_time, state)
@@ -293,6 +307,38 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
       ],
     );
     return Number(result.rows[0]?.n ?? 0);
+  };
+  // Batches with Session PATCHes: read the sessions they patch (locked until commit, so nothing
+  // changes them between the read and the write), fold the batch in its order, upsert the result.
+  // Batches without one keep the single statement.
+  // A forced (replay) batch is for one eMSP: the eMSP of its rows.
+  const enqueueFolded = async (input: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition): Promise<{ n: number; report: EnqueueReport }> => {
+    const patches = input.filter((r) => r.kind === 'session' && r.patch);
+    if (patches.length === 0) return { n: await upsert(pool, input, forced, position), report: { applied: 0, unapplied: [] } };
+    const replayTo = forced ? patches[0]?.emsp : undefined;
+    return inTransaction(pool, async (client) => {
+      const sessions = [...new Map(patches.map((r) => [sessionKey(r.cpo, r.objectId), r])).values()];
+      const { rows } = await client.query<{ emsp_country_code: string; emsp_party_id: string; cpo_country_code: string; cpo_party_id: string; object_id: string; source_partition: number; source_offset: string; source_time: Date | null; payload: Json }>(
+        `select emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id, source_partition, source_offset, source_time, payload
+           from deliveries
+          where kind = 'session'
+            and (cpo_country_code, cpo_party_id, upper(object_id)) in (select * from unnest($1::text[], $2::text[], $3::text[]))
+          order by id
+          for update`,
+        [sessions.map((r) => r.cpo.countryCode.toUpperCase()), sessions.map((r) => r.cpo.partyId.toUpperCase()), sessions.map((r) => r.objectId.toUpperCase())],
+      );
+      const stored: StoredSession[] = rows.map((r) => ({
+        emsp: { countryCode: r.emsp_country_code, partyId: r.emsp_party_id },
+        cpo: { countryCode: r.cpo_country_code, partyId: r.cpo_party_id },
+        objectId: r.object_id,
+        partition: r.source_partition,
+        offset: r.source_offset,
+        sourceTime: r.source_time ? r.source_time.toISOString() : null,
+        payload: r.payload,
+      }));
+      const fold = foldSessionEvents(input, stored, replayTo);
+      return { n: await upsert(client, fold.rows, forced, position), report: { applied: fold.applied, unapplied: fold.unapplied } };
+    });
   };
 
   return {
@@ -344,7 +390,14 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
       return rows[0]?.document;
     },
     async enqueue(rows, position) {
-      await upsert(rows, false, position);
+      return (await enqueueFolded(rows, false, position)).report;
+    },
+    async sessionExists(cpo, sessionId) {
+      const { rows } = await pool.query(
+        "select 1 from deliveries where kind = 'session' and cpo_country_code = upper($1) and cpo_party_id = upper($2) and upper(object_id) = upper($3) limit 1",
+        [cpo.countryCode, cpo.partyId, sessionId],
+      );
+      return rows.length > 0;
     },
     async deliveryPositions(consumerGroup, topic) {
       const { rows } = await pool.query<{ partition: number; next_offset: string }>(
@@ -353,7 +406,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
       );
       return new Map(rows.map((r) => [r.partition, BigInt(r.next_offset)]));
     },
-    enqueueForced: (rows) => upsert(rows, true),
+    enqueueForced: async (rows) => (await enqueueFolded(rows, true)).n,
 
     async claimDue(limit, inFlight, perEmspCap, claimMs) {
       // eMSP by eMSP: each gets at most its free slots of its oldest due records (index

@@ -7,6 +7,7 @@ import { aesGcmTokenCipher, PartnerCallError } from '@hub/registry';
 import { consumerLagGauge, seekToStoredPositions, startServiceShell, type ServiceShell } from '@hub/service-kit';
 import { DELIVERIES_CHANNEL, listen, postgresCommandStore, postgresDeliveryStore, type Delivery, type DeliveryInput, type DeliveryTarget } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
+import { isSessionPatch, sessionPatchReporter } from './session-patch.ts';
 
 // Dispatcher (interface document, Events; reference design, Delivery rules). Two halves:
 // 1. a consumer group over the sessions and CDRs topics that turns each event into a durable delivery
@@ -33,6 +34,7 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
   });
   const backlogGauge = new Gauge({ name: 'hub_deliveries', help: 'Delivery records not delivered, by eMSP and state (pending = retry backlog, dead = dead letters)', labelNames: ['emsp', 'state'], registers: [metrics] });
   const lag = consumerLagGauge(metrics);
+  const reportSessionPatches = sessionPatchReporter(metrics, logger);
 
   // 1. Consumer: events -> delivery records.
   const kindOf = new Map([
@@ -79,11 +81,12 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
           payload: data,
           correlationId: decoded.event.correlationId,
           eventTime: decoded.event.time,
+          ...(isSessionPatch(decoded.event.type) ? { patch: true } : {}),
         });
       }
       // Durable hand-off first, offset second: a crash in between re-reads the batch, and the records
       // it re-enqueues are no-ops (same offsets). The position is stored with the rows.
-      await deliveries.enqueue(rows, { consumerGroup: config.groupId, topic: batch.topic, partition: batch.partition, nextOffset: (BigInt(batch.lastOffset()) + 1n).toString() });
+      reportSessionPatches(await deliveries.enqueue(rows, { consumerGroup: config.groupId, topic: batch.topic, partition: batch.partition, nextOffset: (BigInt(batch.lastOffset()) + 1n).toString() }));
       payload.resolveOffset(batch.lastOffset());
       await payload.commitOffsetsIfNecessary();
       lag.set({ group: config.groupId, topic: batch.topic, partition: String(batch.partition) }, Number(batch.offsetLag()));

@@ -10,6 +10,7 @@ import { tokensRouter, type TokensDeps } from './routes/tokens.ts';
 import { commandCallbackRouter, commandsRouter, type CommandsDeps } from './routes/commands.ts';
 import type { DeliveryStore } from '@hub/store';
 import { authenticate } from './authenticate.ts';
+import type { DispatcherWait } from './known-sessions.ts';
 import { errorMiddleware } from './http.ts';
 import { credentialsRouter } from './routes/credentials.ts';
 import { hubClientInfoRouter } from './routes/hubclientinfo.ts';
@@ -36,6 +37,7 @@ export interface IngressDeps {
   readonly onRegistryChange: () => void;
   readonly objects: Omit<ObjectRoutesDeps, 'validator' | 'publicBaseUrl'>;
   readonly deliveries: DeliveryStore;
+  readonly dispatcherWait: DispatcherWait;
   readonly tokens: Omit<TokensDeps, 'validator' | 'targets' | 'readModels' | 'rateLimiter'>;
   readonly commands: Pick<CommandsDeps, 'commands' | 'policy' | 'perMinute' | 'graceSeconds' | 'responseUrlHosts'>;
 }
@@ -89,7 +91,7 @@ export function createIngressApp(deps: IngressDeps): Express {
   const objects: ObjectRoutesDeps = { ...deps.objects, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl };
   app.use('/ocpi/2.2.1/locations', hubToken, json, locationsRouter(objects));
   app.use('/ocpi/2.2.1/tariffs', hubToken, json, tariffsRouter(objects));
-  const sessionCdrDeps = { eventLog: deps.objects.eventLog, deliveries: deps.deliveries, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl };
+  const sessionCdrDeps = { eventLog: deps.objects.eventLog, deliveries: deps.deliveries, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl, dispatcherWait: deps.dispatcherWait };
   app.use('/ocpi/2.2.1/sessions', hubToken, json, sessionsRouter(sessionCdrDeps));
   app.use('/ocpi/2.2.1/cdrs', hubToken, json, cdrsRouter(sessionCdrDeps));
   const commandsDeps: CommandsDeps = {

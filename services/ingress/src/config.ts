@@ -21,6 +21,8 @@ export interface IngressConfig extends CommonConfig {
   readonly callerCacheTtlMs: number;
   readonly locationListsPerMinute: number;
   readonly readYourWritesTimeoutMs: number;
+  /** The dispatcher's consumer group: a Session PATCH waits for its positions (known-sessions.ts). */
+  readonly dispatcherGroupId: string;
   readonly appendTimeoutMs: number;
   readonly appendLingerMs: number;
   readonly authorizeTimeoutMs: number;
@@ -60,6 +62,7 @@ export function readIngressConfig(env: Env): IngressConfig {
     callerCacheTtlMs: r.int('CALLER_CACHE_TTL_MS', 30_000, { min: 0 }),
     locationListsPerMinute: r.int('RATE_LIMIT_LOCATION_LISTS', 200, { min: 1 }),
     readYourWritesTimeoutMs: r.int('READ_YOUR_WRITES_TIMEOUT_MS', 2_000, { min: 0 }),
+    dispatcherGroupId: r.string('DISPATCHER_GROUP_ID', 'dispatcher'),
     appendTimeoutMs: r.int('APPEND_TIMEOUT_MS', 10_000, { min: 100 }),
     appendLingerMs: r.int('APPEND_LINGER_MS', 0, { min: 0, max: 100 }),
     authorizeTimeoutMs: r.int('AUTHORIZE_TIMEOUT_MS', 5_000, { min: 100 }),

@@ -6,6 +6,7 @@ import { createSchemaValidator } from '@hub/schemas';
 import { topics } from '@hub/events';
 import { cachedCallerLookup, createPool, drainOutbox, postgresCommandStore, postgresDeliveryStore, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore } from '@hub/store';
 import { projectionWait } from './ocpi-objects.ts';
+import { dispatcherWait } from './known-sessions.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createIngressApp } from './app.ts';
@@ -44,6 +45,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     lingerMs: config.appendLingerMs,
   });
   const readModels = postgresReadModelStore(pool);
+  const deliveries = postgresDeliveryStore(pool);
   const partners = ocpiPartnerClient({
     policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts },
     timeoutMs: config.partnerTimeoutMs,
@@ -92,7 +94,8 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       rateLimiter: postgresRateLimiter(counters),
       limits: { defaultLimit: config.defaultPageLimit, maxLimit: config.maxPageLimit, locationListsPerMinute: config.locationListsPerMinute },
     },
-    deliveries: postgresDeliveryStore(pool),
+    deliveries,
+    dispatcherWait: dispatcherWait(eventLog, deliveries, config.dispatcherGroupId, config.readYourWritesTimeoutMs),
     commands: {
       commands: postgresCommandStore(pool),
       policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts },

@@ -7,6 +7,7 @@ import { cdrPostedEvent, sessionEventTypes } from '@hub/read-models';
 import type { SchemaValidator } from '@hub/schemas';
 import type { DeliveryStore } from '@hub/store';
 import { handle, ok, okEmpty } from '../http.ts';
+import { KnownSessions, requireKnownSession, type DispatcherWait } from '../known-sessions.ts';
 import { appendObjectEvent, objectPath, requireOwnCpo, requireSameIds, validateBody } from '../ocpi-objects.ts';
 
 // Sessions and CDRs (interface document, Sessions, CDRs; OCPI 2.2.1 mod_sessions.asciidoc,
@@ -19,6 +20,8 @@ export interface SessionCdrDeps {
   readonly deliveries: DeliveryStore;
   readonly validator: SchemaValidator;
   readonly publicBaseUrl: string;
+  /** Waits for the dispatcher before a PATCH of a session not (yet) held is refused. */
+  readonly dispatcherWait: DispatcherWait;
 }
 
 /**
@@ -60,10 +63,26 @@ export function sessionsRouter(deps: SessionCdrDeps): Router {
       okEmpty(res);
     }),
   );
-  router.patch('/:cc/:pid/:id', () => {
-    // Interface document, Sessions: a session is pushed whole (PUT); the eMSP always gets full states.
-    throw new HubError('METHOD_NOT_ALLOWED', { detail: 'push the full session with PUT' });
-  });
+  // mod_sessions.asciidoc, Receiver interface, PATCH: an update of a session the hub holds. The
+  // dispatcher merges it into the full session and delivers that (the eMSP always gets full states).
+  const known = new KnownSessions();
+  router.patch(
+    '/:cc/:pid/:id',
+    handle(async (req: Request, res: Response) => {
+      const path = objectPath(req);
+      requireOwnCpo(req, path);
+      // Partial Session; last_updated required (mod_sessions.asciidoc, PATCH Method).
+      const body = validateBody(deps.validator, 'ocpi/session.json', req.body, true);
+      requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, id: path.id });
+      if (body['cdr_token'] !== undefined) requireEmspToken(body);
+      // "If existing ChargingPeriod objects ... need to be replaced or removed, the Sender SHALL use the
+      // PUT method" (mod_sessions.asciidoc, PATCH Method): a PATCH only adds periods.
+      if (body['charging_periods'] === null) throw new HubError('INVALID_PARAMETERS', { detail: 'charging_periods cannot be removed by PATCH: PUT the whole session' });
+      await requireKnownSession(deps.deliveries, deps.dispatcherWait, known, path);
+      await appendObjectEvent(deps.eventLog, req, topics.sessions, sessionEventTypes.sessionPatched, path, body, body['cdr_token'] !== undefined ? eMspOf(body) : undefined);
+      okEmpty(res);
+    }),
+  );
   return router;
 }
 
