@@ -138,20 +138,21 @@ export function createSchemaValidator(dir: string = schemasDir): SchemaValidator
   const required = new Map(loaded.map(({ id, schema }) => [id.slice(SCHEMA_BASE.length), new Set(Array.isArray(schema['required']) ? (schema['required'] as string[]) : [])]));
   // terminology.asciidoc, Cardinality: null means absent for OCPI objects; event schemas say null where they mean it.
   const cardinality = (schema: string): boolean => schema.startsWith('ocpi/');
-  const run = (fn: ValidateFunction, checked: unknown, nulls: ReadonlySet<string> | undefined, found: readonly SchemaViolation[]): readonly SchemaViolation[] => {
+  const run = (fn: ValidateFunction, checked: unknown, sent: unknown, found: readonly SchemaViolation[]): readonly SchemaViolation[] => {
     if (fn(checked)) return found;
-    return [...found, ...violations(fn.errors, nulls)];
+    return [...found, ...violations(fn.errors, sent)];
   };
   return {
     validate(schema, data) {
       const fn = get(SCHEMA_BASE, schema);
-      const { document, nulls, violations: found } = normalize(data, cardinality(schema));
-      return { document, violations: run(fn, document, nulls, found) };
+      const { document, violations: found } = normalize(data, cardinality(schema));
+      return { document, violations: run(fn, document, data, found) };
     },
     validatePartial(schema, data) {
       const fn = get(PARTIAL_BASE, schema);
-      const { document, nulls, violations: found } = normalize(data, cardinality(schema));
-      if (!nulls || data === null || typeof data !== 'object' || Array.isArray(data)) return { document, violations: run(fn, document, nulls, found) };
+      const { document, violations: found } = normalize(data, cardinality(schema));
+      // No copy made: no null anywhere, nothing to keep (the hot PATCH path ends here).
+      if (document === data || data === null || typeof data !== 'object' || Array.isArray(data)) return { document, violations: run(fn, document, data, found) };
       // A PATCH replaces the fields it carries (mod_locations.asciidoc, PATCH Method): a top-level null
       // removes an optional field (mergePatch) and is kept in the document; a required field cannot be
       // removed. Nested nulls are absent, as in a PUT.
@@ -165,7 +166,7 @@ export function createSchemaValidator(dir: string = schemasDir): SchemaValidator
         if (removal && mandatory?.has(key)) refused.push({ path: pointer([key]), message: `required field ${key} cannot be removed (null)` });
         Object.defineProperty(kept, key, { value: removal ? null : normalized[key], enumerable: true, writable: true, configurable: true });
       }
-      return { document: kept, violations: run(fn, document, nulls, [...found, ...refused]) };
+      return { document: kept, violations: run(fn, document, data, [...found, ...refused]) };
     },
     ids: () => loaded.map((l) => l.id.slice(SCHEMA_BASE.length)),
   };

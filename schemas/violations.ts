@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { pointer } from './normalize.ts';
+import { pointer, sentAsNull } from './normalize.ts';
 import type { SchemaViolation } from './index.ts';
 
 // One short, pointer-first message per refusal (issue 11.5): "/opening_times: required field
@@ -21,15 +21,14 @@ function custom(e: ErrorObject): string | undefined {
   return messages?.[e.keyword];
 }
 
-function message(e: ErrorObject, nulls: ReadonlySet<string> | undefined): string {
+function message(e: ErrorObject, sent: unknown): string {
   const own = custom(e);
   if (own) return own;
   const params = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'required': {
       const field = String(params['missingProperty']);
-      const at = `${e.instancePath}/${field.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-      return nulls?.has(at) ? `required field ${field} is null` : `required field ${field} missing`;
+      return sentAsNull(sent, e.instancePath, field) ? `required field ${field} is null` : `required field ${field} missing`;
     }
     case 'additionalProperties': {
       const name = String(params['additionalProperty']);
@@ -53,7 +52,8 @@ function message(e: ErrorObject, nulls: ReadonlySet<string> | undefined): string
   }
 }
 
-export function violations(errors: ErrorObject[] | null | undefined, nulls: ReadonlySet<string> | undefined): SchemaViolation[] {
+/** `sent` is the body as sent (before nulls were made absent), to tell "is null" from "missing". */
+export function violations(errors: ErrorObject[] | null | undefined, sent: unknown): SchemaViolation[] {
   const out: SchemaViolation[] = [];
   const seen = new Set<string>();
   // One message per value: the first rule a value breaks (its type before its enum, "must not be empty"
@@ -65,7 +65,7 @@ export function violations(errors: ErrorObject[] | null | undefined, nulls: Read
       if (refusedValues.has(e.instancePath)) continue;
       refusedValues.add(e.instancePath);
     }
-    const v = { path: e.instancePath || '/', message: message(e, nulls) };
+    const v = { path: e.instancePath || '/', message: message(e, sent) };
     const key = `${v.path}\u0000${v.message}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -34,3 +34,9 @@ describe('isoInstant', () => {
     assert.equal(isoInstant('0001-01-01T00:00:00+01:00'), undefined);
   });
 });
+
+describe('isoInstant milliseconds', () => {
+  it('reads the fraction to the millisecond as Date.parse does (truncated)', () => {
+    for (const t of ['2026-11-22T10:00:00.29Z', '2026-11-22T10:00:00.1239Z', '2026-11-22T10:00:00.007+02:00', '0050-03-01T00:00:00.5Z']) assert.equal(isoInstant(t), Date.parse(t), t);
+  });
+});
