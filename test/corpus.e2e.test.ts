@@ -210,6 +210,14 @@ describe('corpus: what real platforms send, through the real ingress', () => {
       await refuses(cases(object, 'invalid', substitute), (c) => call(hub, 'POST', `/ocpi/2.2.1/commands/${command}`, { token: emsp.token, body: c.body, headers: to }));
     }
     assert.equal(cpo.partner.commands.length, forwardedBefore, 'nothing forwarded');
+    // The CPO's CommandResponse, written with nulls, reaches the eMSP without them.
+    cpo.partner.handlers.set('POST /ocpi/2.2.1/commands/START_SESSION', (_req, res) => {
+      res.json({ status_code: 1000, status_message: null, data: { result: 'ACCEPTED', timeout: 30, message: null }, timestamp: '2026-11-22T10:00:00' });
+    });
+    const [start] = cases('start_session', 'valid', substitute);
+    const answered = await call<Json>(hub, 'POST', '/ocpi/2.2.1/commands/START_SESSION', { token: emsp.token, body: start?.body, headers: to });
+    cpo.partner.handlers.delete('POST /ocpi/2.2.1/commands/START_SESSION');
+    assert.deepEqual(answered.body.data, { result: 'ACCEPTED', timeout: 30 }, answered.text);
   });
 
   it('token authorization (LocationReferences): valid bodies forwarded without a null, invalid ones refused', async () => {

@@ -128,8 +128,9 @@ export function commandsRouter(deps: CommandsDeps): Router {
           'ocpi-to-country-code': cpo.countryCode,
           'ocpi-to-party-id': cpo.partyId,
         });
-        const data = r.envelope.data as Json | undefined;
-        if (r.httpStatus >= 200 && r.httpStatus < 300 && isSuccessCode(r.envelope.status_code) && deps.validator.validate('ocpi/command_response.json', data).violations.length === 0) answer = data;
+        // The CPO's answer as the schema layer normalized it (no null members), as every body the hub passes on.
+        const checked = deps.validator.validate('ocpi/command_response.json', r.envelope.data);
+        if (r.httpStatus >= 200 && r.httpStatus < 300 && isSuccessCode(r.envelope.status_code) && checked.violations.length === 0) answer = checked.document as Json;
       } catch (e) {
         if (!(e instanceof PartnerCallError)) throw e;
         req.ctx.log.warn('command not answered by the CPO: REJECTED', { cpo: to, reason: e.reason, error: e.message });
