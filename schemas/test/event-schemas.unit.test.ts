@@ -178,6 +178,14 @@ describe('OCPI object event payloads', () => {
     });
   }
 
+  it('carries a PATCH removal (a top-level null) of an optional field, never of a required one', () => {
+    assertValid(locationEventTypes.locationPatched, { name: null, opening_times: null, last_updated: '2019-06-24T12:39:09Z' });
+    assertValid(locationEventTypes.evsePatched, { floor_level: null, coordinates: null, last_updated: '2019-06-24T12:39:09Z' });
+    assertValid(locationEventTypes.connectorPatched, { tariff_ids: null, terms_and_conditions: null, last_updated: '2019-06-24T12:39:09Z' });
+    assert.notDeepEqual(check(locationEventTypes.locationPatched, { address: null, last_updated: '2019-06-24T12:39:09Z' }), []);
+    assert.notDeepEqual(check(locationEventTypes.evsePatched, { status: null, last_updated: '2019-06-24T12:39:09Z' }), []);
+  });
+
   it('checks patched fields as the OCPI schemas do', () => {
     assert.notDeepEqual(check(locationEventTypes.evsePatched, { status: 'BROKEN', last_updated: '2019-06-24T12:39:09Z' }), []);
     assert.notDeepEqual(check(locationEventTypes.connectorPatched, { tariff_ids: [15], last_updated: '2019-06-24T12:39:09Z' }), []);
