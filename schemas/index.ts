@@ -1,7 +1,10 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { isOcpiDateTime } from '@hub/ocpi';
+import { normalize, pointer } from './normalize.ts';
+import { violations } from './violations.ts';
 
 // The JSON Schemas in this folder are the single source of truth for validation (here) and for types
 // (generate-types.ts writes schemas/generated/ from the same files).
@@ -10,20 +13,39 @@ export const SCHEMA_BASE = 'https://ocpi-hub.local/schemas/';
 export const schemasDir = dirname(fileURLToPath(import.meta.url));
 
 export interface SchemaViolation {
-  /** JSON Pointer of the offending value, e.g. /roles/0/party_id */
+  /** JSON Pointer of the offending value, e.g. /roles/0/party_id ("/" for the root) */
   readonly path: string;
   readonly message: string;
 }
 
+/**
+ * What validation gives back: the violations (empty when valid) and the normalized document, the one
+ * to store and forward. For OCPI objects (ocpi/*.json) a member whose value is null is absent in the
+ * document (terminology.asciidoc, Cardinality: "?" and "*" fields may be null or omitted with one
+ * meaning); in a PATCH (validatePartial) a top-level null of an optional field is kept, meaning
+ * "remove this field" (the read models' mergePatch). The document is the input itself when nothing
+ * was normalized (no copy on the hot path).
+ */
+export interface Validation {
+  readonly document: unknown;
+  readonly violations: readonly SchemaViolation[];
+}
+
 export interface SchemaValidator {
   /** Validates data against a schema id relative to SCHEMA_BASE, e.g. "ocpi/credentials.json". */
-  validate(schema: string, data: unknown): readonly SchemaViolation[];
+  validate(schema: string, data: unknown): Validation;
   /**
    * A validator for partial objects (OCPI PATCH): only the root object's own "required" is dropped; every
-   * field present (nested objects, array items, other files' schemas) is checked in full.
+   * field present (nested objects, array items, other files' schemas) is checked in full. A top-level
+   * null is refused for a field the full schema requires and kept (a removal) for any other.
    */
-  validatePartial(schema: string, data: unknown): readonly SchemaViolation[];
+  validatePartial(schema: string, data: unknown): Validation;
   ids(): string[];
+}
+
+/** The violations as one short status_message: "pointer: rule; pointer: rule". */
+export function describeViolations(violations: readonly SchemaViolation[]): string {
+  return violations.map((v) => `${v.path}: ${v.message}`).join('; ');
 }
 
 function schemaFiles(dir: string): string[] {
@@ -72,16 +94,6 @@ function partialSchema(schema: Record<string, unknown>, id: string): Record<stri
   return { ...rest, $id: PARTIAL_BASE + id.slice(SCHEMA_BASE.length) };
 }
 
-function violations(errors: ErrorObject[] | null | undefined): SchemaViolation[] {
-  return (errors ?? []).map((e) => {
-    let message = e.message ?? 'is invalid';
-    if (e.keyword === 'additionalProperties') message = `unknown field "${String((e.params as { additionalProperty: string }).additionalProperty)}"`;
-    if (e.keyword === 'required') message = `missing required field "${String((e.params as { missingProperty: string }).missingProperty)}"`;
-    if (e.keyword === 'enum') message = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
-    return { path: e.instancePath || '/', message };
-  });
-}
-
 export function loadSchemas(dir: string = schemasDir): Array<{ id: string; file: string; schema: Record<string, unknown> }> {
   return schemaFiles(dir).map((file) => {
     const schema = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
@@ -92,8 +104,14 @@ export function loadSchemas(dir: string = schemasDir): Array<{ id: string; file:
 }
 
 function newAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: true });
+  // verbose: errors carry their schema (for x-messages) and value (never echoed); it costs nothing on
+  // a valid body.
+  const ajv = new Ajv2020({ allErrors: true, strict: true, verbose: true });
   ajv.addKeyword('x-ocpi-source');
+  // { keyword: message }: how a schema words a refusal of its own rule (violations.ts).
+  ajv.addKeyword('x-messages');
+  // types.asciidoc, DateTime: UTC, so no offset but an explicit +00:00; a real instant in years 1-9999.
+  ajv.addFormat('ocpi-date-time', { type: 'string', validate: isOcpiDateTime });
   return ajv;
 }
 
@@ -116,14 +134,39 @@ export function createSchemaValidator(dir: string = schemasDir): SchemaValidator
     }
     return fn;
   };
+  // The root "required" of each OCPI object: a PATCH may remove (null) any top-level field but these.
+  const required = new Map(loaded.map(({ id, schema }) => [id.slice(SCHEMA_BASE.length), new Set(Array.isArray(schema['required']) ? (schema['required'] as string[]) : [])]));
+  // terminology.asciidoc, Cardinality: null means absent for OCPI objects; event schemas say null where they mean it.
+  const cardinality = (schema: string): boolean => schema.startsWith('ocpi/');
+  const run = (fn: ValidateFunction, checked: unknown, sent: unknown, found: readonly SchemaViolation[]): readonly SchemaViolation[] => {
+    if (fn(checked)) return found;
+    return [...found, ...violations(fn.errors, sent)];
+  };
   return {
     validate(schema, data) {
       const fn = get(SCHEMA_BASE, schema);
-      return fn(data) ? [] : violations(fn.errors);
+      const { document, violations: found } = normalize(data, cardinality(schema));
+      return { document, violations: run(fn, document, data, found) };
     },
     validatePartial(schema, data) {
       const fn = get(PARTIAL_BASE, schema);
-      return fn(data) ? [] : violations(fn.errors);
+      const { document, violations: found } = normalize(data, cardinality(schema));
+      // No copy made: no null anywhere, nothing to keep (the hot PATCH path ends here).
+      if (document === data || data === null || typeof data !== 'object' || Array.isArray(data)) return { document, violations: run(fn, document, data, found) };
+      // A PATCH replaces the fields it carries (mod_locations.asciidoc, PATCH Method): a top-level null
+      // removes an optional field (mergePatch) and is kept in the document; a required field cannot be
+      // removed. Nested nulls are absent, as in a PUT.
+      const body = data as Record<string, unknown>;
+      const normalized = document as Record<string, unknown>;
+      const mandatory = required.get(schema);
+      const refused: SchemaViolation[] = [];
+      const kept: Record<string, unknown> = {};
+      for (const key of Object.keys(body)) {
+        const removal = body[key] === null;
+        if (removal && mandatory?.has(key)) refused.push({ path: pointer([key]), message: `required field ${key} cannot be removed (null)` });
+        Object.defineProperty(kept, key, { value: removal ? null : normalized[key], enumerable: true, writable: true, configurable: true });
+      }
+      return { document: kept, violations: run(fn, document, data, [...found, ...refused]) };
     },
     ids: () => loaded.map((l) => l.id.slice(SCHEMA_BASE.length)),
   };

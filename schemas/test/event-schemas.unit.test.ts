@@ -32,7 +32,7 @@ function loadExample(file: string): Json {
   return 'status_code' in json ? (json['data'] as Json) : json;
 }
 
-const check = (type: string, data: unknown): readonly SchemaViolation[] => validator.validate(`events/${type}.json`, data);
+const check = (type: string, data: unknown): readonly SchemaViolation[] => validator.validate(`events/${type}.json`, data).violations;
 const messages = (violations: readonly SchemaViolation[]): string => violations.map((v) => `${v.path} ${v.message}`).join('; ');
 
 function assertValid(type: string, data: unknown): void {
@@ -153,7 +153,7 @@ describe('registry event payloads', () => {
   });
 
   it('refuses a missing actor, a lower-case party and an unknown role', () => {
-    assertRefused(registryEventTypes.partySuspended, cpo, { path: '/', message: 'missing required field "actor"' });
+    assertRefused(registryEventTypes.partySuspended, cpo, { path: '/', message: 'required field actor missing' });
     assert.notDeepEqual(check(registryEventTypes.partySuspended, { ...cpo, party_id: 'abc', actor }), []);
     assertRefused(registryEventTypes.partySuspended, { ...cpo, role: 'HUB', actor }, { path: '/role', message: 'must be one of CPO, EMSP' });
   });
@@ -171,7 +171,7 @@ describe('OCPI object event payloads', () => {
 
   for (const type of patchedTypes) {
     it(`${type} refuses a patch without last_updated`, () => {
-      assertRefused(type, { id: '1' }, { path: '/', message: 'missing required field "last_updated"' });
+      assertRefused(type, { id: '1' }, { path: '/', message: 'required field last_updated missing' });
     });
 
     it(`${type} accepts a patch of last_updated alone (as ingress does) and refuses unknown fields`, () => {
@@ -179,6 +179,16 @@ describe('OCPI object event payloads', () => {
       assertRefused(type, { last_updated: '2019-06-24T12:39:09Z', floor: '1' }, { path: '/', message: 'unknown field "floor"' });
     });
   }
+
+  it('carries a PATCH removal (a top-level null) of an optional field, never of a required one', () => {
+    assertValid(locationEventTypes.locationPatched, { name: null, opening_times: null, last_updated: '2019-06-24T12:39:09Z' });
+    assertValid(locationEventTypes.evsePatched, { floor_level: null, coordinates: null, last_updated: '2019-06-24T12:39:09Z' });
+    assertValid(locationEventTypes.connectorPatched, { tariff_ids: null, terms_and_conditions: null, last_updated: '2019-06-24T12:39:09Z' });
+    assert.notDeepEqual(check(locationEventTypes.locationPatched, { address: null, last_updated: '2019-06-24T12:39:09Z' }), []);
+    assert.notDeepEqual(check(locationEventTypes.evsePatched, { status: null, last_updated: '2019-06-24T12:39:09Z' }), []);
+    assertValid(sessionEventTypes.sessionPatched, { end_date_time: null, meter_id: null, authorization_reference: null, last_updated: '2019-06-24T12:39:09Z' });
+    assert.notDeepEqual(check(sessionEventTypes.sessionPatched, { kwh: null, last_updated: '2019-06-24T12:39:09Z' }), []);
+  });
 
   it('checks patched fields as the OCPI schemas do', () => {
     assert.notDeepEqual(check(locationEventTypes.evsePatched, { status: 'BROKEN', last_updated: '2019-06-24T12:39:09Z' }), []);
@@ -190,7 +200,7 @@ describe('OCPI object event payloads', () => {
 
   it('refuses an object that is not valid OCPI', () => {
     const { last_updated: _omitted, ...withoutLastUpdated } = location;
-    assertRefused(locationEventTypes.locationPut, withoutLastUpdated, { path: '/', message: 'missing required field "last_updated"' });
+    assertRefused(locationEventTypes.locationPut, withoutLastUpdated, { path: '/', message: 'required field last_updated missing' });
     assertRefused(locationEventTypes.evsePut, { ...evse, floor: '-1' }, { path: '/', message: 'unknown field "floor"' });
   });
 });
@@ -225,6 +235,6 @@ describe('command event payloads', () => {
     assert.notDeepEqual(check(commandEventTypes.requested, { command: 'UNLOCK_NOW', request: startSession }), []);
     assert.notDeepEqual(check(commandEventTypes.timedOut, { result: { result: 'MAYBE' } }), []);
     assert.notDeepEqual(check(commandEventTypes.cpoResponded, { response: { result: 'ACCEPTED', timeout: 30, extra: 1 } }), []);
-    assertRefused(commandEventTypes.resultReceived, { result: { result: 'ACCEPTED' } }, { path: '/', message: 'missing required field "forwarded"' });
+    assertRefused(commandEventTypes.resultReceived, { result: { result: 'ACCEPTED' } }, { path: '/', message: 'required field forwarded missing' });
   });
 });

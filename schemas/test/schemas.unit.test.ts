@@ -57,13 +57,13 @@ describe('createSchemaValidator', () => {
 
   it('compiles every schema, full and partial', () => {
     for (const id of validator.ids()) {
-      assert.doesNotThrow(() => validator.validate(id, {}), id);
-      assert.doesNotThrow(() => validator.validatePartial(id, {}), id);
+      assert.doesNotThrow(() => validator.validate(id, {}).violations, id);
+      assert.doesNotThrow(() => validator.validatePartial(id, {}).violations, id);
     }
   });
 
   it('throws for a schema id it does not know', () => {
-    assert.throws(() => validator.validate('ocpi/nope.json', {}), /unknown schema ocpi\/nope\.json/);
+    assert.throws(() => validator.validate('ocpi/nope.json', {}).violations, /unknown schema ocpi\/nope\.json/);
   });
 });
 
@@ -77,22 +77,22 @@ describe('OCPI 2.2.1 examples', () => {
     if (!rule) continue;
     it(`${file} is valid against ${rule.schema}${rule.partial ? ' as a PATCH' : ''}`, () => {
       const data = loadExample(file);
-      const violations = rule.partial ? validator.validatePartial(rule.schema, data) : validator.validate(rule.schema, data);
+      const violations = rule.partial ? validator.validatePartial(rule.schema, data).violations : validator.validate(rule.schema, data).violations;
       assert.deepEqual(violations, [], messages(violations));
     });
   }
 
   it('rejects location_put_example_add_evse.json (floor, numeric physical_reference, no power_type)', () => {
-    const violations = validator.validate('ocpi/evse.json', loadExample('location_put_example_add_evse.json'));
+    const violations = validator.validate('ocpi/evse.json', loadExample('location_put_example_add_evse.json')).violations;
     const text = messages(violations);
     assert.ok(violations.some((v) => v.message === 'unknown field "floor"'), text);
     assert.ok(violations.some((v) => v.path === '/physical_reference'), text);
-    assert.ok(violations.some((v) => v.message === 'missing required field "power_type"'), text);
+    assert.ok(violations.some((v) => v.message === 'required field power_type missing'), text);
   });
 
   it('rejects tariff_put_example.json (no last_updated)', () => {
-    const violations = validator.validate('ocpi/tariff.json', loadExample('tariff_put_example.json'));
-    assert.ok(violations.some((v) => v.path === '/' && v.message === 'missing required field "last_updated"'), messages(violations));
+    const violations = validator.validate('ocpi/tariff.json', loadExample('tariff_put_example.json')).violations;
+    assert.ok(violations.some((v) => v.path === '/' && v.message === 'required field last_updated missing'), messages(violations));
   });
 });
 
@@ -100,34 +100,34 @@ describe('schema violations', () => {
   const token = loadExample('token_example_1_app_user.json') as Record<string, unknown>;
 
   it('reports an unknown field by name', () => {
-    const violations = validator.validate('ocpi/token.json', { ...token, x: 1 });
+    const violations = validator.validate('ocpi/token.json', { ...token, x: 1 }).violations;
     assert.deepEqual(violations, [{ path: '/', message: 'unknown field "x"' }]);
   });
 
   it('reports a missing required field by name', () => {
     const { last_updated: _omitted, ...rest } = token;
-    const violations = validator.validate('ocpi/token.json', rest);
-    assert.deepEqual(violations, [{ path: '/', message: 'missing required field "last_updated"' }]);
+    const violations = validator.validate('ocpi/token.json', rest).violations;
+    assert.deepEqual(violations, [{ path: '/', message: 'required field last_updated missing' }]);
   });
 
   it('does not require fields in a PATCH, but still refuses unknown ones', () => {
-    assert.deepEqual(validator.validatePartial('ocpi/token.json', { valid: false }), []);
-    assert.deepEqual(validator.validatePartial('ocpi/token.json', { y: 1 }), [{ path: '/', message: 'unknown field "y"' }]);
+    assert.deepEqual(validator.validatePartial('ocpi/token.json', { valid: false }).violations, []);
+    assert.deepEqual(validator.validatePartial('ocpi/token.json', { y: 1 }).violations, [{ path: '/', message: 'unknown field "y"' }]);
   });
 
   it('refuses publish_allowed_to on a published location (mod_locations.asciidoc, Location Object: only when publish is false)', () => {
     const limited = loadExample('location_example_uc4_limited_visibility.json') as Record<string, unknown>;
     assert.equal(limited['publish'], false);
-    assert.deepEqual(validator.validate('ocpi/location.json', limited), []);
-    assert.notDeepEqual(validator.validate('ocpi/location.json', { ...limited, publish: true }), []);
+    assert.deepEqual(validator.validate('ocpi/location.json', limited).violations, []);
+    assert.notDeepEqual(validator.validate('ocpi/location.json', { ...limited, publish: true }).violations, []);
     const { publish_allowed_to: _dropped, ...published } = limited;
-    assert.deepEqual(validator.validate('ocpi/location.json', { ...published, publish: true }), []);
+    assert.deepEqual(validator.validate('ocpi/location.json', { ...published, publish: true }).violations, []);
   });
 
   it('lets a CDR carry gst_ extension fields, but no other unknown field', () => {
     const cdr = loadExample('cdr_example.json') as Record<string, unknown>;
-    assert.deepEqual(validator.validate('ocpi/cdr.json', { ...cdr, gst_amount: 1.5, gst_number: 'GST-1' }), []);
-    assert.deepEqual(validator.validate('ocpi/cdr.json', { ...cdr, vat_amount: 1.5 }), [{ path: '/', message: 'unknown field "vat_amount"' }]);
+    assert.deepEqual(validator.validate('ocpi/cdr.json', { ...cdr, gst_amount: 1.5, gst_number: 'GST-1' }).violations, []);
+    assert.deepEqual(validator.validate('ocpi/cdr.json', { ...cdr, vat_amount: 1.5 }).violations, [{ path: '/', message: 'unknown field "vat_amount"' }]);
   });
 });
 
@@ -139,15 +139,15 @@ describe('PATCH bodies (validatePartial)', () => {
   const evse = location.evses[0]!;
 
   const refuses = (schema: string, body: unknown, path: string, field: string): void => {
-    const violations = validator.validatePartial(schema, body);
+    const violations = validator.validatePartial(schema, body).violations;
     const text = messages(violations);
-    assert.ok(violations.some((v) => v.path === path && v.message === `missing required field "${field}"`), `${path} ${field}: ${text}`);
+    assert.ok(violations.some((v) => v.path === path && v.message === `required field ${field} missing`), `${path} ${field}: ${text}`);
     assert.ok(violations.every((v) => v.path !== '/'), `only the nested object is incomplete: ${text}`);
   };
 
   // Event schemas are not PATCH bodies: a root anyOf there (party-registered) keeps its "required" on purpose.
   it('lets a PATCH leave out any top-level field, for every OCPI object schema', () => {
-    for (const id of validator.ids().filter((i) => i.startsWith('ocpi/'))) assert.deepEqual(validator.validatePartial(id, {}), [], id);
+    for (const id of validator.ids().filter((i) => i.startsWith('ocpi/'))) assert.deepEqual(validator.validatePartial(id, {}).violations, [], id);
   });
 
   it('refuses an incomplete EVSE in a location PATCH', () => {
@@ -174,21 +174,21 @@ describe('PATCH bodies (validatePartial)', () => {
   });
 
   it('accepts complete nested objects and a subset of the top-level fields', () => {
-    assert.deepEqual(validator.validatePartial('ocpi/location.json', { evses: [evse], last_updated }), []);
-    assert.deepEqual(validator.validatePartial('ocpi/evse.json', { status: 'AVAILABLE', last_updated }), []);
-    assert.deepEqual(validator.validatePartial('ocpi/connector.json', { tariff_ids: ['12', '13'], last_updated }), []);
+    assert.deepEqual(validator.validatePartial('ocpi/location.json', { evses: [evse], last_updated }).violations, []);
+    assert.deepEqual(validator.validatePartial('ocpi/evse.json', { status: 'AVAILABLE', last_updated }).violations, []);
+    assert.deepEqual(validator.validatePartial('ocpi/connector.json', { tariff_ids: ['12', '13'], last_updated }).violations, []);
   });
 
   it('still refuses unknown fields by name, nested ones included', () => {
-    assert.deepEqual(validator.validatePartial('ocpi/location.json', { evses: [{ ...evse, floor: '1' }], last_updated }), [
+    assert.deepEqual(validator.validatePartial('ocpi/location.json', { evses: [{ ...evse, floor: '1' }], last_updated }).violations, [
       { path: '/evses/0', message: 'unknown field "floor"' },
     ]);
   });
 
   it('applies publish_allowed_to only-when-publish-is-false as a condition, not a demand for publish', () => {
     const publish_allowed_to = [{ uid: 'X', type: 'RFID' }];
-    assert.deepEqual(validator.validatePartial('ocpi/location.json', { publish_allowed_to, last_updated }), []);
-    assert.deepEqual(validator.validatePartial('ocpi/location.json', { publish: false, publish_allowed_to, last_updated }), []);
-    assert.notDeepEqual(validator.validatePartial('ocpi/location.json', { publish: true, publish_allowed_to, last_updated }), []);
+    assert.deepEqual(validator.validatePartial('ocpi/location.json', { publish_allowed_to, last_updated }).violations, []);
+    assert.deepEqual(validator.validatePartial('ocpi/location.json', { publish: false, publish_allowed_to, last_updated }).violations, []);
+    assert.notDeepEqual(validator.validatePartial('ocpi/location.json', { publish: true, publish_allowed_to, last_updated }).violations, []);
   });
 });

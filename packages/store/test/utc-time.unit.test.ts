@@ -26,6 +26,11 @@ describe('utcTime', () => {
     assert.equal(utcTime('2026-11-21T10:00:00-01:00', 'utc'), '2026-11-21T11:00:00.000Z');
   });
 
+  it('gives null for an impossible date or time instead of rolling it over (as the schema layer, isoInstant)', () => {
+    for (const odd of ['2026-02-30T10:00:00Z', '2026-01-01T24:00:00', '2026-04-31T00:00:00+00:00', '2016-12-31T23:59:60Z']) assert.equal(utcTime(odd, 'utc'), null, odd);
+    assert.equal(utcTime('2024-02-29T10:00:00.5+00:00', 'utc'), '2024-02-29T10:00:00.500Z');
+  });
+
   it('gives null for what Postgres could not read', () => {
     for (const odd of [undefined, 42, '', '0000-01-01T00:00:00Z', '9999-12-31T23:00:00-05:00', '2026-02-30T25:00:00Z']) assert.equal(utcTime(odd, 'utc'), null, String(odd));
   });

@@ -1,9 +1,9 @@
-import type { Request } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { newEvent } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
 import { HubError, partyKey, sameParty } from '@hub/ocpi';
 import { objectKey, pathSubject, type ObjectPath } from '@hub/read-models';
-import type { SchemaValidator } from '@hub/schemas';
+import { describeViolations, type SchemaValidator } from '@hub/schemas';
 import type { ReadModel, ReadModelStore } from '@hub/store';
 
 // What the location and tariff routes share: path checks, ownership, schema validation, the event
@@ -36,6 +36,20 @@ export function objectPath(req: Request, maxIdLength = 36): ObjectPath {
 }
 
 /**
+ * Required identifiers are never empty, in paths either (issue 11.2): `/locations/NL/ABC//1` names no
+ * location, and would otherwise fall through to the catch-all 404. `names` are the segments in order.
+ */
+export function refuseEmptySegments(names: readonly string[]): RequestHandler {
+  return (req, _res, next) => {
+    const segments = req.path.slice(1).split('/');
+    // A trailing slash is not a segment (express routes ignore it).
+    const empty = segments.findIndex((s, i) => s === '' && i < segments.length - 1);
+    if (empty >= 0) throw new HubError('INVALID_PARAMETERS', { detail: `${names[empty] ?? 'a path segment'} in the path must not be empty` });
+    next();
+  };
+}
+
+/**
  * A CPO pushes only objects of its own parties (credentials.asciidoc: the roles a platform named;
  * transport_and_format.asciidoc, Client Owned Object Push): the path's country_code/party_id must be a
  * non-suspended CPO role of the caller.
@@ -45,15 +59,18 @@ export function requireOwnCpo(req: Request, path: ObjectPath): void {
   if (!own) throw new HubError('FOREIGN_PARTY', { detail: `these credentials do not act as CPO ${partyKey(path)}` });
 }
 
-export function validateBody(validator: SchemaValidator, schema: string, body: unknown, partial: boolean): Json {
+/**
+ * The body as the schema layer normalized it (schemas/index.ts, Validation: null members of a PUT
+ * absent, a PATCH's top-level nulls kept as removals), or 2001 naming each violation by JSON pointer.
+ * Every route that takes an OCPI object validates through here.
+ */
+export function validateBody(validator: SchemaValidator, schema: string, body: unknown, partial = false): Json {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new HubError('INVALID_PARAMETERS', { detail: 'body must be a JSON object' });
-  const violations = partial ? validator.validatePartial(schema, body) : validator.validate(schema, body);
-  if (violations.length > 0) {
-    throw new HubError('INVALID_PARAMETERS', { detail: violations.map((v) => `${v.path} ${v.message}`).join('; '), data: violations });
-  }
+  const { document, violations } = partial ? validator.validatePartial(schema, body) : validator.validate(schema, body);
+  if (violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: describeViolations(violations), data: violations });
   // mod_locations.asciidoc, PATCH Method: "Any request to the PATCH method SHALL contain the last_updated field".
-  if (partial && typeof (body as Json)['last_updated'] !== 'string') throw new HubError('INVALID_PARAMETERS', { detail: 'a PATCH must contain last_updated' });
-  return body as Json;
+  if (partial && typeof (document as Json)['last_updated'] !== 'string') throw new HubError('INVALID_PARAMETERS', { detail: '/: required field last_updated missing (a PATCH must contain it)' });
+  return document as Json;
 }
 
 /** Ids in the body must be the ids in the path (mod_locations.asciidoc, PUT request parameters). */

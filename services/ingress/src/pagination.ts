@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { HubError } from '@hub/ocpi';
+import { HubError, isoInstant } from '@hub/ocpi';
 
 // Pagination (OCPI 2.2.1 transport_and_format.asciidoc, Pagination; interface document, Pagination):
 // offset (default 0), limit (capped by the server maximum, reported in X-Limit), date_from inclusive,
@@ -12,8 +12,6 @@ export interface PageRequest {
   readonly dateTo?: Date;
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})?$/;
-
 function single(req: Request, name: string): string | undefined {
   const v = req.query[name];
   if (v === undefined) return undefined;
@@ -23,10 +21,11 @@ function single(req: Request, name: string): string | undefined {
 
 function parseDate(name: string, v: string | undefined): Date | undefined {
   if (v === undefined) return undefined;
-  // OCPI DateTime without a zone designator is UTC (types.asciidoc, DateTime).
-  const d = DATE.test(v) ? new Date(/Z|[+-]\d{2}:\d{2}$/.test(v) ? v : `${v}Z`) : new Date(NaN);
-  if (Number.isNaN(d.getTime())) throw new HubError('INVALID_PARAMETERS', { detail: `${name} must be an ISO 8601 date-time` });
-  return d;
+  // OCPI DateTime without a zone designator is UTC (types.asciidoc, DateTime); read as the schema
+  // layer and the store read times (isoInstant): no roll-over of impossible dates.
+  const ms = isoInstant(v, 'utc');
+  if (ms === undefined) throw new HubError('INVALID_PARAMETERS', { detail: `${name} must be an ISO 8601 date-time` });
+  return new Date(ms);
 }
 
 function parseCount(name: string, v: string | undefined, fallback: number): number {

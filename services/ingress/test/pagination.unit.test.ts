@@ -67,6 +67,11 @@ describe('parsePage', () => {
     assert.equal(p.dateTo?.toISOString(), '2025-01-02T03:04:05.250Z');
   });
 
+  it('refuses an impossible date instead of rolling it over (read as the schema layer reads a DateTime)', () => {
+    for (const odd of ['2025-02-30T00:00:00Z', '2025-01-01T24:00:00Z', '0000-01-01T00:00:00Z', '2025-13-01T00:00:00']) invalid({ date_from: odd }, /date_from must be an ISO 8601 date-time/);
+    assert.equal(page({ date_to: '2024-02-29T00:00:00+00:00' }).dateTo?.toISOString(), '2024-02-29T00:00:00.000Z');
+  });
+
   it('reads a date without a zone designator as UTC', () => {
     const p = page({ date_from: '2025-01-02T03:04:05', date_to: '2025-01-02T03:04:05.5' });
     assert.equal(p.dateFrom?.toISOString(), '2025-01-02T03:04:05.000Z');

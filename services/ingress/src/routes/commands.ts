@@ -5,9 +5,10 @@ import type { EventLog } from '@hub/event-log';
 import { HubError, isSuccessCode, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
 import { checkOutboundUrl, type OcpiPartnerClient, type OutboundPolicy } from '@hub/partners';
 import { PartnerCallError, type TokenCipher } from '@hub/registry';
-import type { SchemaValidator } from '@hub/schemas';
+import { describeViolations, type SchemaValidator } from '@hub/schemas';
 import type { CommandStore, DeliveryStore, RateLimiter, ReadModelStore } from '@hub/store';
 import { handle, namedSender, send } from '../http.ts';
+import { validateBody } from '../ocpi-objects.ts';
 
 // Commands (interface document, Commands, Command request/response, Errors, Limits; OCPI 2.2.1
 // mod_commands.asciidoc). The hub forwards the command to the CPO with response_url rewritten to its
@@ -68,9 +69,7 @@ export function commandsRouter(deps: CommandsDeps): Router {
       // Interface document, Limits: per party (each eMSP party of a platform has its own budget).
       const decision = await deps.rateLimiter.hit('commands', partyKey(emsp), deps.perMinute);
       if (!decision.allowed) throw new HubError('RATE_LIMITED', { detail: `at most ${deps.perMinute} commands per minute`, headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
-      const violations = deps.validator.validate(schema, req.body);
-      if (violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: violations.map((v) => `${v.path} ${v.message}`).join('; '), data: violations });
-      const body = req.body as Json;
+      const body = validateBody(deps.validator, schema, req.body);
 
       // response_url: https (http only behind the development switch), never a special address, and
       // only a host the eMSP registered or the operator allowed.
@@ -129,8 +128,9 @@ export function commandsRouter(deps: CommandsDeps): Router {
           'ocpi-to-country-code': cpo.countryCode,
           'ocpi-to-party-id': cpo.partyId,
         });
-        const data = r.envelope.data as Json | undefined;
-        if (r.httpStatus >= 200 && r.httpStatus < 300 && isSuccessCode(r.envelope.status_code) && deps.validator.validate('ocpi/command_response.json', data).length === 0) answer = data;
+        // The CPO's answer as the schema layer normalized it (no null members), as every body the hub passes on.
+        const checked = deps.validator.validate('ocpi/command_response.json', r.envelope.data);
+        if (r.httpStatus >= 200 && r.httpStatus < 300 && isSuccessCode(r.envelope.status_code) && checked.violations.length === 0) answer = checked.document as Json;
       } catch (e) {
         if (!(e instanceof PartnerCallError)) throw e;
         req.ctx.log.warn('command not answered by the CPO: REJECTED', { cpo: to, reason: e.reason, error: e.message });
@@ -153,10 +153,10 @@ export function commandCallbackRouter(deps: Pick<CommandsDeps, 'commands' | 'tar
     '/:id',
     handle(async (req: Request, res: Response) => {
       const id = String(req.params['id']);
-      const violations = deps.validator.validate('ocpi/command_result.json', req.body);
+      const { document, violations } = deps.validator.validate('ocpi/command_result.json', req.body);
       // Refused without a trace of whether the id exists: a guessed id learns nothing.
-      if (violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: violations.map((v) => `${v.path} ${v.message}`).join('; ') });
-      const result = req.body as Json;
+      if (violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: describeViolations(violations) });
+      const result = document as Json;
       const { outcome, command } = await deps.commands.result(id, result);
       if (outcome === 'unknown' || !command) throw new HubError('NOT_FOUND', { detail: 'no command waits for a result under this id' });
       const from = partyKey(command.cpo);

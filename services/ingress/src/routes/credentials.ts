@@ -10,6 +10,7 @@ import {
 } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
 import { handle, ok, okEmpty } from '../http.ts';
+import { validateBody } from '../ocpi-objects.ts';
 
 // Credentials module (OCPI 2.2.1 credentials.asciidoc; interface document, Credentials).
 
@@ -17,11 +18,7 @@ export function credentialsRouter(deps: CredentialsDeps & { validator: SchemaVal
   const router = Router();
   const ids = (req: Request) => ({ requestId: req.ctx.requestId, correlationId: req.ctx.correlationId });
   const body = (req: Request): CredentialsBody => {
-    const violations = deps.validator.validate('ocpi/credentials.json', req.body);
-    if (violations.length > 0) {
-      throw new HubError('INVALID_PARAMETERS', { detail: violations.map((v) => `${v.path} ${v.message}`).join('; '), data: violations });
-    }
-    return req.body as CredentialsBody;
+    return validateBody(deps.validator, 'ocpi/credentials.json', req.body) as unknown as CredentialsBody;
   };
 
   router.get('/', (req, res) => ok(res, currentCredentials(deps, req.presentedToken)));

@@ -2,11 +2,11 @@ import { Router, type Request, type Response } from 'express';
 import { topics } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
 import { HubError, partyKey, sameParty } from '@hub/ocpi';
-import { locationEventTypes, tariffEventTypes, type ObjectPath } from '@hub/read-models';
+import { locationEventTypes, mergePatch, tariffEventTypes, type ObjectPath } from '@hub/read-models';
 import type { SchemaValidator } from '@hub/schemas';
 import type { RateLimiter, ReadModel, ReadModelStore } from '@hub/store';
 import { handle, namedSender, ok, okEmpty, okPreserializedList } from '../http.ts';
-import { appendObjectEvent, KnownObjects, objectPath, requireExisting, requireOwnCpo, requireSameIds, validateBody, type ProjectionWait } from '../ocpi-objects.ts';
+import { appendObjectEvent, KnownObjects, objectPath, refuseEmptySegments, requireExisting, requireOwnCpo, requireSameIds, validateBody, type ProjectionWait } from '../ocpi-objects.ts';
 import { parsePage, setPageHeaders } from '../pagination.ts';
 
 // Locations and tariffs (interface document, Locations, Tariffs, Pagination, Limits; OCPI 2.2.1
@@ -107,8 +107,11 @@ const eventType: Record<Level, { put: string; patch: string }> = {
 async function requirePublishRule(deps: ObjectRoutesDeps, req: Request, path: ObjectPath, patch: Record<string, unknown>): Promise<void> {
   await deps.wait.caughtUp('locations');
   const stored = await deps.readModels.findVisible('locations', req.caller.platformId, path);
-  const merged = { ...stored, ...patch };
-  if (merged['publish'] === true && merged['publish_allowed_to'] !== undefined) {
+  // Merged as the projector will merge it: a null removes the field (mergePatch), and an empty list is
+  // no list (terminology.asciidoc, Cardinality '*').
+  const merged = mergePatch(stored ?? {}, patch);
+  const allowedTo = merged['publish_allowed_to'];
+  if (merged['publish'] === true && Array.isArray(allowedTo) && allowedTo.length > 0) {
     throw new HubError('INVALID_PARAMETERS', { detail: 'publish_allowed_to may only be used when publish is false: PATCH both, or publish false' });
   }
 }
@@ -134,6 +137,7 @@ function push(deps: ObjectRoutesDeps, method: 'put' | 'patch', known: KnownObjec
 
 export function locationsRouter(deps: ObjectRoutesDeps): Router {
   const router = Router();
+  router.use(refuseEmptySegments(['country_code', 'party_id', 'location_id', 'evse_uid', 'connector_id']));
   const paths = ['/:cc/:pid/:id', '/:cc/:pid/:id/:evseUid', '/:cc/:pid/:id/:evseUid/:connectorId'];
   router.get('/', list(deps, 'locations'));
   router.get(paths, detail(deps, 'locations'));
@@ -149,6 +153,7 @@ export function locationsRouter(deps: ObjectRoutesDeps): Router {
 
 export function tariffsRouter(deps: ObjectRoutesDeps): Router {
   const router = Router();
+  router.use(refuseEmptySegments(['country_code', 'party_id', 'tariff_id']));
   router.get('/', list(deps, 'tariffs'));
   router.get('/:cc/:pid/:id', detail(deps, 'tariffs'));
   router.put(

@@ -8,7 +8,7 @@ import type { SchemaValidator } from '@hub/schemas';
 import type { DeliveryStore } from '@hub/store';
 import { handle, ok, okEmpty } from '../http.ts';
 import { KnownSessions, requireKnownSession, type DispatcherWait } from '../known-sessions.ts';
-import { appendObjectEvent, objectPath, requireOwnCpo, requireSameIds, validateBody } from '../ocpi-objects.ts';
+import { appendObjectEvent, objectPath, refuseEmptySegments, requireOwnCpo, requireSameIds, validateBody } from '../ocpi-objects.ts';
 
 // Sessions and CDRs (interface document, Sessions, CDRs; OCPI 2.2.1 mod_sessions.asciidoc,
 // mod_cdrs.asciidoc): the CPO pushes, the hub appends an event and the dispatcher delivers it.
@@ -51,6 +51,7 @@ function canonical(value: unknown): string {
 
 export function sessionsRouter(deps: SessionCdrDeps): Router {
   const router = Router();
+  router.use(refuseEmptySegments(['country_code', 'party_id', 'session_id']));
   router.put(
     '/:cc/:pid/:id',
     handle(async (req: Request, res: Response) => {
@@ -93,6 +94,7 @@ function eMspOf(body: Json): string {
 
 export function cdrsRouter(deps: SessionCdrDeps): Router {
   const router = Router();
+  router.use(refuseEmptySegments(['country_code', 'party_id', 'cdr_id']));
   router.post(
     '/',
     handle(async (req: Request, res: Response) => {

@@ -6,7 +6,7 @@ import type { SchemaValidator } from '@hub/schemas';
 import type { DeliveryStore, DeliveryTarget, RateLimiter, ReadModelStore } from '@hub/store';
 import type { Counter } from '@hub/observability';
 import { handle, send } from '../http.ts';
-import { objectPath } from '../ocpi-objects.ts';
+import { objectPath, refuseEmptySegments, validateBody } from '../ocpi-objects.ts';
 import { success } from '@hub/ocpi';
 
 // Real-time token authorization (interface document, Token authorization, Errors, Limits): the eMSP
@@ -48,6 +48,7 @@ async function targetCpo(deps: TokensDeps, req: Request, emsp: PartyRef, body: J
 
 export function tokensRouter(deps: TokensDeps): Router {
   const router = Router();
+  router.use(refuseEmptySegments(['country_code', 'party_id', 'token_uid']));
   // A usable CPO endpoint is kept for 2 s (a driver is waiting; the same pairs repeat). A failed
   // lookup is never kept, so a fixed routing rule or URL applies at once; a disabled one within 2 s.
   const targets = new Map<string, { at: number; value: Promise<DeliveryTarget> }>();
@@ -75,9 +76,7 @@ export function tokensRouter(deps: TokensDeps): Router {
       const hasBody = req.body !== undefined && !(typeof req.body === 'object' && req.body !== null && Object.keys(req.body as object).length === 0);
       let body: Json | undefined;
       if (hasBody) {
-        const violations = deps.validator.validate('ocpi/location_references.json', req.body);
-        if (violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: violations.map((v) => `${v.path} ${v.message}`).join('; '), data: violations });
-        body = req.body as Json;
+        body = validateBody(deps.validator, 'ocpi/location_references.json', req.body);
       }
       const emsp = { countryCode: path.countryCode, partyId: path.partyId };
       const targetPromise = targetCpo(deps, req, emsp, body).then(async (cpo) => ({ cpo, target: await cachedTarget(cpo, emsp) }));
