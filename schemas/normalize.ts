@@ -26,23 +26,40 @@ function define(object: Record<string, unknown>, key: string, value: unknown): v
   Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/**
+ * Deepest nesting walked. OCPI objects nest a handful of levels (a Tariff's price components sit at
+ * depth 5); a body nested deeper is no OCPI object, and walking it would only spend stack.
+ */
+export const MAX_DEPTH = 32;
+
 export interface Normalized {
   readonly document: unknown;
   readonly violations: SchemaViolation[];
 }
 
-/** The hot walk: no path kept. Returns the (copy-on-write) document; `bad` is set when a string is unstorable. */
-function strip(value: unknown, dropNulls: boolean, bad: { found: boolean }): unknown {
+interface Findings {
+  /** A string that cannot be kept. */
+  found: boolean;
+  /** Nesting deeper than MAX_DEPTH (not walked further). */
+  tooDeep: boolean;
+}
+
+/** The hot walk: no path kept. Returns the (copy-on-write) document; `bad` says what was found. */
+function strip(value: unknown, dropNulls: boolean, bad: Findings, depth = 0): unknown {
   if (typeof value === 'string') {
     if (unstorable(value)) bad.found = true;
     return value;
   }
   if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) {
+    bad.tooDeep = true;
+    return value;
+  }
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
-      const next = strip(item, dropNulls, bad);
+      const next = strip(item, dropNulls, bad, depth + 1);
       if (next !== item) {
         copy ??= value.slice();
         copy[i] = next;
@@ -57,7 +74,7 @@ function strip(value: unknown, dropNulls: boolean, bad: { found: boolean }): unk
     const member = object[key];
     if (unstorable(key)) bad.found = true;
     const drop = member === null && dropNulls;
-    const next = drop ? undefined : strip(member, dropNulls, bad);
+    const next = drop ? undefined : strip(member, dropNulls, bad, depth + 1);
     if (!copy && (drop || next !== member)) {
       // The first change: copy the members before this one; later ones are copied as the loop goes on.
       copy = {};
@@ -73,6 +90,7 @@ function strip(value: unknown, dropNulls: boolean, bad: { found: boolean }): unk
 
 /** The slow walk, only for a body known to hold an unstorable string: which ones, by JSON pointer. */
 function unstorableStrings(value: unknown, path: (string | number)[], out: SchemaViolation[]): void {
+  if (path.length >= MAX_DEPTH) return;
   if (typeof value === 'string') {
     const why = unstorable(value);
     if (why) out.push({ path: pointer(path), message: why });
@@ -95,9 +113,10 @@ function unstorableStrings(value: unknown, path: (string | number)[], out: Schem
  * that holds an unstorable string (a second walk), so the common body costs one pass and no copy.
  */
 export function normalize(data: unknown, dropNulls: boolean): Normalized {
-  const bad = { found: false };
+  const bad: Findings = { found: false, tooDeep: false };
   const document = strip(data, dropNulls, bad);
   const violations: SchemaViolation[] = [];
+  if (bad.tooDeep) violations.push({ path: '/', message: `nested deeper than ${MAX_DEPTH} levels` });
   if (bad.found) unstorableStrings(data, [], violations);
   return { document, violations };
 }

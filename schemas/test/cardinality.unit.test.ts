@@ -56,6 +56,14 @@ describe('strings the hub cannot keep (issue 10.1)', () => {
     assert.ok(refused('ocpi/start_session.json', start).some((v) => v.path === '/token/visual_number'));
   });
 
+  it('refuses a body nested deeper than any OCPI object without walking all of it (no stack overflow)', () => {
+    let deep: unknown = 'leaf\u0000';
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    const violations = refused('ocpi/location.json', { ...location, name: deep });
+    assert.ok(violations.some((v) => v.path === '/' && v.message === 'nested deeper than 32 levels'), text(violations));
+    assert.ok(validator.validatePartial('ocpi/evse.json', { status: deep, last_updated }).violations.length > 0);
+  });
+
   it('escapes ~ and / in the pointer (RFC 6901)', () => {
     assert.deepEqual(refused('ocpi/location.json', { ...location, ['a/b~']: '\u0000' }).find((v) => v.message.startsWith('contains')), { path: '/a~1b~0', message: 'contains a NUL character (U+0000)' });
   });
