@@ -245,6 +245,12 @@ describe('corpus: what real platforms send, through the real ingress', () => {
       assert.equal(res.body.status_code, 1000, `${c.name}: ${res.text}`);
       token = res.body.data?.token ?? '';
     }
+    // The accepted PUTs' audit events reach hub.registry.v1 through the outbox, after the answer: wait
+    // until it has published them, so the offsets compared below move only if a refusal appended.
+    const deadline = Date.now() + 15_000;
+    while ((await stack.pool.query<{ n: string }>('select count(*) as n from registry_outbox where published_at is null')).rows[0]?.n !== '0' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
     await refuses(cases('credentials', 'invalid', substitute), (c) => call(hub, 'PUT', '/ocpi/2.2.1/credentials', { token, body: c.body }));
   });
 });
