@@ -8,3 +8,4 @@ export * from './rate-limiter.ts';
 export * from './postgres-delivery-store.ts';
 export * from './postgres-command-store.ts';
 export * from './postgres-failure.ts';
+export * from './consumer-quarantine.ts';

@@ -1,4 +1,5 @@
 import type { Pool } from './pool.ts';
+import { quarantineInsertSql, quarantineParam, type QuarantineEntry } from './consumer-quarantine.ts';
 import { utcTime } from './utc-time.ts';
 
 // Durable deliveries of sessions and CDRs to eMSPs (issue #4; reference design, Delivery rules), and
@@ -148,7 +149,11 @@ export interface DeliveryStore {
    * replayed event a no-op and never lets an older session state overwrite a newer one, even one that
    * reached Kafka late. A CDR row is never replaced: a CDR appended twice is delivered once.
    */
-  enqueue(rows: readonly DeliveryInput[], position?: DeliveryPosition): Promise<void>;
+  /**
+   * `quarantine`: records of the same batch that cannot become rows (migration 013), written in the
+   * same statement as the rows and the position, so a record is never both past the position and lost.
+   */
+  enqueue(rows: readonly DeliveryInput[], position?: DeliveryPosition, quarantine?: readonly QuarantineEntry[]): Promise<void>;
   /** The stored positions of a consumer group in a topic (next offset per partition). */
   deliveryPositions(consumerGroup: string, topic: string): Promise<Map<number, bigint>>;
   /** Operator replay: the rows are made pending again even when delivered before. */
@@ -233,7 +238,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
     }
     completing = false;
   };
-  const upsert = async (input: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition): Promise<number> => {
+  const upsert = async (input: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition, quarantine: readonly QuarantineEntry[] = []): Promise<number> => {
     // One row per object: within a batch the newest event of each session wins before the upsert
     // (an INSERT ... ON CONFLICT may touch a row only once).
     const newest = new Map<string, DeliveryInput>();
@@ -250,7 +255,9 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
        on conflict (consumer_group, topic, partition) do update
          set next_offset = greatest(delivery_positions.next_offset, excluded.next_offset), updated_at = now()`;
     if (rows.length === 0) {
-      if (position) await pool.query(movePosition(1), positionParams);
+      if (quarantine.length > 0) {
+        await pool.query(`with q as (${quarantineInsertSql(1)} returning 1)${position ? `, moved as (${movePosition(2)} returning 1)` : ''} select (select count(*) from q)`, [quarantineParam(quarantine), ...positionParams]);
+      } else if (position) await pool.query(movePosition(1), positionParams);
       return 0;
     }
     const col = <T>(f: (r: DeliveryInput) => T) => rows.map(f);
@@ -273,7 +280,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
          when excluded.source_time is not null and deliveries.source_time is not null and excluded.source_time <> deliveries.source_time
            then excluded.source_time > deliveries.source_time
          else excluded.source_offset ${forced ? '>=' : '>'} deliveries.source_offset end
-       returning 1)${position ? `, moved as (${movePosition(14)})` : ''}
+       returning 1)${position ? `, moved as (${movePosition(14)})` : ''}${quarantine.length > 0 ? `, quarantined as (${quarantineInsertSql(position ? 18 : 14)})` : ''}
        select (select count(*) from upserted) as n, pg_notify('${DELIVERIES_CHANNEL}', '')`,
       [
         col((r) => r.kind),
@@ -290,6 +297,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
         col((r) => r.targetUrl ?? null),
         col(sourceTime),
         ...positionParams,
+        ...(quarantine.length > 0 ? [quarantineParam(quarantine)] : []),
       ],
     );
     return Number(result.rows[0]?.n ?? 0);
@@ -343,8 +351,8 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
       );
       return rows[0]?.document;
     },
-    async enqueue(rows, position) {
-      await upsert(rows, false, position);
+    async enqueue(rows, position, quarantine) {
+      await upsert(rows, false, position, quarantine);
     },
     async deliveryPositions(consumerGroup, topic) {
       const { rows } = await pool.query<{ partition: number; next_offset: string }>(
