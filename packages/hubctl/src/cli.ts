@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { EventLog } from '@hub/event-log';
-import type { DeliveryFilter, DeliveryState, DeliveryStore, ReadModelStore } from '@hub/store';
+import type { DeliveryFilter, DeliveryState, DeliveryStore, QuarantineStore, ReadModelStore } from '@hub/store';
+import { runQuarantineCommand } from './quarantine.ts';
 import { replayToEmsp } from './replay.ts';
 import { progressBar, rebuildReadModel } from './rebuild.ts';
 import { partyKey, type PartnerRole, type PartyRef } from '@hub/ocpi';
@@ -23,6 +24,7 @@ export interface HubctlDeps {
   /** Read models and the event log, for rebuilds; opened only by the commands that need them. */
   readonly readModels: () => { store: ReadModelStore; eventLog: EventLog };
   readonly deliveries: () => { deliveries: DeliveryStore; eventLog: EventLog };
+  readonly quarantine: () => QuarantineStore;
   /** True when stderr is a terminal (progress bars redraw in place). */
   readonly interactive: boolean;
   /** Publishes queued audit events; resolves to false when Kafka could not be reached. */
@@ -59,6 +61,12 @@ export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
   readmodel rebuild --model locations|tariffs
                                    rebuild a read model from its topic while the old one serves,
                                    then switch over (progress on stderr)
+  quarantine list [--group G] [--all]
+                                   records consumers could not apply (--all: resolved ones too)
+  quarantine redrive (--id N | --group G | --all)
+                                   apply them again after a fix, through their consumer; waits
+                                   for the outcome (applied, superseded, or quarantined again)
+  quarantine discard --id N        resolve one without applying it
 `;
 
 class UsageError extends Error {}
@@ -99,6 +107,7 @@ const options = {
   id: { type: 'string' },
   all: { type: 'boolean', default: false },
   topic: { type: 'string' },
+  group: { type: 'string' },
   'from-time': { type: 'string' },
   'from-offset': { type: 'string' },
   rate: { type: 'string' },
@@ -313,6 +322,15 @@ export async function runHubctl(argv: readonly string[], deps: HubctlDeps): Prom
           { model, generation: result.generation, events: Number(result.events), rows: result.rows, seconds: result.seconds, events_per_second: result.eventsPerSecond },
         );
         return 0;
+      }
+      case 'quarantine list':
+      case 'quarantine redrive':
+      case 'quarantine discard': {
+        if (values.id !== undefined && !/^\d+$/.test(values.id)) throw new UsageError('--id must be a record number');
+        const answer = await runQuarantineCommand(deps.quarantine(), { action: action as 'list' | 'redrive' | 'discard', id: values.id, group: values.group, all: values.all, waitMs: 30_000 });
+        if (answer.code === 2) throw new UsageError(answer.human);
+        print(answer.human, answer.data);
+        return answer.code;
       }
       default:
         throw new UsageError(`unknown command "${positionals.join(' ')}"`);
