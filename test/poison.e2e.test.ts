@@ -64,9 +64,14 @@ describe('poison records: quarantined, the partition goes on, re-driven after a 
     const s = example('session_example_1_simple_start.json');
     return { ...s, country_code: 'NL', party_id: 'STK', id, cdr_token: { ...(s['cdr_token'] as Json), country_code: 'NL', party_id: 'TST' }, last_updated: new Date().toISOString(), ...extra };
   };
-  /** Appends straight to the topic, keyed and typed as the ingress would (same key: same partition). */
-  const append = (topic: string, type: string, id: string, data: Json) =>
-    stack.eventLog.append(topic, [newEvent({ type, source: 'test', subject: `NL/STK/${id}`, key: `NL/STK/${id.toUpperCase()}`, data })]);
+  /**
+   * Appends straight to the topic, typed as the ingress would. The poison record and the valid one
+   * after it are different objects under one Kafka key (same partition, whichever way they are cut
+   * into batches): one object's PUTs in one batch would be written once, as the newest, and hide the
+   * poison.
+   */
+  const append = (topic: string, type: string, id: string, data: Json, key = id) =>
+    stack.eventLog.append(topic, [newEvent({ type, source: 'test', subject: `NL/STK/${id}`, key: `NL/STK/${key.toUpperCase()}`, data })]);
   const row = async (table: 'locations' | 'tariffs', id: string) =>
     (await stack.pool.query<{ document: Json }>(`select document from ${table} where country_code = 'NL' and party_id = 'STK' and id = $1`, [id.toUpperCase()])).rows[0]?.document;
   const sessionsAt = (id: string) => emsp.partner.received.filter((r) => r.kind === 'session' && r.body['id'] === id);
@@ -98,10 +103,10 @@ describe('poison records: quarantined, the partition goes on, re-driven after a 
   });
 
   it('projector, locations: a location Postgres cannot store is quarantined and the next one of its partition is projected', async () => {
-    assert.equal((await health(projector)).body.status, 'ok');
     await append(topics.locations, 'ocpi.locations.location-put.v1', 'POISON-LOC', location('POISON-LOC', YEAR_ZERO));
-    await append(topics.locations, 'ocpi.locations.location-put.v1', 'POISON-LOC', location('POISON-LOC', '2026-01-02T03:04:05Z'));
-    const doc = await until('the valid location after the poison one is projected', () => row('locations', 'POISON-LOC'));
+    await append(topics.locations, 'ocpi.locations.location-put.v1', 'NEXT-LOC', location('NEXT-LOC', '2026-01-02T03:04:05Z'), 'POISON-LOC');
+    const doc = await until('the valid location after the poison one is projected', () => row('locations', 'NEXT-LOC'));
+    assert.equal(await row('locations', 'POISON-LOC'), undefined);
     assert.equal(doc['last_updated'], '2026-01-02T03:04:05Z');
     const [q, ...more] = await quarantined('projector');
     assert.equal(more.length, 0);
@@ -121,8 +126,8 @@ describe('poison records: quarantined, the partition goes on, re-driven after a 
 
   it('projector, tariffs: the same for a tariff', async () => {
     await append(topics.tariffs, 'ocpi.tariffs.tariff-put.v1', 'POISON-TAR', tariff('POISON-TAR', YEAR_ZERO));
-    await append(topics.tariffs, 'ocpi.tariffs.tariff-put.v1', 'POISON-TAR', tariff('POISON-TAR', '2026-01-02T03:04:05Z'));
-    await until('the valid tariff after the poison one is projected', () => row('tariffs', 'POISON-TAR'));
+    await append(topics.tariffs, 'ocpi.tariffs.tariff-put.v1', 'NEXT-TAR', tariff('NEXT-TAR', '2026-01-02T03:04:05Z'), 'POISON-TAR');
+    await until('the valid tariff after the poison one is projected', () => row('tariffs', 'NEXT-TAR'));
     const rows = await quarantined('projector');
     assert.deepEqual(rows.map((r) => [r.topic, r.failure]), [
       [stack.eventLog.physical(topics.locations), 'record'],
@@ -133,9 +138,10 @@ describe('poison records: quarantined, the partition goes on, re-driven after a 
   it('dispatcher: a session Postgres cannot store (NUL) and a record that is no OCPI object are quarantined; the next session of the partition reaches the eMSP', async () => {
     await append(topics.sessions, 'ocpi.sessions.session-put.v1', 'S-POISON', session('S-POISON', { meter_id: 'M\u0000X' }));
     await stack.eventLog.append(topics.sessions, [newEvent({ type: 'ocpi.sessions.session-put.v1', source: 'test', subject: 'not-an-object-path', key: 'NL/STK/S-POISON', data: {} })]);
-    await append(topics.sessions, 'ocpi.sessions.session-put.v1', 'S-POISON', session('S-POISON', { status: 'COMPLETED' }));
-    await until('the valid session reaches the eMSP', () => sessionsAt('S-POISON').length > 0);
-    assert.deepEqual(sessionsAt('S-POISON').map((r) => r.body['status']), ['COMPLETED']);
+    await append(topics.sessions, 'ocpi.sessions.session-put.v1', 'S-NEXT', session('S-NEXT', { status: 'COMPLETED' }), 'S-POISON');
+    await until('the valid session reaches the eMSP', () => sessionsAt('S-NEXT').length > 0);
+    assert.deepEqual(sessionsAt('S-NEXT').map((r) => r.body['status']), ['COMPLETED']);
+    assert.deepEqual(sessionsAt('S-POISON'), []);
     const rows = await quarantined('dispatcher');
     assert.deepEqual(rows.map((r) => r.failure), ['record', 'undecodable']);
     assert.match(rows[0]?.reason ?? '', /22P05/);
