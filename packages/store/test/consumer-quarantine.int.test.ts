@@ -8,7 +8,7 @@ import { locationEventTypes, pathSubject } from '@hub/read-models';
 import { NotApplicable, postgresDeliveryStore, postgresQuarantineStore, postgresReadModelStore, type DeliveryInput, type ProjectedRecord, type QuarantineEntry } from '@hub/store';
 import { givenTestStack } from '@hub/testing';
 
-const raw = (topic: string, partition: number, offset: number, value = Buffer.from('{"x":1}')) => ({
+const raw = (topic: string, partition: number, offset: number, value: Buffer = Buffer.from('{"x":1}')) => ({
   topic,
   partition,
   offset: String(offset),
