@@ -278,7 +278,7 @@ export async function runHubctl(argv: readonly string[], deps: HubctlDeps): Prom
         if (!Number.isFinite(rate) || rate < 0) throw new UsageError('--rate must be a number of records per second');
         let lastLine = 0;
         const result = await replayToEmsp(
-          deps.deliveries(),
+          { ...deps.deliveries(), quarantine: deps.quarantine() },
           {
             kind: topic === 'sessions' ? 'session' : 'cdr',
             emsp,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newEvent, topics } from '@hub/events';
 import { objectKey, pathSubject, sessionEventTypes } from '@hub/read-models';
-import { postgresDeliveryStore } from '@hub/store';
+import { postgresDeliveryStore, postgresQuarantineStore } from '@hub/store';
 import { givenTestStack } from '@hub/testing';
 import { replayToEmsp } from '../src/replay.ts';
 
@@ -26,7 +26,7 @@ describe('replay of a topic to one eMSP', () => {
     await admin.disconnect();
 
     const replay = replayToEmsp(
-      { eventLog: stack.eventLog, deliveries: postgresDeliveryStore(stack.pool) },
+      { eventLog: stack.eventLog, deliveries: postgresDeliveryStore(stack.pool), quarantine: postgresQuarantineStore(stack.pool) },
       { kind: 'session', emsp: { countryCode: 'DE', partyId: 'EMS' }, fromOffset: 0n, ratePerSecond: 0, dryRun: true },
       () => undefined,
     );
