@@ -1,6 +1,6 @@
 import { topics } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
-import { applyIsolating, rawRecord, type Item } from '@hub/service-kit';
+import { applyIsolating, hasObjectData, rawRecord, type Item } from '@hub/service-kit';
 import { postgresFailureKind, projectedRecord, type ProjectedRecord, type ReadModel, type ReadModelStore } from '@hub/store';
 
 // Rebuild of a read model from its topic while the old one keeps serving (issue #3, Projector):
@@ -147,7 +147,8 @@ export async function rebuildReadModel(
       // is quarantined with the position; a failure of Postgres ends the rebuild (the old generation
       // keeps serving; run it again).
       const items: Array<Item<(typeof batch.messages)[number]> & { projected: ProjectedRecord }> = batch.messages.map((message) => {
-        const event = deps.eventLog.decode(batch.topic, batch.partition, message)?.event;
+        const decoded = deps.eventLog.decode(batch.topic, batch.partition, message)?.event;
+        const event = hasObjectData(decoded) ? decoded : undefined;
         const projected = projectedRecord(message.offset, event);
         return event ? { record: message, projected } : { record: message, projected, quarantine: { failure: 'undecodable', reason: 'not an event of the hub (CloudEvents binary mode with JSON data)' } };
       });

@@ -35,6 +35,11 @@ export interface ConsumerWatch {
    * resolved offset): the consumer neither skips the batch nor restarts in a loop. Never throws.
    */
   guard(batch: { topic: string; partition: number; firstOffset: string }, pause: () => () => void, work: () => Promise<void>): Promise<boolean>;
+  /**
+   * After a rebalance: a partition no longer assigned is no longer this member's to wait on (its
+   * new owner reports it), so it stops counting as stuck here.
+   */
+  assigned(assignment: Readonly<Record<string, readonly number[]>>): void;
   /** Counts records quarantined (the counter; the gauge reads Postgres). */
   quarantined(topic: string, n: number): void;
   /** /healthz problems: quarantined records (degraded), partitions stuck beyond the bound (down). */
@@ -116,6 +121,9 @@ export function consumerWatch(options: ConsumerWatchOptions): ConsumerWatch {
         timers.add(timer);
         return false;
       }
+    },
+    assigned(assignment) {
+      for (const [k, s] of standing) if (!assignment[s.topic]?.includes(s.partition)) standing.delete(k);
     },
     quarantined(topic, n) {
       if (n > 0) quarantinedTotal.inc({ group, topic }, n);

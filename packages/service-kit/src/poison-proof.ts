@@ -32,6 +32,11 @@ export class RetryLater extends Error {
   }
 }
 
+/** Whether an event's data is a JSON object (what every hub event carries); anything else is undecodable. */
+export function hasObjectData(event: { readonly data: unknown } | undefined): boolean {
+  return typeof event?.data === 'object' && event.data !== null && !Array.isArray(event.data);
+}
+
 /** Error class, SQLSTATE (when there is one) and message: what an operator needs, never data. */
 export function failureReason(err: unknown): string {
   if (!(err instanceof Error)) return String(err).slice(0, 500);

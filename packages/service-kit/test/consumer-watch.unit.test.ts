@@ -62,6 +62,18 @@ describe('consumerWatch', () => {
     watch.stop();
   });
 
+  it('a partition another member took over in a rebalance is no longer stuck here', async () => {
+    const { watch, clock, pause } = givenWatch();
+    await watch.guard(batch, pause, postgresDown);
+    clock.t += 60_001;
+    assert.equal((await watch.problems()).length, 1);
+    watch.assigned({ 'hub.locations': [3] });
+    assert.equal((await watch.problems()).length, 1, 'still assigned');
+    watch.assigned({ 'hub.locations': [0, 1, 2], 'hub.tariffs': [3] });
+    assert.deepEqual(await watch.problems(), []);
+    watch.stop();
+  });
+
   it('a batch that never finishes is stuck too (cause unknown)', async () => {
     const { watch, clock, pause } = givenWatch();
     void watch.guard(batch, pause, () => new Promise<void>(() => undefined));

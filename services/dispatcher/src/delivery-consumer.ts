@@ -2,7 +2,7 @@ import type { ConsumedEvent } from '@hub/event-log';
 import { topics } from '@hub/events';
 import type { Gauge } from '@hub/observability';
 import { parseSubject } from '@hub/read-models';
-import { applyIsolating, consumerWatch, rawRecord, seekToStoredPositions, type Item, type ServiceShell } from '@hub/service-kit';
+import { applyIsolating, consumerWatch, hasObjectData, rawRecord, seekToStoredPositions, type Item, type ServiceShell } from '@hub/service-kit';
 import { postgresFailureKind, postgresQuarantineStore, type DeliveryInput, type DeliveryStore, type RawRecord } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
 
@@ -58,7 +58,7 @@ export async function startDeliveryConsumer(
   const decodeRow = (topic: string, raw: RawRecord, message: Parameters<typeof eventLog.decode>[2]): Consumed => {
     const kind = kindOf.get(topic) ?? kindOf.get(eventLog.physical(topic));
     const decoded = eventLog.decode(topic, raw.partition, message);
-    const row = kind && decoded ? deliveryInputOf(kind, decoded) : undefined;
+    const row = kind && decoded && hasObjectData(decoded.event) ? deliveryInputOf(kind, decoded) : undefined;
     return { raw, ...(row ? { row } : {}), ...(decoded ? { ceType: decoded.event.type, ceId: decoded.event.id } : {}) };
   };
   // Re-drives (hubctl quarantine redrive) make the delivery row as the consumer would; the store's
@@ -76,6 +76,7 @@ export async function startDeliveryConsumer(
   for (const topic of kindOf.keys()) await consumer.subscribe({ topic, fromBeginning: true });
   // Each partition starts where the delivery rows end (the position stored with them): if Postgres
   // lost recent rows (a failover, a restore), their events are read and enqueued again.
+  consumer.on(consumer.events.GROUP_JOIN, (e) => watch.assigned(e.payload.memberAssignment));
   seekToStoredPositions(consumer, logger, (topic) => (kindOf.has(topic) ? deliveries.deliveryPositions(group, topic) : undefined));
   await consumer.run({
     eachBatchAutoResolve: false,
@@ -87,7 +88,7 @@ export async function startDeliveryConsumer(
       if (!kindOf.has(batch.topic) || batch.messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
       const items: Array<Item<Consumed>> = batch.messages.map((message) => {
         const consumed = decodeRow(batch.topic, rawRecord(batch.topic, batch.partition, message), message);
-        return consumed.row ? { record: consumed } : { record: consumed, quarantine: { failure: 'undecodable', reason: 'not an event of the hub with an OCPI object path (CloudEvents binary mode with JSON data)' } };
+        return consumed.row ? { record: consumed } : { record: consumed, quarantine: { failure: 'undecodable', reason: 'not an event of the hub with an OCPI object path (CloudEvents binary mode with a JSON object as data)' } };
       });
       const done = await watch.guard({ topic: batch.topic, partition: batch.partition, firstOffset: batch.firstOffset() ?? '0' }, () => payload.pause(), async () => {
         const quarantined = await applyIsolating(

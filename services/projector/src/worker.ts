@@ -1,7 +1,7 @@
 import type { ConsumerConfig } from '@hub/config';
 import { topics } from '@hub/events';
 import { Counter, Histogram } from '@hub/observability';
-import { applyIsolating, consumerLagGauge, consumerWatch, rawRecord, seekToStoredPositions, startServiceShell, type Item, type ServiceShell } from '@hub/service-kit';
+import { applyIsolating, consumerLagGauge, hasObjectData, consumerWatch, rawRecord, seekToStoredPositions, startServiceShell, type Item, type ServiceShell } from '@hub/service-kit';
 import {
   postgresFailureKind,
   postgresQuarantineStore,
@@ -47,12 +47,13 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
     const model = modelOfTopic(q.record.topic) ?? 'locations';
     const decoded = eventLog.decode(q.record.topic, q.record.partition, { ...q.record, timestamp: '0', attributes: 0 });
     // Still undecodable: the store refuses its empty subject, and the record stays quarantined.
-    return store.redrive(model, projectedRecord(q.record.offset, decoded?.event));
+    return store.redrive(model, projectedRecord(q.record.offset, hasObjectData(decoded?.event) ? decoded?.event : undefined));
   }, postgresFailureKind);
   const consumer = eventLog.consumer(group);
   await consumer.connect();
   for (const m of MODELS) await consumer.subscribe({ topic: eventLog.physical(m.topic), fromBeginning: true });
   // Each partition starts where the read model stands (records already applied are skipped anyway).
+  consumer.on(consumer.events.GROUP_JOIN, (e) => watch.assigned(e.payload.memberAssignment));
   seekToStoredPositions(consumer, logger, (topic) => {
     const model = modelOf.get(topic);
     return model ? store.positions(model) : undefined;
@@ -89,8 +90,9 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
       if (!model || batch.messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
       const items: Array<Item<Consumed>> = batch.messages.map((message) => {
         const decoded = eventLog.decode(batch.topic, batch.partition, message);
-        const consumed = { projected: projectedRecord(message.offset, decoded?.event), raw: rawRecord(batch.topic, batch.partition, message) };
-        return decoded ? { record: consumed } : { record: consumed, quarantine: { failure: 'undecodable', reason: 'not an event of the hub (CloudEvents binary mode with JSON data)' } };
+        const readable = decoded && hasObjectData(decoded.event) ? decoded : undefined;
+        const consumed = { projected: projectedRecord(message.offset, readable?.event), raw: rawRecord(batch.topic, batch.partition, message) };
+        return readable ? { record: consumed } : { record: consumed, quarantine: { failure: 'undecodable', reason: 'not an event of the hub (CloudEvents binary mode with a JSON object as data)' } };
       });
       const done = await watch.guard({ topic: batch.topic, partition: batch.partition, firstOffset: batch.firstOffset() ?? '0' }, () => payload.pause(), async () => {
         const quarantined = await applyIsolating(
