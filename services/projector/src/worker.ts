@@ -28,7 +28,7 @@ const MODELS: ReadonlyArray<{ model: ReadModel; topic: string }> = [
   { model: 'tariffs', topic: topics.tariffs },
 ];
 
-type Consumed = { readonly projected: ProjectedRecord; readonly raw: RawRecord };
+type Consumed = { readonly projected: ProjectedRecord; readonly raw: RawRecord; readonly ceId?: string | undefined };
 
 export async function startWorker(config: ConsumerConfig, options: { groupId?: string } = {}): Promise<ServiceShell> {
   const shell = await startServiceShell('projector', config);
@@ -91,15 +91,15 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
       const items: Array<Item<Consumed>> = batch.messages.map((message) => {
         const decoded = eventLog.decode(batch.topic, batch.partition, message);
         const readable = decoded && hasObjectData(decoded.event) ? decoded : undefined;
-        const consumed = { projected: projectedRecord(message.offset, readable?.event), raw: rawRecord(batch.topic, batch.partition, message) };
+        const consumed = { projected: projectedRecord(message.offset, readable?.event), raw: rawRecord(batch.topic, batch.partition, message), ceId: decoded?.event.id };
         return readable ? { record: consumed } : { record: consumed, quarantine: { failure: 'undecodable', reason: 'not an event of the hub (CloudEvents binary mode with a JSON object as data)' } };
       });
       const done = await watch.guard({ topic: batch.topic, partition: batch.partition, firstOffset: batch.firstOffset() ?? '0' }, () => payload.pause(), async () => {
         const quarantined = await applyIsolating(
           items,
           async (chunk) => {
-            const records = chunk.map(({ record: { projected, raw }, quarantine }) =>
-              quarantine ? { ...projected, quarantine: { consumerGroup: group, record: raw, ceType: quarantine.failure === 'record' ? projected.type : undefined, failureKind: quarantine.failure, reason: quarantine.reason } } : projected,
+            const records = chunk.map(({ record: { projected, raw, ceId }, quarantine }) =>
+              quarantine ? { ...projected, quarantine: { consumerGroup: group, record: raw, ceType: quarantine.failure === 'record' ? projected.type : undefined, ceId, failureKind: quarantine.failure, reason: quarantine.reason } } : projected,
             );
             count(model, await grouped[model].submit({ partition: batch.partition, records }));
           },
