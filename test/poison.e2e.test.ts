@@ -104,24 +104,28 @@ describe('poison records: quarantined, the partition goes on, re-driven after a 
 
   it('projector, locations: a location Postgres cannot store is quarantined and the next one of its partition is projected', async () => {
     await append(topics.locations, 'ocpi.locations.location-put.v1', 'POISON-LOC', location('POISON-LOC', YEAR_ZERO));
+    // An event whose data is no JSON object (`null`): no document can come of it.
+    await stack.eventLog.append(topics.locations, [newEvent({ type: 'ocpi.locations.location-put.v1', source: 'test', subject: 'NL/STK/NULL-LOC', key: 'NL/STK/POISON-LOC', data: null })]);
     await append(topics.locations, 'ocpi.locations.location-put.v1', 'NEXT-LOC', location('NEXT-LOC', '2026-01-02T03:04:05Z'), 'POISON-LOC');
     const doc = await until('the valid location after the poison one is projected', () => row('locations', 'NEXT-LOC'));
     assert.equal(await row('locations', 'POISON-LOC'), undefined);
     assert.equal(doc['last_updated'], '2026-01-02T03:04:05Z');
-    const [q, ...more] = await quarantined('projector');
+    const [q, undecodable, ...more] = await quarantined('projector');
     assert.equal(more.length, 0);
+    assert.equal(undecodable?.failure, 'undecodable');
+    assert.equal(undecodable?.partition, q?.partition);
     assert.equal(q?.topic, stack.eventLog.physical(topics.locations));
     assert.equal(q?.ce_type, 'ocpi.locations.location-put.v1');
     assert.equal(q?.failure, 'record');
     assert.match(q?.reason ?? '', /22008/);
-    assert.equal(await metric(projector, 'hub_consumer_quarantined_total', 'topic="' + stack.eventLog.physical(topics.locations) + '"'), 1);
+    assert.equal(await metric(projector, 'hub_consumer_quarantined_total', 'topic="' + stack.eventLog.physical(topics.locations) + '"'), 2);
     const h = await until('the projector reports the quarantine', async () => {
       const r = await health(projector);
       return r.body.problems.length > 0 && r;
     });
     assert.equal(h.http, 200);
     assert.equal(h.body.status, 'degraded');
-    assert.match(h.body.problems[0]?.reason ?? '', /1 record\(s\) of .*ocpi\.locations\.v1 quarantined by consumer projector/);
+    assert.match(h.body.problems[0]?.reason ?? '', /2 record\(s\) of .*ocpi\.locations\.v1 quarantined by consumer projector/);
   });
 
   it('projector, tariffs: the same for a tariff', async () => {
@@ -131,6 +135,7 @@ describe('poison records: quarantined, the partition goes on, re-driven after a 
     const rows = await quarantined('projector');
     assert.deepEqual(rows.map((r) => [r.topic, r.failure]), [
       [stack.eventLog.physical(topics.locations), 'record'],
+      [stack.eventLog.physical(topics.locations), 'undecodable'],
       [stack.eventLog.physical(topics.tariffs), 'record'],
     ]);
   });
@@ -174,6 +179,7 @@ describe('poison records: quarantined, the partition goes on, re-driven after a 
     await until('the re-driven session reaches the eMSP', () => sessionsAt('S-REDRIVE').length > 0);
     // The year-zero location is still quarantined; discarding resolves it without applying.
     const [poison] = await quarantined('projector');
+    assert.match(poison?.reason ?? '', /22008/);
     assert.equal((await hubctl(env, ['quarantine', 'discard', '--id', poison?.id ?? ''])).code, 0);
     assert.ok(!(await quarantined('projector')).some((r) => r.id === poison?.id));
   });
