@@ -114,6 +114,16 @@ export function readCommonConfig(r: ConfigReader, defaultOperatorPort: number): 
   };
 }
 
+/** Settings of a service that consumes topics (projector, dispatcher). */
+export interface ConsumerConfig extends CommonConfig {
+  /** A partition on one offset (failing, or a batch not finishing) for longer than this is stuck: /healthz 503. */
+  readonly consumerStuckAfterMs: number;
+}
+
+export function readConsumerConfig(r: ConfigReader, defaultOperatorPort: number): ConsumerConfig {
+  return { ...readCommonConfig(r, defaultOperatorPort), consumerStuckAfterMs: r.int('CONSUMER_STUCK_AFTER_MS', 60_000, { min: 100 }) };
+}
+
 /** Reads the secret key that encrypts partner tokens at rest: 32 bytes, base64 or hex. */
 export function readSecretKey(r: ConfigReader, name = 'HUB_SECRET_KEY'): Buffer {
   const v = r.string(name);

@@ -1,9 +1,12 @@
 import { parseArgs } from 'node:util';
 import type { EventLog } from '@hub/event-log';
-import type { DeliveryFilter, DeliveryState, DeliveryStore, ReadModelStore } from '@hub/store';
+import type { DeliveryStore, QuarantineStore, ReadModelStore } from '@hub/store';
+import { deliveryFilter, partyRef } from './delivery-filter.ts';
+import { USAGE, UsageError } from './usage.ts';
+import { runQuarantineCommand } from './quarantine.ts';
 import { replayToEmsp } from './replay.ts';
 import { progressBar, rebuildReadModel } from './rebuild.ts';
-import { partyKey, type PartnerRole, type PartyRef } from '@hub/ocpi';
+import { partyKey, type PartnerRole } from '@hub/ocpi';
 import {
   OperatorInputError,
   overrideEndpoint,
@@ -18,11 +21,14 @@ import {
 // hubctl: the account team's tool (interface document, What the service does 5; Onboarding (a), (c),
 // (d)). Every command prints a human-readable answer, or one JSON document with --json.
 
+export { USAGE };
+
 export interface HubctlDeps {
   readonly store: RegistryStore;
   /** Read models and the event log, for rebuilds; opened only by the commands that need them. */
   readonly readModels: () => { store: ReadModelStore; eventLog: EventLog };
   readonly deliveries: () => { deliveries: DeliveryStore; eventLog: EventLog };
+  readonly quarantine: () => QuarantineStore;
   /** True when stderr is a terminal (progress bars redraw in place). */
   readonly interactive: boolean;
   /** Publishes queued audit events; resolves to false when Kafka could not be reached. */
@@ -33,35 +39,6 @@ export interface HubctlDeps {
   readonly err: (text: string) => void;
 }
 
-export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
-
-  party register --role CPO|EMSP --country CC --party PID --name NAME [--platform ID]
-                                   register a party and print its initial token
-                                   (--platform adds the role to an existing platform)
-  party list [--role CPO|EMSP]     parties with role, status and last probe
-  party show --country CC --party PID --role ROLE
-  party token --country CC --party PID --role ROLE
-                                   issue a new initial token (before registration only)
-  party suspend|reinstate --country CC --party PID --role ROLE
-  endpoint set --country CC --party PID --role ROLE --module sessions|cdrs|tokens|commands --url URL
-  endpoint clear --country CC --party PID --role ROLE --module MODULE
-                                   override (or stop overriding) a receiver endpoint URL
-  routing enable|disable --emsp CC/PID --cpo CC/PID
-  routing list
-  deliveries list [--state pending|dead|unroutable|delivered] [--emsp CC/PID] [--cpo CC/PID]
-                  [--reason TEXT] [--older-than 30m] [--limit N]
-                                   dead letters, unroutable and pending records
-  deliveries redrive (--id N | --emsp CC/PID | --cpo CC/PID | --reason TEXT | --older-than D | --all)
-                                   make dead and unroutable records pending again (after a fix)
-  deliveries replay --topic sessions|cdrs --emsp CC/PID (--from-time ISO | --from-offset N)
-                    [--rate N] [--dry-run]
-                                   deliver a topic again to one eMSP (rate cap in records/s)
-  readmodel rebuild --model locations|tariffs
-                                   rebuild a read model from its topic while the old one serves,
-                                   then switch over (progress on stderr)
-`;
-
-class UsageError extends Error {}
 
 function need(values: Record<string, string | boolean | undefined>, name: string): string {
   const v = values[name];
@@ -73,12 +50,6 @@ function role(values: Record<string, string | boolean | undefined>): PartnerRole
   const r = need(values, 'role').toUpperCase();
   if (r !== 'CPO' && r !== 'EMSP') throw new UsageError('--role must be CPO or EMSP');
   return r;
-}
-
-function partyRef(text: string, flag: string): PartyRef {
-  const m = /^([A-Za-z]{2})[/-]([A-Za-z0-9]{3})$/.exec(text);
-  if (!m?.[1] || !m[2]) throw new UsageError(`--${flag} must look like CC/PID, e.g. NL/ABC`);
-  return { countryCode: m[1].toUpperCase(), partyId: m[2].toUpperCase() };
 }
 
 const options = {
@@ -99,6 +70,7 @@ const options = {
   id: { type: 'string' },
   all: { type: 'boolean', default: false },
   topic: { type: 'string' },
+  group: { type: 'string' },
   'from-time': { type: 'string' },
   'from-offset': { type: 'string' },
   rate: { type: 'string' },
@@ -269,7 +241,7 @@ export async function runHubctl(argv: readonly string[], deps: HubctlDeps): Prom
         if (!Number.isFinite(rate) || rate < 0) throw new UsageError('--rate must be a number of records per second');
         let lastLine = 0;
         const result = await replayToEmsp(
-          deps.deliveries(),
+          { ...deps.deliveries(), quarantine: deps.quarantine() },
           {
             kind: topic === 'sessions' ? 'session' : 'cdr',
             emsp,
@@ -314,6 +286,15 @@ export async function runHubctl(argv: readonly string[], deps: HubctlDeps): Prom
         );
         return 0;
       }
+      case 'quarantine list':
+      case 'quarantine redrive':
+      case 'quarantine discard': {
+        if (values.id !== undefined && !/^\d+$/.test(values.id)) throw new UsageError('--id must be a record number');
+        const answer = await runQuarantineCommand(deps.quarantine(), { action: action as 'list' | 'redrive' | 'discard', id: values.id, group: values.group, all: values.all, waitMs: 30_000 });
+        if (answer.code === 2) throw new UsageError(answer.human);
+        print(answer.human, answer.data);
+        return answer.code;
+      }
       default:
         throw new UsageError(`unknown command "${positionals.join(' ')}"`);
     }
@@ -328,37 +309,4 @@ export async function runHubctl(argv: readonly string[], deps: HubctlDeps): Prom
     }
     throw e;
   }
-}
-
-const DURATION = /^(\d+)(s|m|h|d)$/;
-
-function deliveryFilter(values: Record<string, string | boolean | undefined>): DeliveryFilter {
-  const text = (name: string) => (typeof values[name] === 'string' ? (values[name]) : undefined);
-  const filter: { -readonly [K in keyof DeliveryFilter]: DeliveryFilter[K] } = {};
-  const state = text('state');
-  if (state) {
-    const states = state.split(',') as DeliveryState[];
-    if (!states.every((s) => ['pending', 'delivered', 'dead', 'unroutable'].includes(s))) throw new UsageError('--state must be pending, delivered, dead or unroutable');
-    filter.states = states;
-  }
-  const emsp = text('emsp');
-  if (emsp) filter.emsp = partyRef(emsp, 'emsp');
-  const cpo = text('cpo');
-  if (cpo) filter.cpo = partyRef(cpo, 'cpo');
-  const reason = text('reason');
-  if (reason) filter.reason = reason;
-  const id = text('id');
-  if (id) {
-    if (!/^\d+$/.test(id)) throw new UsageError('--id must be a record number');
-    filter.id = id;
-  }
-  const older = text('older-than');
-  if (older) {
-    const m = DURATION.exec(older);
-    if (!m?.[1] || !m[2]) throw new UsageError('--older-than must look like 30s, 15m, 2h or 1d');
-    filter.olderThanSeconds = Number(m[1]) * ({ s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[m[2]]!;
-  }
-  const limit = text('limit');
-  if (limit) filter.limit = Number(limit);
-  return filter;
 }

@@ -3,7 +3,7 @@ import { hostname, userInfo } from 'node:os';
 import { configReader, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS } from '@hub/config';
 import { appendInOrder, createKafkaEventLog } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
-import { createPool, drainOutbox, postgresDeliveryStore, postgresReadModelStore, postgresRegistryStore } from '@hub/store';
+import { createPool, drainOutbox, postgresDeliveryStore, postgresQuarantineStore, postgresReadModelStore, postgresRegistryStore } from '@hub/store';
 import { runHubctl } from './cli.ts';
 
 const r = configReader(process.env);
@@ -24,6 +24,7 @@ try {
     actor: userInfo().username,
     readModels: () => ({ store: postgresReadModelStore(pool), eventLog }),
     deliveries: () => ({ deliveries: postgresDeliveryStore(pool), eventLog }),
+    quarantine: () => postgresQuarantineStore(pool),
     interactive: process.stderr.isTTY === true,
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),

@@ -1,6 +1,7 @@
 import { topics } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
-import { projectedRecord, type ReadModel, type ReadModelStore } from '@hub/store';
+import { applyIsolating, hasObjectData, rawRecord, type Item } from '@hub/service-kit';
+import { postgresFailureKind, projectedRecord, type ProjectedRecord, type ReadModel, type ReadModelStore } from '@hub/store';
 
 // Rebuild of a read model from its topic while the old one keeps serving (issue #3, Projector):
 // a new generation is filled from the beginning of the topic by a consumer of its own, then made
@@ -29,6 +30,11 @@ export interface RebuildOptions {
   readonly applyConcurrency?: number;
   /** Decoded batches allowed to wait for a transaction before fetching pauses. */
   readonly queuedBatches?: number;
+  /**
+   * The consumer group its quarantined records are filed under: the live projector's, so a record
+   * both quarantine is listed once and re-driven (into the active generation) by the projector.
+   */
+  readonly quarantineGroup?: string;
 }
 
 /**
@@ -101,6 +107,7 @@ export async function rebuildReadModel(
   const applied = async () => [...(await deps.store.positions(model, building)).values()].reduce((a, b) => a + b, 0n);
 
   const groupId = `rebuild-${model}-g${building}-${Date.now()}`;
+  const quarantineGroup = options.quarantineGroup ?? 'projector';
   const consumer = deps.eventLog.consumer(groupId, { maxBytesPerPartition: options.fetchBytesPerPartition ?? 1024 * 1024 });
   await consumer.connect();
   await consumer.subscribe({ topic: deps.eventLog.physical(topic), fromBeginning: true });
@@ -136,11 +143,32 @@ export async function rebuildReadModel(
     partitionsConsumedConcurrently: 6,
     eachBatch: async ({ batch }) => {
       rethrow();
-      const records = batch.messages.map((message) => projectedRecord(message.offset, deps.eventLog.decode(batch.topic, batch.partition, message)?.event));
-      if (records.length > 0) {
+      // As the projector does (service-kit, poison-proof apply): a record the read model cannot store
+      // is quarantined with the position; a failure of Postgres ends the rebuild (the old generation
+      // keeps serving; run it again).
+      const items: Array<Item<(typeof batch.messages)[number]> & { projected: ProjectedRecord }> = batch.messages.map((message) => {
+        const decoded = deps.eventLog.decode(batch.topic, batch.partition, message)?.event;
+        const event = hasObjectData(decoded) ? decoded : undefined;
+        const projected = projectedRecord(message.offset, event);
+        return event ? { record: message, projected } : { record: message, projected, quarantine: { failure: 'undecodable', reason: 'not an event of the hub (CloudEvents binary mode with JSON data)' } };
+      });
+      if (items.length > 0) {
         await pipeline.enqueue(batch.partition, async () => {
-          await deps.store.applyBatch(model, batch.partition, records, building);
-          refreshStatistics(records.length);
+          const projectedOf = new Map(items.map((i) => [i.record, i.projected]));
+          await applyIsolating<(typeof batch.messages)[number]>(
+            items,
+            async (chunk) => {
+              const records = chunk.map(({ record, quarantine }) => {
+                const projected = projectedOf.get(record) as ProjectedRecord;
+                return quarantine
+                  ? { ...projected, quarantine: { consumerGroup: quarantineGroup, record: rawRecord(batch.topic, batch.partition, record), ceType: quarantine.failure === 'record' ? projected.type : undefined, failureKind: quarantine.failure, reason: quarantine.reason } }
+                  : projected;
+              });
+              await deps.store.applyBatch(model, batch.partition, records, building);
+            },
+            postgresFailureKind,
+          );
+          refreshStatistics(items.length);
         });
       }
     },

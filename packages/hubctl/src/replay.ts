@@ -1,7 +1,8 @@
 import { topics } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
 import { parseSubject, sessionEventTypes } from '@hub/read-models';
-import type { DeliveryInput, DeliveryKind, DeliveryStore } from '@hub/store';
+import { applyIsolating, rawRecord, RetryLater, type Item } from '@hub/service-kit';
+import { postgresFailureKind, type DeliveryInput, type DeliveryKind, type DeliveryStore, type QuarantineStore } from '@hub/store';
 
 // Replay of a topic to one eMSP (issue #4, Operators): for an eMSP that lost data, every session or
 // CDR addressed to it from an offset or a point in time is made pending again and delivered anew.
@@ -14,6 +15,8 @@ export interface ReplayOptions {
   /** Records per second at most (0: no cap). */
   readonly ratePerSecond: number;
   readonly dryRun: boolean;
+  /** The consumer group its quarantined records are filed under (the dispatcher's: it re-drives them). */
+  readonly quarantineGroup?: string;
 }
 
 export interface ReplayProgress {
@@ -24,7 +27,7 @@ export interface ReplayProgress {
 
 /** Reads the topic partition by partition up to its head at the start, with a consumer group of its own. */
 export async function replayToEmsp(
-  deps: { eventLog: EventLog; deliveries: DeliveryStore },
+  deps: { eventLog: EventLog; deliveries: DeliveryStore; quarantine: QuarantineStore },
   options: ReplayOptions,
   onProgress: (p: ReplayProgress) => void,
 ): Promise<{ scanned: number; matched: number; enqueued: number }> {
@@ -63,7 +66,7 @@ export async function replayToEmsp(
         eachBatchAutoResolve: true,
         eachBatch: async ({ batch }) => {
           const head = heads.get(batch.partition) ?? 0n;
-          const rows: DeliveryInput[] = [];
+          const rows: Array<Item<DeliveryInput & { message: (typeof batch.messages)[number] }>> = [];
           for (const message of batch.messages) {
             const offset = BigInt(message.offset);
             if (offset < (starts.get(batch.partition) ?? 0n) || offset >= head) continue;
@@ -75,7 +78,8 @@ export async function replayToEmsp(
             const patch = decoded?.event.type === sessionEventTypes.sessionPatched;
             if (!decoded || !path || (!patch && (token?.country_code?.toUpperCase() !== options.emsp.countryCode || token.party_id?.toUpperCase() !== options.emsp.partyId))) continue;
             matched++;
-            rows.push({
+            rows.push({ record: {
+              message,
               kind: options.kind,
               emsp: options.emsp,
               cpo: { countryCode: path.countryCode, partyId: path.partyId },
@@ -86,7 +90,7 @@ export async function replayToEmsp(
               correlationId: decoded.event.correlationId,
               eventTime: decoded.event.time,
               ...(patch ? { patch: true } : {}),
-            });
+            } });
           }
           if (!options.dryRun && rows.length > 0) {
             // The rate cap paces the hand-off to the delivery workers.
@@ -95,7 +99,7 @@ export async function replayToEmsp(
               const wait = earliest - Date.now();
               if (wait > 0) await new Promise((r) => setTimeout(r, wait));
             }
-            enqueued += await deps.deliveries.enqueueForced(rows);
+            enqueued += await enqueuePoisonProof(deps, options.quarantineGroup ?? 'dispatcher', batch.topic, batch.partition, rows);
           }
           onProgress({ scanned, matched, total });
           const last = BigInt(batch.lastOffset());
@@ -112,4 +116,40 @@ export async function replayToEmsp(
   }
   onProgress({ scanned, matched, total });
   return { scanned, matched, enqueued };
+}
+
+/**
+ * Enqueues a batch as the dispatcher would (service-kit, poison-proof apply): a record Postgres cannot
+ * store is quarantined for the dispatcher to re-drive, the others are enqueued; a Postgres failure is
+ * retried with backoff a few times before the replay gives up (it does not loop forever).
+ */
+async function enqueuePoisonProof(
+  deps: { deliveries: DeliveryStore; quarantine: QuarantineStore },
+  group: string,
+  topic: string,
+  partition: number,
+  rows: ReadonlyArray<Item<DeliveryInput & { message: Parameters<typeof rawRecord>[2] }>>,
+): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    let enqueued = 0;
+    try {
+      await applyIsolating(
+        rows,
+        async (chunk) => {
+          const quarantined = chunk.filter((i) => i.quarantine);
+          if (quarantined.length > 0) {
+            await deps.quarantine.insert(
+              quarantined.map((i) => ({ consumerGroup: group, record: rawRecord(topic, partition, i.record.message), failureKind: i.quarantine?.failure ?? 'record', reason: i.quarantine?.reason ?? '' })),
+            );
+          }
+          enqueued += await deps.deliveries.enqueueForced(chunk.filter((i) => !i.quarantine).map((i) => i.record));
+        },
+        postgresFailureKind,
+      );
+      return enqueued;
+    } catch (e) {
+      if (!(e instanceof RetryLater) || attempt >= 8) throw e;
+      await new Promise((r) => setTimeout(r, Math.min(10_000, 200 * 2 ** attempt)));
+    }
+  }
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newEvent, topics } from '@hub/events';
 import { objectKey, pathSubject, sessionEventTypes } from '@hub/read-models';
-import { postgresDeliveryStore } from '@hub/store';
+import { postgresDeliveryStore, postgresQuarantineStore } from '@hub/store';
 import { givenTestStack } from '@hub/testing';
 import { replayToEmsp } from '../src/replay.ts';
 
@@ -26,7 +26,7 @@ describe('replay of a topic to one eMSP', () => {
     await admin.disconnect();
 
     const replay = replayToEmsp(
-      { eventLog: stack.eventLog, deliveries: postgresDeliveryStore(stack.pool) },
+      { eventLog: stack.eventLog, deliveries: postgresDeliveryStore(stack.pool), quarantine: postgresQuarantineStore(stack.pool) },
       { kind: 'session', emsp: { countryCode: 'DE', partyId: 'EMS' }, fromOffset: 0n, ratePerSecond: 0, dryRun: true },
       () => undefined,
     );
@@ -49,7 +49,7 @@ describe('replay of a topic to one eMSP', () => {
       event('R-OTHER', sessionEventTypes.sessionPut, full('R-OTHER', 'FR/OTH')),
       event('R-OTHER', sessionEventTypes.sessionPatched, { kwh: 3, last_updated: '2026-01-01T10:05:00Z' }),
     ]);
-    const replay = (emsp: { countryCode: string; partyId: string }) => replayToEmsp({ eventLog: stack.eventLog, deliveries }, { kind: 'session', emsp, fromOffset: 0n, ratePerSecond: 0, dryRun: false }, () => undefined);
+    const replay = (emsp: { countryCode: string; partyId: string }) => replayToEmsp({ eventLog: stack.eventLog, deliveries, quarantine: postgresQuarantineStore(stack.pool) }, { kind: 'session', emsp, fromOffset: 0n, ratePerSecond: 0, dryRun: false }, () => undefined);
     const row = async (id: string) =>
       (await stack.pool.query<{ id: string; state: string; payload: Record<string, unknown>; source_offset: string }>("select id, state, payload, source_offset from deliveries where kind = 'session' and object_id = $1", [id])).rows;
     const deliverAll = async () => {

@@ -10,14 +10,26 @@ export interface OperatorServer {
 export type HealthCheck = () => Promise<Record<string, boolean>>;
 
 /**
+ * Something an operator must look at although every dependency answers: `degraded` (the service
+ * works, e.g. records were quarantined: /healthz stays 200 and says so) or `down` (it does not make
+ * progress, e.g. a partition stuck on one offset beyond the bound: /healthz answers 503).
+ */
+export interface HealthProblem {
+  readonly severity: 'degraded' | 'down';
+  readonly reason: string;
+}
+
+/**
  * The operator port of every service: GET /metrics (Prometheus text format) and GET /healthz (200 when
- * every dependency check passes, 503 otherwise, with the checks as JSON). Kept off the partner port.
+ * every dependency check passes and no problem is `down`, 503 otherwise; the body has the checks, the
+ * status ok/degraded/down and the problems with their reasons). Kept off the partner port.
  */
 export async function startOperatorServer(options: {
   readonly port: number;
   readonly host?: string;
   readonly registry: Registry;
   readonly health: HealthCheck;
+  readonly problems?: () => Promise<HealthProblem[]>;
 }): Promise<OperatorServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -34,14 +46,15 @@ export async function startOperatorServer(options: {
       return;
     }
     if (req.method === 'GET' && path === '/healthz') {
-      void options
-        .health()
-        .catch(() => ({ checks: false }))
-        .then((checks) => {
-          const ok = Object.values(checks).every(Boolean);
-          res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ ok, checks }));
-        });
+      void Promise.all([
+        options.health().catch(() => ({ checks: false })),
+        (options.problems?.() ?? Promise.resolve([])).catch((): HealthProblem[] => [{ severity: 'degraded', reason: 'health problems could not be read' }]),
+      ]).then(([checks, problems]) => {
+        const ok = Object.values(checks).every(Boolean) && !problems.some((p) => p.severity === 'down');
+        const status = !ok ? 'down' : problems.length > 0 ? 'degraded' : 'ok';
+        res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ ok, status, checks, problems }));
+      });
       return;
     }
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');

@@ -1,7 +1,10 @@
 import type { CommonConfig } from '@hub/config';
 import { createKafkaEventLog, type EventLog } from '@hub/event-log';
-import { Gauge, createLogger, createMetricsRegistry, startOperatorServer, type Logger, type OperatorServer, type Registry } from '@hub/observability';
-import { createPool, type Pool } from '@hub/store';
+import { Gauge, createLogger, createMetricsRegistry, startOperatorServer, type HealthProblem, type Logger, type OperatorServer, type Registry } from '@hub/observability';
+import { createPool, type Pool, type RawRecord } from '@hub/store';
+
+export * from './poison-proof.ts';
+export * from './consumer-watch.ts';
 
 // What every Kafka worker service (projector, dispatcher) needs before its own logic: a logger, a
 // metrics registry, a Postgres pool, the event log and the operator port with a health check that
@@ -36,12 +39,24 @@ export function consumerLagGauge(metrics: Registry): Gauge<'group' | 'topic' | '
   return new Gauge({ name: 'hub_consumer_lag', help: 'Records behind the partition head at the last batch', labelNames: ['group', 'topic', 'partition'], registers: [metrics] });
 }
 
+/** A consumed Kafka record as the quarantine keeps it: byte-exact. */
+export function rawRecord(topic: string, partition: number, message: { offset: string; key?: Buffer | null; value: Buffer | null; headers?: Record<string, unknown> }): RawRecord {
+  const headers: Record<string, Buffer | string | undefined> = {};
+  for (const [k, v] of Object.entries(message.headers ?? {})) {
+    const first: unknown = Array.isArray(v) ? v[0] : v;
+    headers[k] = Buffer.isBuffer(first) || typeof first === 'string' ? first : undefined;
+  }
+  return { topic, partition, offset: message.offset, key: message.key ?? null, value: message.value, headers };
+}
+
 export interface ServiceShell {
   readonly logger: Logger;
   readonly metrics: Registry;
   readonly pool: Pool;
   readonly eventLog: EventLog;
   readonly operator: OperatorServer;
+  /** Adds a source of /healthz problems (a consumer watch). */
+  addHealthProblems(source: () => Promise<HealthProblem[]>): void;
   stop(): Promise<void>;
 }
 
@@ -52,6 +67,7 @@ export async function startServiceShell(name: string, config: CommonConfig, opti
   const eventLog = createKafkaEventLog({ brokers: config.kafkaBrokers, clientId: name, topicPrefix: config.topicPrefix, logger });
   const admin = eventLog.admin();
   let adminConnected: Promise<void> | undefined;
+  const problemSources: Array<() => Promise<HealthProblem[]>> = [];
   const operator = await startOperatorServer({
     port: config.operatorPort,
     registry: metrics,
@@ -66,6 +82,7 @@ export async function startServiceShell(name: string, config: CommonConfig, opti
         .then((c) => c.brokers.length > 0, () => false);
       return { postgres, kafka };
     },
+    problems: async () => (await Promise.all(problemSources.map((source) => source()))).flat(),
   });
   return {
     logger,
@@ -73,6 +90,9 @@ export async function startServiceShell(name: string, config: CommonConfig, opti
     pool,
     eventLog,
     operator,
+    addHealthProblems(source) {
+      problemSources.push(source);
+    },
     async stop() {
       await operator.close();
       await eventLog.close();

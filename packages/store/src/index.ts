@@ -9,3 +9,5 @@ export * from './postgres-delivery-store.ts';
 export * from './postgres-command-store.ts';
 export * from './postgres-failure.ts';
 export * from './session-fold.ts';
+export * from './consumer-quarantine.ts';
+export * from './read-model-redrive.ts';

@@ -1,4 +1,5 @@
 import { inTransaction, type Pool, type PoolClient } from './pool.ts';
+import { quarantineInsertSql, quarantineParam, type QuarantineEntry } from './consumer-quarantine.ts';
 import { foldSessionEvents, sessionKey, type SessionFold, type StoredSession } from './session-fold.ts';
 import { utcTime } from './utc-time.ts';
 
@@ -154,7 +155,11 @@ export interface DeliveryStore {
    * replayed event a no-op and never lets an older session state overwrite a newer one, even one that
    * reached Kafka late. A CDR row is never replaced: a CDR appended twice is delivered once.
    */
-  enqueue(rows: readonly DeliveryInput[], position?: DeliveryPosition): Promise<EnqueueReport>;
+  /**
+   * `quarantine`: records of the same batch that cannot become rows (migration 013), written in the
+   * same statement as the rows and the position, so a record is never both past the position and lost.
+   */
+  enqueue(rows: readonly DeliveryInput[], position?: DeliveryPosition, quarantine?: readonly QuarantineEntry[]): Promise<EnqueueReport>;
   /**
    * Whether the hub holds the session: a delivery row made from a PUT of it (any eMSP); the id is a
    * CiString (types.asciidoc). The ingress asks this before accepting a Session PATCH.
@@ -247,7 +252,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
     }
     completing = false;
   };
-  const upsert = async (db: Pool | PoolClient, input: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition): Promise<number> => {
+  const upsert = async (db: Pool | PoolClient, input: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition, quarantine: readonly QuarantineEntry[] = []): Promise<number> => {
     // One row per object: within a batch the newest event of each session wins before the upsert
     // (an INSERT ... ON CONFLICT may touch a row only once).
     const newest = new Map<string, DeliveryInput>();
@@ -264,7 +269,9 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
        on conflict (consumer_group, topic, partition) do update
          set next_offset = greatest(delivery_positions.next_offset, excluded.next_offset), updated_at = now()`;
     if (rows.length === 0) {
-      if (position) await db.query(movePosition(1), positionParams);
+      if (quarantine.length > 0) {
+        await db.query(`with q as (${quarantineInsertSql(1)} returning 1)${position ? `, moved as (${movePosition(2)} returning 1)` : ''} select (select count(*) from q)`, [quarantineParam(quarantine), ...positionParams]);
+      } else if (position) await db.query(movePosition(1), positionParams);
       return 0;
     }
     const col = <T>(f: (r: DeliveryInput) => T) => rows.map(f);
@@ -287,7 +294,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
          when excluded.source_time is not null and deliveries.source_time is not null and excluded.source_time <> deliveries.source_time
            then excluded.source_time > deliveries.source_time
          else excluded.source_offset ${forced ? '>=' : '>'} deliveries.source_offset end
-       returning 1)${position ? `, moved as (${movePosition(14)})` : ''}
+       returning 1)${position ? `, moved as (${movePosition(14)})` : ''}${quarantine.length > 0 ? `, quarantined as (${quarantineInsertSql(position ? 18 : 14)})` : ''}
        select (select count(*) from upserted) as n, pg_notify('${DELIVERIES_CHANNEL}', '')`,
       [
         col((r) => r.kind),
@@ -304,6 +311,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
         col((r) => r.targetUrl ?? null),
         col(sourceTime),
         ...positionParams,
+        ...(quarantine.length > 0 ? [quarantineParam(quarantine)] : []),
       ],
     );
     return Number(result.rows[0]?.n ?? 0);
@@ -312,9 +320,9 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
   // changes them between the read and the write), fold the batch in its order, upsert the result.
   // Batches without one keep the single statement.
   // A forced (replay) batch is for one eMSP: the eMSP of its rows.
-  const enqueueFolded = async (input: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition): Promise<{ n: number; report: EnqueueReport }> => {
+  const enqueueFolded = async (input: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition, quarantine: readonly QuarantineEntry[] = []): Promise<{ n: number; report: EnqueueReport }> => {
     const patches = input.filter((r) => r.kind === 'session' && r.patch);
-    if (patches.length === 0) return { n: await upsert(pool, input, forced, position), report: { applied: 0, unapplied: [] } };
+    if (patches.length === 0) return { n: await upsert(pool, input, forced, position, quarantine), report: { applied: 0, unapplied: [] } };
     const replayTo = forced ? patches[0]?.emsp : undefined;
     return inTransaction(pool, async (client) => {
       const sessions = [...new Map(patches.map((r) => [sessionKey(r.cpo, r.objectId), r])).values()];
@@ -337,7 +345,7 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
         payload: r.payload,
       }));
       const fold = foldSessionEvents(input, stored, replayTo);
-      return { n: await upsert(client, fold.rows, forced, position), report: { applied: fold.applied, unapplied: fold.unapplied } };
+      return { n: await upsert(client, fold.rows, forced, position, quarantine), report: { applied: fold.applied, unapplied: fold.unapplied } };
     });
   };
 
@@ -389,8 +397,8 @@ export function postgresDeliveryStore(pool: Pool): DeliveryStore {
       );
       return rows[0]?.document;
     },
-    async enqueue(rows, position) {
-      return (await enqueueFolded(rows, false, position)).report;
+    async enqueue(rows, position, quarantine) {
+      return (await enqueueFolded(rows, false, position, quarantine)).report;
     },
     async sessionExists(cpo, sessionId) {
       const { rows } = await pool.query(

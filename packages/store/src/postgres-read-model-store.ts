@@ -1,6 +1,8 @@
 import { applyLocationEvent, applyTariffEvent, findInLocation, parseSubject, replacesWholeObject, type ObjectPath } from '@hub/read-models';
 import type { HubEvent } from '@hub/events';
+import { quarantineInsertSql, quarantineParam, type QuarantineEntry } from './consumer-quarantine.ts';
 import { inTransaction, type Pool, type PoolClient } from './pool.ts';
+import { redriveRecord } from './read-model-redrive.ts';
 import { utcTime } from './utc-time.ts';
 
 // Read models of locations and tariffs in Postgres (reference design, Postgres). The projector applies
@@ -18,6 +20,11 @@ export interface ProjectedRecord {
   readonly data: Json;
   /** The event's time (ce_time): an object created by this record is listed by it. */
   readonly time: string;
+  /**
+   * Not applied but quarantined (migration 013), in the same transaction as the position that moves
+   * past it: a record the read model cannot store, or one that is not an event at all.
+   */
+  readonly quarantine?: QuarantineEntry;
 }
 
 /**
@@ -40,6 +47,7 @@ export interface BatchOutcome {
   /** Records at or below the stored position: already applied (redelivery, rebalance, replay). */
   readonly skipped: number;
   readonly rejected: number;
+  readonly quarantined: number;
 }
 
 export interface PageQuery {
@@ -74,6 +82,13 @@ export interface ReadModelStore {
    * projector applies what one fetch brought for all its partitions at once.
    */
   applyBatches(model: ReadModel, batches: ReadonlyArray<PartitionBatch>, generation?: number): Promise<BatchOutcome[]>;
+  /**
+   * Applies a quarantined record again after a fix (hubctl quarantine redrive), outside the position
+   * order: other events of its object may have been applied since. It is applied only when the stored
+   * object is not newer (by last_updated; for a delete, by the event's time), else it is superseded.
+   * A record the read model still cannot apply throws NotApplicable (a record failure).
+   */
+  redrive(model: ReadModel, record: ProjectedRecord): Promise<'redriven' | 'superseded'>;
   /** The next offset to apply, per partition, of the active generation. */
   positions(model: ReadModel, generation?: number): Promise<Map<number, bigint>>;
   /** Routed list for an eMSP platform: only CPOs with an active routing rule to one of its eMSP parties. */
@@ -156,7 +171,7 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
     const outcomes = new Map<number, BatchOutcome>();
     if (work.every((w) => w.fresh.length === 0)) {
       await client.query('commit');
-      return batches.map((b) => ({ applied: 0, skipped: b.records.length, rejected: 0 }));
+      return batches.map((b) => ({ applied: 0, skipped: b.records.length, rejected: 0, quarantined: 0 }));
     }
 
     // Load, in one query, every object whose first event in the batches builds on what is stored (an
@@ -173,7 +188,7 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
     work.forEach((w, wi) => {
       w.fresh.forEach((record, i) => {
         const path = parsed[wi]?.[i];
-        if (!path) return;
+        if (!path || record.quarantine) return;
         const key = keyOf(path);
         if (seen.has(key)) return;
         seen.add(key);
@@ -198,9 +213,16 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
     // the same row whichever way the events are cut into batches (live, or a replay).
     const deleted = new Set<string>();
     const rejects: Array<{ partition: number; offset: string; subject: string; type: string; reason: string }> = [];
+    const quarantines: QuarantineEntry[] = [];
     work.forEach((w, wi) => {
       let rejected = 0;
+      let quarantined = 0;
       w.fresh.forEach((record, i) => {
+        if (record.quarantine) {
+          quarantines.push(record.quarantine);
+          quarantined++;
+          return;
+        }
         const path = parsed[wi]?.[i];
         const result = !path
           ? ({ kind: 'rejected', reason: `unreadable subject ${record.subject}` } as const)
@@ -222,7 +244,7 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
           rejects.push({ partition: w.partition, offset: record.offset, subject: record.subject, type: record.type, reason: result.kind === 'rejected' ? result.reason : 'unknown' });
         }
       });
-      outcomes.set(w.partition, { applied: w.fresh.length - rejected, skipped: w.records.length - w.fresh.length, rejected });
+      outcomes.set(w.partition, { applied: w.fresh.length - rejected - quarantined, skipped: w.records.length - w.fresh.length, rejected, quarantined });
     });
     if (deleted.size > 0) {
       const keys = [...deleted].map((k) => k.split('\u0000') as [string, string, string]);
@@ -270,6 +292,7 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
         [model, gen, JSON.stringify(rejects)],
       );
     }
+    if (quarantines.length > 0) await client.query(quarantineInsertSql(1), [quarantineParam(quarantines)]);
     // The new positions and the commit. (No NOTIFY: nothing listens, read-your-writes polls the
     // positions, and a NOTIFY would serialise every commit on Postgres's notification queue lock.)
     const moved = work.filter((w) => w.fresh.length > 0).map((w) => ({ partition: w.partition, next: BigInt((w.fresh[w.fresh.length - 1] as ProjectedRecord).offset) + 1n }));
@@ -279,7 +302,7 @@ async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray
         where o.model = '${model}' and o.generation = ${gen} and o.partition = v.partition;
        commit`,
     );
-    return batches.map((b) => outcomes.get(b.partition) ?? { applied: 0, skipped: b.records.length, rejected: 0 });
+    return batches.map((b) => outcomes.get(b.partition) ?? { applied: 0, skipped: b.records.length, rejected: 0, quarantined: 0 });
   } catch (e) {
     await client.query('rollback').catch(() => undefined);
     throw e;
@@ -292,11 +315,16 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
   return {
     async applyBatch(model, partition, records, generation) {
       const [outcome] = await applyBatches(pool, model, [{ partition, records }], generation);
-      return outcome ?? { applied: 0, skipped: records.length, rejected: 0 };
+      return outcome ?? { applied: 0, skipped: records.length, rejected: 0, quarantined: 0 };
     },
 
     applyBatches(model, batches, generation) {
       return applyBatches(pool, model, batches, generation);
+    },
+
+    redrive(model, record) {
+      if (!Object.hasOwn(TABLE, model)) throw new Error(`unknown read model ${model}`);
+      return redriveRecord(pool, TABLE[model], model, record);
     },
 
     async positions(model, generation) {

@@ -1,6 +1,6 @@
-import { configReader, readCommonConfig, readSecretKey, type CommonConfig, type Env } from '@hub/config';
+import { configReader, readConsumerConfig, readSecretKey, type ConsumerConfig, type Env } from '@hub/config';
 
-export interface DispatcherConfig extends CommonConfig {
+export interface DispatcherConfig extends ConsumerConfig {
   readonly secretKey: Buffer;
   readonly allowHttpPartners: boolean;
   readonly partnerAllowedHosts: string[];
@@ -17,7 +17,7 @@ export function readDispatcherConfig(env: Env): DispatcherConfig {
   const schedule = r.list('DELIVERY_RETRY_SCHEDULE_MS', ['1000', '5000', '30000', '120000', '600000', '1800000', '3600000']).map(Number);
   if (schedule.some((n) => !Number.isInteger(n) || n < 0)) r.problem('DELIVERY_RETRY_SCHEDULE_MS must be a comma-separated list of milliseconds');
   const config: DispatcherConfig = {
-    ...readCommonConfig(r, 9466),
+    ...readConsumerConfig(r, 9466),
     secretKey: readSecretKey(r),
     allowHttpPartners: r.bool('ALLOW_HTTP_PARTNER_URLS', false),
     partnerAllowedHosts: r.list('PARTNER_ALLOWED_HOSTS'),

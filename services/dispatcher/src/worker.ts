@@ -2,20 +2,19 @@ import { commandEventTypes, newEvent, topics } from '@hub/events';
 import { Counter, Gauge, Histogram } from '@hub/observability';
 import { isSuccessCode } from '@hub/ocpi';
 import { ocpiPartnerClient } from '@hub/partners';
-import { parseSubject } from '@hub/read-models';
 import { aesGcmTokenCipher, PartnerCallError } from '@hub/registry';
-import { consumerLagGauge, seekToStoredPositions, startServiceShell, type ServiceShell } from '@hub/service-kit';
-import { DELIVERIES_CHANNEL, listen, postgresCommandStore, postgresDeliveryStore, type Delivery, type DeliveryInput, type DeliveryTarget } from '@hub/store';
+import { consumerLagGauge, startServiceShell, type ServiceShell } from '@hub/service-kit';
+import { DELIVERIES_CHANNEL, listen, postgresCommandStore, postgresDeliveryStore, type Delivery, type DeliveryTarget } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
-import { isSessionPatch, sessionPatchReporter } from './session-patch.ts';
+import { startDeliveryConsumer } from './delivery-consumer.ts';
+import { sessionPatchReporter } from './session-patch.ts';
 
 // Dispatcher (interface document, Events; reference design, Delivery rules). Two halves:
 // 1. a consumer group over the sessions and CDRs topics that turns each event into a durable delivery
-//    record in Postgres and only then commits the Kafka offset (never lost, never blocked);
+//    record in Postgres and only then commits the Kafka offset (never lost, never blocked;
+//    delivery-consumer.ts);
 // 2. delivery workers that send due records to the eMSP's receiver with retries and backoff, a few
 //    at a time per eMSP, so one eMSP down or slow delays no other (no head-of-line blocking).
-
-type Json = Record<string, unknown>;
 
 export async function startWorker(config: DispatcherConfig): Promise<ServiceShell> {
   const shell = await startServiceShell('dispatcher', config);
@@ -34,66 +33,9 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
   });
   const backlogGauge = new Gauge({ name: 'hub_deliveries', help: 'Delivery records not delivered, by eMSP and state (pending = retry backlog, dead = dead letters)', labelNames: ['emsp', 'state'], registers: [metrics] });
   const lag = consumerLagGauge(metrics);
-  const reportSessionPatches = sessionPatchReporter(metrics, logger);
 
-  // 1. Consumer: events -> delivery records.
-  const kindOf = new Map([
-    [eventLog.physical(topics.sessions), 'session' as const],
-    [eventLog.physical(topics.cdrs), 'cdr' as const],
-  ]);
-  const consumer = eventLog.consumer(config.groupId);
-  await consumer.connect();
-  for (const topic of kindOf.keys()) await consumer.subscribe({ topic, fromBeginning: true });
-  // Each partition starts where the delivery rows end (the position stored with them): if Postgres
-  // lost recent rows (a failover, a restore), their events are read and enqueued again.
-  seekToStoredPositions(consumer, logger, (topic) => (kindOf.has(topic) ? deliveries.deliveryPositions(config.groupId, topic) : undefined));
-  await consumer.run({
-    eachBatchAutoResolve: false,
-    // Partitions are handed off in parallel (each keeps its order): a fetch spanning twelve partitions
-    // does not wait for twelve Postgres round trips one after the other.
-    partitionsConsumedConcurrently: 6,
-    eachBatch: async (payload) => {
-      const { batch } = payload;
-      const kind = kindOf.get(batch.topic);
-      if (!kind || batch.messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
-      const rows: DeliveryInput[] = [];
-      for (const message of batch.messages) {
-        const decoded = eventLog.decode(batch.topic, batch.partition, message);
-        const path = decoded ? parseSubject(decoded.event.subject) : undefined;
-        if (!decoded || !path) {
-          logger.error('unreadable record on a delivery topic, skipped', { topic: batch.topic, partition: batch.partition, offset: message.offset });
-          continue;
-        }
-        const data = decoded.event.data as Json;
-        const token = (data['cdr_token'] ?? {}) as Json;
-        rows.push({
-          kind,
-          // The ingress refuses records without an eMSP in cdr_token; anything else is resolved (and
-          // if need be parked as unroutable, with its reason) at delivery time.
-          emsp: {
-            countryCode: (typeof token['country_code'] === 'string' ? token['country_code'] : '??').toUpperCase(),
-            partyId: (typeof token['party_id'] === 'string' ? token['party_id'] : '???').toUpperCase(),
-          },
-          cpo: { countryCode: path.countryCode, partyId: path.partyId },
-          objectId: path.id,
-          partition: batch.partition,
-          offset: message.offset,
-          payload: data,
-          correlationId: decoded.event.correlationId,
-          eventTime: decoded.event.time,
-          ...(isSessionPatch(decoded.event.type) ? { patch: true } : {}),
-        });
-      }
-      // Durable hand-off first, offset second: a crash in between re-reads the batch, and the records
-      // it re-enqueues are no-ops (same offsets). The position is stored with the rows.
-      reportSessionPatches(await deliveries.enqueue(rows, { consumerGroup: config.groupId, topic: batch.topic, partition: batch.partition, nextOffset: (BigInt(batch.lastOffset()) + 1n).toString() }));
-      payload.resolveOffset(batch.lastOffset());
-      await payload.commitOffsetsIfNecessary();
-      lag.set({ group: config.groupId, topic: batch.topic, partition: String(batch.partition) }, Number(batch.offsetLag()));
-      await payload.heartbeat();
-      wake();
-    },
-  });
+  // 1. Consumer: events -> delivery records (delivery-consumer.ts).
+  const consumer = await startDeliveryConsumer(config, shell, { deliveries, lag, wake, reportSessionPatches: sessionPatchReporter(metrics, logger) });
 
   // 2. Delivery workers.
   const inFlight = new Map<string, number>();
@@ -270,7 +212,7 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
       clearInterval(timer);
       clearInterval(expiry);
       clearInterval(backlogTimer);
-      await consumer.disconnect();
+      await consumer.stop();
       const deadline = Date.now() + 10_000;
       while (total > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       await listener.close();

@@ -1,0 +1,38 @@
+// hubctl's usage text and the error that prints it (exit code 2).
+
+export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
+
+  party register --role CPO|EMSP --country CC --party PID --name NAME [--platform ID]
+                                   register a party and print its initial token
+                                   (--platform adds the role to an existing platform)
+  party list [--role CPO|EMSP]     parties with role, status and last probe
+  party show --country CC --party PID --role ROLE
+  party token --country CC --party PID --role ROLE
+                                   issue a new initial token (before registration only)
+  party suspend|reinstate --country CC --party PID --role ROLE
+  endpoint set --country CC --party PID --role ROLE --module sessions|cdrs|tokens|commands --url URL
+  endpoint clear --country CC --party PID --role ROLE --module MODULE
+                                   override (or stop overriding) a receiver endpoint URL
+  routing enable|disable --emsp CC/PID --cpo CC/PID
+  routing list
+  deliveries list [--state pending|dead|unroutable|delivered] [--emsp CC/PID] [--cpo CC/PID]
+                  [--reason TEXT] [--older-than 30m] [--limit N]
+                                   dead letters, unroutable and pending records
+  deliveries redrive (--id N | --emsp CC/PID | --cpo CC/PID | --reason TEXT | --older-than D | --all)
+                                   make dead and unroutable records pending again (after a fix)
+  deliveries replay --topic sessions|cdrs --emsp CC/PID (--from-time ISO | --from-offset N)
+                    [--rate N] [--dry-run]
+                                   deliver a topic again to one eMSP (rate cap in records/s)
+  readmodel rebuild --model locations|tariffs
+                                   rebuild a read model from its topic while the old one serves,
+                                   then switch over (progress on stderr)
+  quarantine list [--group G] [--all]
+                                   records consumers could not apply (--all: resolved ones too)
+  quarantine redrive (--id N | --group G | --all)
+                                   apply them again after a fix, through their consumer; waits
+                                   for the outcome (applied, superseded, or quarantined again)
+  quarantine discard --id N        resolve one without applying it
+`;
+
+/** A command line hubctl cannot run: the message and the usage are printed, exit code 2. */
+export class UsageError extends Error {}

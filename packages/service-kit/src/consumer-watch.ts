@@ -1,0 +1,177 @@
+import type { postgresFailureKind } from '@hub/store';
+
+/** dependency, record or unknown (@hub/ocpi FailureKind). */
+type FailureKind = ReturnType<typeof postgresFailureKind>;
+import { Counter, Gauge, type HealthProblem, type Logger, type Registry } from '@hub/observability';
+import type { QuarantinedRecord, QuarantineStore } from '@hub/store';
+import { RetryLater, failureReason } from './poison-proof.ts';
+
+// What a consumer group shows an operator about records it could not apply and partitions it cannot
+// move (README, Observability): metrics, /healthz problems, the backoff of a waiting partition and the
+// re-drives an operator asked for (hubctl quarantine redrive).
+
+export interface ConsumerWatchOptions {
+  readonly group: string;
+  readonly metrics: Registry;
+  readonly logger: Logger;
+  readonly quarantine: QuarantineStore;
+  /** A partition on one offset for longer than this is stuck: a metric, and /healthz 503. */
+  readonly stuckAfterMs: number;
+  readonly backoff?: { readonly firstMs: number; readonly maxMs: number };
+  readonly now?: () => number;
+}
+
+interface Standing {
+  readonly offset: string;
+  readonly since: number;
+  failures: number;
+  reason?: string;
+}
+
+export interface ConsumerWatch {
+  /**
+   * Runs one partition batch's work. On a failure that is not the record's the partition is paused
+   * where it is and resumed after an exponential backoff (kafkajs then fetches again from the last
+   * resolved offset): the consumer neither skips the batch nor restarts in a loop. Never throws.
+   */
+  guard(batch: { topic: string; partition: number; firstOffset: string }, pause: () => () => void, work: () => Promise<void>): Promise<boolean>;
+  /**
+   * After a rebalance: a partition no longer assigned is no longer this member's to wait on (its
+   * new owner reports it), so it stops counting as stuck here.
+   */
+  assigned(assignment: Readonly<Record<string, readonly number[]>>): void;
+  /** Counts records quarantined (the counter; the gauge reads Postgres). */
+  quarantined(topic: string, n: number): void;
+  /** /healthz problems: quarantined records (degraded), partitions stuck beyond the bound (down). */
+  problems(): Promise<HealthProblem[]>;
+  /**
+   * Applies the re-drives an operator asked for, with `redrive` (the consumer's own apply path), every
+   * `everyMs`; stop() ends it.
+   */
+  startRedrives(redrive: (r: QuarantinedRecord) => Promise<'redriven' | 'superseded'>, classify: (err: unknown) => FailureKind, everyMs?: number): void;
+  stop(): void;
+}
+
+export function consumerWatch(options: ConsumerWatchOptions): ConsumerWatch {
+  const { group, metrics, logger, quarantine } = options;
+  const now = options.now ?? Date.now;
+  const backoff = options.backoff ?? { firstMs: 200, maxMs: 30_000 };
+  const standing = new Map<string, Standing & { topic: string; partition: number }>();
+  const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+  const timers = new Set<NodeJS.Timeout>();
+
+  const quarantinedTotal = new Counter({ name: 'hub_consumer_quarantined_total', help: 'Records a consumer quarantined instead of applying (a data or constraint error, or not decodable)', labelNames: ['group', 'topic'], registers: [metrics] });
+  new Gauge({
+    name: 'hub_consumer_quarantined',
+    help: 'Records in quarantine waiting for an operator (hubctl quarantine), read from Postgres',
+    labelNames: ['group', 'topic'],
+    registers: [metrics],
+    async collect() {
+      const counts = await quarantine.openCounts().catch(() => undefined);
+      if (!counts) return;
+      this.reset();
+      for (const c of counts) if (c.consumerGroup === group) this.set({ group, topic: c.topic }, c.count);
+    },
+  });
+  new Gauge({
+    name: 'hub_consumer_stuck_seconds',
+    help: 'Seconds a partition has been on the same offset while failing or not finishing (0 for a partition that moves)',
+    labelNames: ['group', 'topic', 'partition'],
+    registers: [metrics],
+    collect() {
+      this.reset();
+      const t = now();
+      for (const s of standing.values()) this.set({ group, topic: s.topic, partition: String(s.partition) }, s.failures > 0 || t - s.since > options.stuckAfterMs ? (t - s.since) / 1000 : 0);
+    },
+  });
+
+  let redriveTimer: NodeJS.Timeout | undefined;
+  return {
+    async guard(batch, pause, work) {
+      const k = key(batch.topic, batch.partition);
+      const before = standing.get(k);
+      // The same offset as the failed attempt keeps its first time: how long the partition waits.
+      const s = before && before.offset === batch.firstOffset ? before : { topic: batch.topic, partition: batch.partition, offset: batch.firstOffset, since: now(), failures: 0 };
+      standing.set(k, s);
+      try {
+        await work();
+        standing.delete(k);
+        if (s.failures > 0) logger.info('partition moves again', { group, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset, failures: s.failures });
+        return true;
+      } catch (e) {
+        s.failures++;
+        s.reason = failureReason(e instanceof RetryLater ? e.cause : e);
+        const wait = Math.min(backoff.maxMs, backoff.firstMs * 2 ** Math.min(s.failures - 1, 20));
+        const kind = e instanceof RetryLater ? e.kind : 'unknown';
+        logger.log(kind === 'dependency' ? 'warn' : 'error', 'batch not applied; the partition waits and is retried', {
+          group,
+          topic: batch.topic,
+          partition: batch.partition,
+          offset: batch.firstOffset,
+          failureKind: kind,
+          failures: s.failures,
+          retryInMs: wait,
+          reason: s.reason,
+        });
+        const resume = pause();
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          resume();
+        }, wait);
+        timers.add(timer);
+        return false;
+      }
+    },
+    assigned(assignment) {
+      for (const [k, s] of standing) if (!assignment[s.topic]?.includes(s.partition)) standing.delete(k);
+    },
+    quarantined(topic, n) {
+      if (n > 0) quarantinedTotal.inc({ group, topic }, n);
+    },
+    async problems() {
+      const problems: HealthProblem[] = [];
+      const t = now();
+      for (const s of standing.values()) {
+        if (t - s.since <= options.stuckAfterMs) continue;
+        problems.push({
+          severity: 'down',
+          reason: `consumer ${group} stuck on ${s.topic} partition ${s.partition} at offset ${s.offset} for ${Math.round((t - s.since) / 1000)} s: ${s.reason ?? 'the batch has not finished'}`,
+        });
+      }
+      for (const c of await quarantine.openCounts()) {
+        if (c.consumerGroup !== group) continue;
+        problems.push({ severity: 'degraded', reason: `${c.count} record(s) of ${c.topic} quarantined by consumer ${group}: hubctl quarantine list --group ${group}` });
+      }
+      return problems;
+    },
+    startRedrives(redrive, classify, everyMs = 1_000) {
+      let running = false;
+      redriveTimer = setInterval(() => {
+        if (running) return;
+        running = true;
+        void (async () => {
+          for (const r of await quarantine.pendingRedrives(group, 100)) {
+            try {
+              const state = await redrive(r);
+              await quarantine.resolveRedrive(r.id, { state });
+              logger.info('quarantined record re-driven', { group, id: r.id, topic: r.record.topic, partition: r.record.partition, offset: r.record.offset, state });
+            } catch (e) {
+              // A dependency failure leaves the request for the next round; a record failure puts
+              // the record back in quarantine with the new reason.
+              if (classify(e) !== 'record') throw e;
+              await quarantine.resolveRedrive(r.id, { state: 'quarantined', reason: failureReason(e) });
+              logger.warn('quarantined record failed again on re-drive', { group, id: r.id, reason: failureReason(e) });
+            }
+          }
+        })()
+          .catch((e: unknown) => logger.warn('re-drives not applied; retried', { group, err: e }))
+          .finally(() => (running = false));
+      }, everyMs);
+    },
+    stop() {
+      clearInterval(redriveTimer);
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+    },
+  };
+}

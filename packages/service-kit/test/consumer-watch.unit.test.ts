@@ -1,0 +1,100 @@
+// The consumer watch (issue #10, item 2): a batch that fails for a reason not the record's pauses its
+// partition and resumes it after a growing backoff (never throws into kafkajs); a partition on one
+// offset beyond the bound is a `down` health problem and shows in hub_consumer_stuck_seconds, even
+// when the cause is unknown (a batch that never finishes); quarantined records make health degraded.
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { describe, it } from 'node:test';
+import { createLogger, createMetricsRegistry } from '@hub/observability';
+import type { QuarantineStore } from '@hub/store';
+import { consumerWatch } from '../src/consumer-watch.ts';
+import { RetryLater } from '../src/poison-proof.ts';
+
+function givenWatch(openCounts: Array<{ consumerGroup: string; topic: string; count: number }> = []) {
+  const clock = { t: 1_000_000 };
+  const metrics = createMetricsRegistry('test');
+  const logs: string[] = [];
+  const stream = new PassThrough();
+  stream.on('data', (d: Buffer) => logs.push(d.toString()));
+  const quarantine = { openCounts: () => Promise.resolve(openCounts) } as unknown as QuarantineStore;
+  const watch = consumerWatch({ group: 'projector', metrics, logger: createLogger({ service: 'test', stream }), quarantine, stuckAfterMs: 60_000, backoff: { firstMs: 1, maxMs: 4 }, now: () => clock.t });
+  const pauses: Array<{ resumed: boolean }> = [];
+  const pause = () => {
+    const p = { resumed: false };
+    pauses.push(p);
+    return () => (p.resumed = true);
+  };
+  return { clock, metrics, logs, watch, pauses, pause };
+}
+const batch = { topic: 'hub.locations', partition: 3, firstOffset: '41' };
+const postgresDown = () => Promise.reject(new RetryLater('dependency', Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })));
+
+describe('consumerWatch', () => {
+  it('a failing batch pauses its partition, does not throw, and resumes it after the backoff', async () => {
+    const { watch, pauses, pause } = givenWatch();
+    assert.equal(await watch.guard(batch, pause, postgresDown), false);
+    assert.equal(pauses.length, 1);
+    assert.equal(pauses[0]?.resumed, false);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(pauses[0]?.resumed, true);
+    assert.equal(await watch.guard(batch, pause, () => Promise.resolve()), true);
+    assert.equal(pauses.length, 1);
+    watch.stop();
+  });
+
+  it('a partition failing on one offset beyond the bound is down, with the reason, and in hub_consumer_stuck_seconds', async () => {
+    const { watch, clock, pause, metrics } = givenWatch();
+    await watch.guard(batch, pause, postgresDown);
+    clock.t += 30_000;
+    await watch.guard(batch, pause, postgresDown);
+    assert.deepEqual(await watch.problems(), [], 'within the bound');
+    assert.match(await metrics.metrics(), /hub_consumer_stuck_seconds\{group="projector",topic="hub.locations",partition="3",service="test"\} 30/);
+    clock.t += 30_001;
+    await watch.guard(batch, pause, postgresDown);
+    const problems = await watch.problems();
+    assert.equal(problems.length, 1);
+    assert.equal(problems[0]?.severity, 'down');
+    assert.match(problems[0]?.reason ?? '', /hub\.locations partition 3 at offset 41 for 60 s: Error 57P01: terminating connection/);
+    // Moving on clears it.
+    await watch.guard(batch, pause, () => Promise.resolve());
+    assert.deepEqual(await watch.problems(), []);
+    assert.doesNotMatch(await metrics.metrics(), /hub_consumer_stuck_seconds\{/);
+    watch.stop();
+  });
+
+  it('a partition another member took over in a rebalance is no longer stuck here', async () => {
+    const { watch, clock, pause } = givenWatch();
+    await watch.guard(batch, pause, postgresDown);
+    clock.t += 60_001;
+    assert.equal((await watch.problems()).length, 1);
+    watch.assigned({ 'hub.locations': [3] });
+    assert.equal((await watch.problems()).length, 1, 'still assigned');
+    watch.assigned({ 'hub.locations': [0, 1, 2], 'hub.tariffs': [3] });
+    assert.deepEqual(await watch.problems(), []);
+    watch.stop();
+  });
+
+  it('a batch that never finishes is stuck too (cause unknown)', async () => {
+    const { watch, clock, pause } = givenWatch();
+    void watch.guard(batch, pause, () => new Promise<void>(() => undefined));
+    clock.t += 60_001;
+    const problems = await watch.problems();
+    assert.equal(problems[0]?.severity, 'down');
+    assert.match(problems[0]?.reason ?? '', /the batch has not finished/);
+    watch.stop();
+  });
+
+  it('quarantined records of its own group make health degraded and fill hub_consumer_quarantined', async () => {
+    const { watch, metrics } = givenWatch([
+      { consumerGroup: 'projector', topic: 'hub.locations', count: 2 },
+      { consumerGroup: 'dispatcher', topic: 'hub.sessions', count: 5 },
+    ]);
+    watch.quarantined('hub.locations', 2);
+    assert.deepEqual(await watch.problems(), [{ severity: 'degraded', reason: '2 record(s) of hub.locations quarantined by consumer projector: hubctl quarantine list --group projector' }]);
+    const text = await metrics.metrics();
+    assert.match(text, /hub_consumer_quarantined\{group="projector",topic="hub.locations",service="test"\} 2/);
+    assert.match(text, /hub_consumer_quarantined_total\{group="projector",topic="hub.locations",service="test"\} 2/);
+    assert.doesNotMatch(text, /dispatcher/);
+    watch.stop();
+  });
+});
