@@ -10,6 +10,7 @@ import {
 } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
 import { handle, ok, okEmpty } from '../http.ts';
+import { refuseOtherMethods } from '../method-not-allowed.ts';
 
 // Credentials module (OCPI 2.2.1 credentials.asciidoc; interface document, Credentials).
 
@@ -49,8 +50,5 @@ export function credentialsRouter(deps: CredentialsDeps & { validator: SchemaVal
       okEmpty(res);
     }),
   );
-  router.all('/', () => {
-    throw new HubError('METHOD_NOT_ALLOWED');
-  });
-  return router;
+  return refuseOtherMethods(router);
 }

@@ -7,6 +7,7 @@ import { cdrPostedEvent, sessionEventTypes } from '@hub/read-models';
 import type { SchemaValidator } from '@hub/schemas';
 import type { DeliveryStore } from '@hub/store';
 import { handle, ok, okEmpty } from '../http.ts';
+import { notServed, refuseOtherMethods } from '../method-not-allowed.ts';
 import { appendObjectEvent, objectPath, requireOwnCpo, requireSameIds, validateBody } from '../ocpi-objects.ts';
 
 // Sessions and CDRs (interface document, Sessions, CDRs; OCPI 2.2.1 mod_sessions.asciidoc,
@@ -60,11 +61,9 @@ export function sessionsRouter(deps: SessionCdrDeps): Router {
       okEmpty(res);
     }),
   );
-  router.patch('/:cc/:pid/:id', () => {
-    // Interface document, Sessions: a session is pushed whole (PUT); the eMSP always gets full states.
-    throw new HubError('METHOD_NOT_ALLOWED', { detail: 'push the full session with PUT' });
-  });
-  return router;
+  // Interface document, Sessions: a session is pushed whole (PUT); the eMSP always gets full states.
+  router.patch('/:cc/:pid/:id', notServed('push the full session with PUT'));
+  return refuseOtherMethods(router);
 }
 
 function eMspOf(body: Json): string {
@@ -110,5 +109,5 @@ export function cdrsRouter(deps: SessionCdrDeps): Router {
       ok(res, cdr);
     }),
   );
-  return router;
+  return refuseOtherMethods(router);
 }
