@@ -92,6 +92,19 @@ function requestError(err: unknown): HubError | undefined {
   return undefined;
 }
 
+/**
+ * A Postgres data exception (SQLSTATE class 22: a NUL character, a number or date out of range) in a
+ * statement the ingress built from request values: the request carried a value that cannot be stored
+ * or compared, so the caller is told (2001) instead of getting a 500.
+ */
+function dataError(err: unknown): HubError | undefined {
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  if (postgresFailureKind(err) === 'record' && typeof code === 'string' && code.startsWith('22')) {
+    return new HubError('INVALID_PARAMETERS', { detail: `a value in the request cannot be stored or compared (SQLSTATE ${code})` });
+  }
+  return undefined;
+}
+
 /** Kafka or Postgres unavailable, restarting or too slow: the caller retries, nothing was accepted. */
 function dependencyError(err: unknown): HubError | undefined {
   if (err instanceof DependencyUnavailable || kafkaFailureKind(err) === 'dependency' || postgresFailureKind(err) === 'dependency') {
@@ -108,7 +121,7 @@ function dependencyError(err: unknown): HubError | undefined {
  */
 export function errorMiddleware() {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    let hubError = err instanceof HubError ? err : (requestError(err) ?? dependencyError(err));
+    let hubError = err instanceof HubError ? err : (requestError(err) ?? dependencyError(err) ?? dataError(err));
     if (hubError?.kind === 'UNAVAILABLE') req.ctx?.log.warn('dependency unavailable', { err, path: req.path, method: req.method });
     if (!hubError) {
       hubError = new HubError('INTERNAL', { cause: err });

@@ -95,8 +95,14 @@ describe('errorMiddleware: dependencies unavailable are 503 with Retry-After', (
     assert.equal(answerTo(new HubError('UNAVAILABLE', { detail: 'the read model is behind' })).headers['retry-after'], String(RETRY_AFTER_SECONDS));
   });
 
-  it('a data error (22P02) or a bug is not called an outage: 500, without internals', () => {
-    for (const err of [pgError('22P02'), new TypeError("Cannot read properties of undefined (reading 'x')")]) {
+  it('a Postgres data exception from request values (22021: a NUL character) is 2001, not a 500', () => {
+    const a = answerTo(pgError('22021'));
+    assert.equal(a.status, 200);
+    assert.equal(a.body.status_code, 2001);
+  });
+
+  it('a constraint violation (23505) or a bug is not called an outage: 500, without internals', () => {
+    for (const err of [pgError('23505'), new TypeError("Cannot read properties of undefined (reading 'x')")]) {
       const a = answerTo(err);
       assert.equal(a.status, 500);
       assert.equal(a.body.status_message, 'Internal error');
