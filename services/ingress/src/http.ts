@@ -140,7 +140,8 @@ export function errorMiddleware() {
  * with an OCPI envelope too (MALFORMED_REQUEST) and closes the connection, whose framing is lost.
  */
 export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
-  if (!socket.writable || err.code === 'ECONNRESET') {
+  // Only parser refusals (HPE_*) are answered: a reset or a request timeout has no one to answer.
+  if (!socket.writable || !err.code?.startsWith('HPE_')) {
     socket.destroy();
     return;
   }
