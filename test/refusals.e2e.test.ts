@@ -1,6 +1,7 @@
 // Bad input never crashes the ingress and always gets an OCPI envelope with the right HTTP and OCPI
 // status (OCPI 2.2.1 status_codes.asciidoc; transport_and_format.asciidoc, Authorization header).
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { request } from 'undici';
 import { after, before, describe, it } from 'node:test';
 import { call, createTestStack, startPartnerSimulator, startService, type PartnerSimulator, type ServiceProcess, type TestStack } from '@hub/testing';
@@ -159,6 +160,51 @@ describe('refusals at the partner API', () => {
   it('unknown paths and methods: 404 / 405 envelopes', async () => {
     expectEnvelope(await call(hub, 'GET', '/ocpi/2.2.1/nothing-here', { token: hubToken }), 404, 2000);
     expectEnvelope(await call(hub, 'PATCH', '/ocpi/2.2.1/credentials', { token: hubToken, body: {} }), 405, 2000);
+  });
+
+  // Issue 10, item 3: no 500 for bad input; every answer an envelope.
+  const raw = async (method: string, path: string, headers: Record<string, string> = {}, body?: Buffer | string) => {
+    const res = await request(`${hub}${path}`, { method, headers: { authorization: `Token ${Buffer.from(hubToken).toString('base64')}`, ...headers }, ...(body === undefined ? {} : { body }) });
+    const text = await res.body.text();
+    return { status: res.statusCode, headers: res.headers, body: JSON.parse(text) as { status_code: number; timestamp: string }, text };
+  };
+
+  it('a path with a bad percent-encoding: HTTP 400 / 2001', async () => {
+    for (const bad of ['%', '%zz', '%E0%A4%A']) {
+      expectEnvelope(await raw('GET', `/ocpi/2.2.1/locations/BE/EMP/${bad}`), 400, 2001);
+      expectEnvelope(await raw('PUT', `/ocpi/2.2.1/tariffs/BE/EMP/${bad}`, { 'content-type': 'application/json' }, '{}'), 400, 2001);
+    }
+  });
+
+  it('a Content-Encoding the hub does not support: 415; a body that does not inflate: 400', async () => {
+    const json = { 'content-type': 'application/json' };
+    expectEnvelope(await raw('PUT', '/ocpi/2.2.1/credentials', { ...json, 'content-encoding': 'compress' }, '{}'), 415, 2001);
+    expectEnvelope(await raw('PUT', '/ocpi/2.2.1/credentials', { ...json, 'content-encoding': 'gzip' }, Buffer.from('not gzip at all')), 400, 2001);
+    expectEnvelope(await raw('PUT', '/ocpi/2.2.1/credentials', { ...json, 'content-encoding': 'deflate' }, Buffer.from([1, 2, 3, 4, 5])), 400, 2001);
+    expectEnvelope(await raw('PUT', '/ocpi/2.2.1/credentials', { ...json, 'content-encoding': 'br' }, Buffer.from([255, 255, 255, 255])), 400, 2001);
+  });
+
+  it('OPTIONS and methods a known path does not serve: 405 with Allow; unknown to Node: 400 envelope', async () => {
+    const versions = await raw('OPTIONS', '/ocpi/versions');
+    expectEnvelope(versions, 405, 2000);
+    assert.equal(versions.headers['allow'], 'GET, HEAD');
+    const locations = await raw('OPTIONS', '/ocpi/2.2.1/locations/BE/EMP/LOC1');
+    expectEnvelope(locations, 405, 2000);
+    assert.equal(locations.headers['allow'], 'GET, PUT, PATCH, HEAD');
+    expectEnvelope(await raw('PROPFIND', '/ocpi/2.2.1/hubclientinfo'), 405, 2000);
+    expectEnvelope(await raw('POST', '/ocpi/2.2.1'), 405, 2000);
+    // A method Node's HTTP parser refuses never reaches express: still an envelope, connection closed.
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(hub).port), '127.0.0.1', () => socket.write('FOO /ocpi/versions HTTP/1.1\r\nHost: x\r\n\r\n'));
+      let text = '';
+      socket.on('data', (d: Buffer) => (text += d.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    assert.match(answer, /^HTTP\/1\.1 400 /);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { status_code: number; timestamp: string };
+    expectEnvelope({ status: 400, body }, 400, 2001);
+    assert.equal(ingress.child.exitCode, null, 'ingress still running');
   });
 
   it('a burst of hostile requests leaves the process up and never answers 500', async () => {

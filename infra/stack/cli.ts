@@ -255,6 +255,8 @@ const TEST_GLOBS = {
   unit: ['packages/*/test/**/*.unit.test.ts', 'services/*/test/**/*.unit.test.ts', 'infra/test/**/*.unit.test.ts', 'schemas/test/**/*.unit.test.ts'],
   integration: ['packages/*/test/**/*.int.test.ts', 'services/*/test/**/*.int.test.ts', 'infra/test/**/*.int.test.ts'],
   e2e: ['test/**/*.e2e.test.ts'],
+  // Seeded, bounded fuzzing of the partner API on the real services (issue 10, item 5): after e2e.
+  fuzz: ['test/**/*.fuzz.test.ts'],
 };
 
 async function test(args: string[]): Promise<number> {
@@ -276,7 +278,7 @@ async function test(args: string[]): Promise<number> {
     say('unit tests');
     if ((await nodeTest(TEST_GLOBS.unit, process.env)) !== 0) return 1;
   }
-  if (only && only !== 'integration' && only !== 'e2e') return 0;
+  if (only && only !== 'integration' && only !== 'e2e' && only !== 'fuzz') return 0;
   const stack = await provideStack('test');
   try {
     const env = {
@@ -287,9 +289,18 @@ async function test(args: string[]): Promise<number> {
     };
     // `npm test -- integration|e2e FILE...` runs only those files (while working on one suite).
     const files = args.slice(1);
-    const globs = files.length > 0 ? files : only === 'integration' ? TEST_GLOBS.integration : only === 'e2e' ? TEST_GLOBS.e2e : [...TEST_GLOBS.integration, ...TEST_GLOBS.e2e];
-    say('integration and end-to-end tests (real Kafka and Postgres)');
-    const code = await nodeTest(globs, env);
+    const globs =
+      files.length > 0 ? files
+      : only === 'integration' ? TEST_GLOBS.integration
+      : only === 'e2e' ? TEST_GLOBS.e2e
+      : only === 'fuzz' ? TEST_GLOBS.fuzz
+      : [...TEST_GLOBS.integration, ...TEST_GLOBS.e2e];
+    say(only === 'fuzz' ? 'fuzz tests (real services, Kafka and Postgres)' : 'integration and end-to-end tests (real Kafka and Postgres)');
+    let code = await nodeTest(globs, env);
+    if (!only && code === 0) {
+      say('fuzz tests (real services, Kafka and Postgres)');
+      code = await nodeTest(TEST_GLOBS.fuzz, env);
+    }
     say(`test suite finished in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     return code;
   } finally {

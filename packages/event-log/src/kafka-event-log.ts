@@ -1,6 +1,7 @@
 import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type KafkaMessage, type Producer } from 'kafkajs';
 import protocolErrors from 'kafkajs/src/protocol/error.js';
 import { eventFromRecord, eventHeaders, topicName, type HubEvent } from '@hub/events';
+import { DependencyUnavailable } from '@hub/ocpi';
 
 // The only module that imports the Kafka client (reference design, Layout). Everything else sees the
 // EventLog port: append events durably, consume them in a consumer group.
@@ -26,11 +27,38 @@ export interface EventLogOptions {
   readonly lingerMs?: number;
 }
 
-export class AppendTimeoutError extends Error {
+/** Kafka did not acknowledge an append in time: a DependencyUnavailable, so callers answer "retry later". */
+export class AppendTimeoutError extends DependencyUnavailable {
   constructor(topic: string, ms: number) {
-    super(`Kafka did not acknowledge the append to ${topic} within ${ms} ms`);
+    super('kafka', `Kafka did not acknowledge the append to ${topic} within ${ms} ms`);
     this.name = 'AppendTimeoutError';
   }
+}
+
+/** Kafka client errors as DependencyUnavailable (kafkajs names its errors KafkaJS...); others unchanged. */
+function asUnavailable(err: unknown): unknown {
+  if (err instanceof DependencyUnavailable) return err;
+  const name = (err as { name?: unknown } | null | undefined)?.name;
+  if (typeof name !== 'string' || !name.startsWith('KafkaJS')) return err;
+  return new DependencyUnavailable('kafka', `Kafka unavailable: ${(err as Error).message}`, { cause: err });
+}
+
+/**
+ * Bounds a Kafka call that has no deadline of its own (kafkajs retries connects and metadata requests
+ * for tens of seconds while a broker restarts): after ms it fails with DependencyUnavailable.
+ */
+function bounded<T>(what: string, ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new DependencyUnavailable('kafka', `Kafka did not answer ${what} within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).then(
+    (v) => (clearTimeout(timer), v),
+    (e: unknown) => {
+      clearTimeout(timer);
+      throw asUnavailable(e);
+    },
+  );
 }
 
 export interface ConsumedEvent {
@@ -159,7 +187,8 @@ export function createKafkaEventLog(options: EventLogOptions): EventLog {
       await p.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
       for (const entry of batch) settle(entry);
     } catch (e) {
-      for (const entry of batch) settle(entry, e);
+      const failure = asUnavailable(e);
+      for (const entry of batch) settle(entry, failure);
     } finally {
       sending = false;
       if (pending.length > 0) scheduleFlush();
@@ -205,8 +234,9 @@ export function createKafkaEventLog(options: EventLogOptions): EventLog {
       });
     },
     async latestOffsets(topic) {
-      const a = await sharedAdmin();
-      const offsets = await a.fetchTopicOffsets(physical(topic));
+      // Bounded like an append: a push that waits for the projection before appending (a PATCH, a
+      // child PUT) answers "retry later" within appendTimeoutMs while Kafka is away (issue 10, item 3).
+      const offsets = await bounded(`the offsets of ${topic}`, options.appendTimeoutMs ?? 10_000, sharedAdmin().then((a) => a.fetchTopicOffsets(physical(topic))));
       return new Map(offsets.map((o) => [o.partition, BigInt(o.high)]));
     },
     consumer(groupId, consumerOptions = {}) {

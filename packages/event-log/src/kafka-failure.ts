@@ -1,12 +1,11 @@
 import { DependencyUnavailable, type FailureKind } from '@hub/ocpi';
-import { AppendTimeoutError } from './kafka-event-log.ts';
 
 // Kafka failures: every error of the Kafka client is about the cluster (unreachable, leader moving,
 // coordinator loading, request timed out), never about the record a consumer was handling, so each is
 // a dependency failure. kafkajs marks its errors by name (KafkaJS...).
 
 export function kafkaFailureKind(err: unknown): FailureKind {
-  if (err instanceof DependencyUnavailable || err instanceof AppendTimeoutError) return 'dependency';
+  if (err instanceof DependencyUnavailable) return 'dependency'; // AppendTimeoutError included
   const name = (err as { name?: unknown } | null | undefined)?.name;
   return typeof name === 'string' && name.startsWith('KafkaJS') ? 'dependency' : 'unknown';
 }

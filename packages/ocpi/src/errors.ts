@@ -16,6 +16,9 @@ export interface ErrorSpec {
 export const hubErrors = {
   MALFORMED_JSON: { http: 400, ocpi: 2001, message: 'Request body is not valid JSON' },
   BODY_TOO_LARGE: { http: 413, ocpi: 2001, message: 'Request body exceeds the size limit' },
+  UNSUPPORTED_CONTENT_ENCODING: { http: 415, ocpi: 2001, message: 'Unsupported Content-Encoding or charset' },
+  MALFORMED_URL: { http: 400, ocpi: 2001, message: 'Request path is not validly percent-encoded' },
+  MALFORMED_REQUEST: { http: 400, ocpi: 2001, message: 'Malformed HTTP request' },
   AUTH_MISSING: { http: 401, ocpi: 2000, message: 'Authorization header missing or not of the form "Token <token>"' },
   AUTH_UNKNOWN_TOKEN: { http: 401, ocpi: 2000, message: 'Unknown credentials token' },
   AUTH_INITIAL_TOKEN_SCOPE: {

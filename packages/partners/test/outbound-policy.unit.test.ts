@@ -56,6 +56,45 @@ describe('isSpecialAddress', () => {
   });
 });
 
+// Issue 10, item 4: every IPv6 form that embeds an IPv4 address is judged by the embedded address.
+describe('isSpecialAddress: IPv6 forms that embed an IPv4 address', () => {
+  for (const [form, address] of [
+    ['IPv4-compatible ::/96, dotted', '::127.0.0.1'],
+    ['IPv4-compatible ::/96, hex', '::7f00:1'],
+    ['IPv4-compatible ::/96, private', '::10.0.0.1'],
+    ['IPv4-compatible ::/96, link-local metadata', '::a9fe:a9fe'],
+    ['IPv4-mapped, expanded', '0:0:0:0:0:ffff:7f00:0001'],
+    ['IPv4-translated ::ffff:0:0:0/96', '::ffff:0:7f00:1'],
+    ['NAT64 64:ff9b::/96, dotted', '64:ff9b::127.0.0.1'],
+    ['NAT64 64:ff9b::/96, hex', '64:ff9b::a9fe:a9fe'],
+    ['NAT64 local-use 64:ff9b:1::/48', '64:ff9b:1::8.8.8.8'],
+    ['6to4 2002::/16 of 127.0.0.1', '2002:7f00:1::1'],
+    ['6to4 2002::/16 of 10.1.2.3', '2002:a01:203::'],
+    ['6to4 2002::/16 of 169.254.169.254', '2002:a9fe:a9fe:1::5'],
+    ['Teredo 2001::/32, client 127.0.0.1', '2001:0:4136:e378:8000:63bf:80ff:fffe'],
+    ['Teredo 2001::/32, client 192.168.1.1', '2001:0:4136:e378:8000:63bf:3f57:fefe'],
+  ] as const) {
+    it(`refuses ${address} (${form})`, () => {
+      assert.equal(isSpecialAddress(address), true);
+    });
+  }
+
+  for (const [form, address] of [
+    ['IPv4-compatible ::/96', '::8.8.8.8'],
+    ['NAT64 64:ff9b::/96', '64:ff9b::8.8.8.8'],
+    ['6to4 2002::/16', '2002:808:808::1'],
+    ['Teredo 2001::/32, client 8.8.8.8', '2001:0:4136:e378:8000:63bf:f7f7:f7f7'],
+  ] as const) {
+    it(`allows ${address} (${form} of a public address)`, () => {
+      assert.equal(isSpecialAddress(address), false);
+    });
+  }
+
+  it('refuses http://[::127.0.0.1]/ as a URL', () => {
+    assert.equal(refusal({ allowHttp: true, allowedHosts: [] }, 'http://[::127.0.0.1]/').reason, 'URL_NOT_ALLOWED');
+  });
+});
+
 describe('checkOutboundUrl', () => {
   it('allows an https URL on a public host and returns it parsed', () => {
     const url = checkOutboundUrl(strict, 'https://partner.example.com/ocpi/versions');

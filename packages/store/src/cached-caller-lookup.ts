@@ -44,13 +44,30 @@ export async function cachedCallerLookup(store: RegistryStore, options: CachedCa
       listening = false;
       cache.clear();
       client.end().catch(() => undefined);
-      if (!closed) setTimeout(() => void connect().catch(options.onError), 1000).unref();
+      reconnectLater();
     });
-    await client.connect();
-    await client.query(`listen ${CREDENTIALS_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`listen ${CREDENTIALS_CHANNEL}`);
+    } catch (e) {
+      client.end().catch(() => undefined);
+      throw e;
+    }
     listener = client;
     cache.clear();
     listening = true;
+  };
+  // Until the listener is back the cache is bypassed, so keep trying (every second) for as long as
+  // Postgres stays away: one failed attempt must not leave the replica without a cache for good.
+  const reconnectLater = (): void => {
+    if (closed) return;
+    setTimeout(() => {
+      if (closed) return;
+      connect().catch((e: unknown) => {
+        options.onError?.(e);
+        reconnectLater();
+      });
+    }, 1000).unref();
   };
   await connect();
 

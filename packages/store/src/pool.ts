@@ -27,6 +27,11 @@ export function createPool(databaseUrl: string, options: PoolOptions): Pool {
     idleTimeoutMillis: 30_000,
   });
   pool.on('error', options.onIdleError);
+  // A connection that ends while a query is in flight fails that query (the caller answers 503), but
+  // pg then also emits 'error' on the checked-out client, which has no listener of its own: without
+  // this one the process would crash (seen when Postgres went away under load; issue 10, item 3).
+  // Once per connection, nothing per query.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

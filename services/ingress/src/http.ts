@@ -1,5 +1,8 @@
+import type { Duplex } from 'node:stream';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { HubError, failure, ocpiTimestamp, success, acknowledged, type OcpiEnvelope } from '@hub/ocpi';
+import { kafkaFailureKind } from '@hub/event-log';
+import { DependencyUnavailable, HubError, failure, ocpiTimestamp, success, acknowledged, type OcpiEnvelope } from '@hub/ocpi';
+import { postgresFailureKind } from '@hub/store';
 
 /**
  * The party a request names as its sender in the OCPI-from headers (transport_and_format.asciidoc,
@@ -57,34 +60,99 @@ export function okEmpty(res: Response, httpStatus = 200): void {
   send(res, httpStatus, acknowledged());
 }
 
+/** How long a caller waits before retrying after a 503 (Kafka or Postgres restarting, the read model behind). */
+export const RETRY_AFTER_SECONDS = 5;
+
 /**
- * The one place that turns errors into answers (error registry: @hub/ocpi errors.ts). Body-parser
- * errors become MALFORMED_JSON / BODY_TOO_LARGE; anything that is not a HubError is a bug or an
- * outage, logged with its stack and answered without internals.
+ * What express and body-parser raise for a request they cannot read, by their type and status (never
+ * by message): a bad percent-encoding in a path (the router's URIError), an unsupported
+ * Content-Encoding or charset, a body that does not inflate or parse, an oversized or incomplete body.
+ */
+function requestError(err: unknown): HubError | undefined {
+  if (err instanceof URIError) return new HubError('MALFORMED_URL', { detail: 'a path segment has a bad percent-encoding' });
+  const e = err as { type?: unknown; status?: unknown; message?: unknown } | null | undefined;
+  const detail = typeof e?.message === 'string' ? e.message : 'unreadable body';
+  switch (e?.type) {
+    case 'entity.too.large':
+      return new HubError('BODY_TOO_LARGE');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new HubError('UNSUPPORTED_CONTENT_ENCODING', { detail });
+    case 'entity.parse.failed':
+      return new HubError('MALFORMED_JSON', { detail });
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return new HubError('MALFORMED_JSON', { detail: 'incomplete body' });
+  }
+  // body-parser marks everything else it could not read (a gzip or deflate body that does not inflate)
+  // with a 4xx status.
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+    return new HubError('MALFORMED_JSON', { detail: `the body does not decode as its Content-Encoding says (${detail})` });
+  }
+  return undefined;
+}
+
+/**
+ * A Postgres data exception (SQLSTATE class 22: a NUL character, a number or date out of range) in a
+ * statement the ingress built from request values: the request carried a value that cannot be stored
+ * or compared, so the caller is told (2001) instead of getting a 500.
+ */
+function dataError(err: unknown): HubError | undefined {
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  if (postgresFailureKind(err) === 'record' && typeof code === 'string' && code.startsWith('22')) {
+    return new HubError('INVALID_PARAMETERS', { detail: `a value in the request cannot be stored or compared (SQLSTATE ${code})` });
+  }
+  return undefined;
+}
+
+/** Kafka or Postgres unavailable, restarting or too slow: the caller retries, nothing was accepted. */
+function dependencyError(err: unknown): HubError | undefined {
+  if (err instanceof DependencyUnavailable || kafkaFailureKind(err) === 'dependency' || postgresFailureKind(err) === 'dependency') {
+    return new HubError('UNAVAILABLE', { cause: err });
+  }
+  return undefined;
+}
+
+/**
+ * The one place that turns errors into answers (error registry: @hub/ocpi errors.ts): HubErrors by
+ * their kind, unreadable requests by express's and body-parser's error types, dependency failures by
+ * the drivers' classifications (503 with Retry-After). Anything else is a bug, logged with its stack
+ * and answered 500 without internals.
  */
 export function errorMiddleware() {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    let hubError: HubError;
-    if (err instanceof HubError) {
-      hubError = err;
-    } else {
-      const e = err as { type?: string; status?: number; message?: string };
-      if (e.type === 'entity.parse.failed' || e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
-        hubError = new HubError('MALFORMED_JSON', { detail: e.message ?? 'unparseable' });
-      } else if (e.type === 'entity.too.large') {
-        hubError = new HubError('BODY_TOO_LARGE');
-      } else if (e.type === 'request.aborted' || e.type === 'request.size.invalid') {
-        hubError = new HubError('MALFORMED_JSON', { detail: 'incomplete body' });
-      } else {
-        // Kafka or Postgres unreachable or too slow: the partner should retry, nothing was accepted.
-        const name = (err as { name?: string }).name ?? '';
-        const dependency = name === 'AppendTimeoutError' || name.startsWith('KafkaJS') || /ECONNREFUSED|Connection terminated|timeout/i.test(e.message ?? '');
-        hubError = new HubError(dependency ? 'UNAVAILABLE' : 'INTERNAL', { cause: err });
-        req.ctx?.log.error('request failed', { err, path: req.path, method: req.method });
-      }
+    let hubError = err instanceof HubError ? err : (requestError(err) ?? dependencyError(err) ?? dataError(err));
+    if (hubError?.kind === 'UNAVAILABLE') req.ctx?.log.warn('dependency unavailable', { err, path: req.path, method: req.method });
+    if (!hubError) {
+      hubError = new HubError('INTERNAL', { cause: err });
+      req.ctx?.log.error('request failed', { err, path: req.path, method: req.method });
     }
     if (res.headersSent) return;
     for (const [k, v] of Object.entries(hubError.headers)) res.setHeader(k, v);
+    if (hubError.spec.http === 503 && !res.hasHeader('Retry-After')) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
     send(res, hubError.spec.http, failure(hubError.spec.ocpi, hubError.message, hubError.data));
   };
+}
+
+/**
+ * Node's HTTP parser refuses some requests before express sees them (an unknown method such as FOO, a
+ * malformed request line or header, headers too large) and would answer a bare 400. This answers them
+ * with an OCPI envelope too (MALFORMED_REQUEST) and closes the connection, whose framing is lost.
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  // Only parser refusals (HPE_*) are answered: a reset or a request timeout has no one to answer.
+  if (!socket.writable || !err.code?.startsWith('HPE_')) {
+    socket.destroy();
+    return;
+  }
+  const reason: Record<string, string> = {
+    HPE_INVALID_METHOD: 'unknown HTTP method',
+    HPE_HEADER_OVERFLOW: 'request headers too large',
+    HPE_INVALID_URL: 'malformed request target',
+  };
+  const error = new HubError('MALFORMED_REQUEST', { detail: reason[err.code ?? ''] ?? 'the request is not valid HTTP/1.1' });
+  const body = JSON.stringify(failure(error.spec.ocpi, error.message));
+  socket.end(
+    `HTTP/1.1 ${error.spec.http} Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

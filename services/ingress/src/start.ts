@@ -10,6 +10,7 @@ import { dispatcherWait } from './known-sessions.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createIngressApp } from './app.ts';
+import { answerClientError } from './http.ts';
 import type { IngressConfig } from './config.ts';
 
 export interface RunningIngress {
@@ -64,6 +65,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
   });
   // Listen first, so that without HUB_PUBLIC_URL the URLs the hub hands out carry the real port.
   const server = createServer();
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

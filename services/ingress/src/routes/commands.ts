@@ -8,6 +8,7 @@ import { PartnerCallError, type TokenCipher } from '@hub/registry';
 import { describeViolations, type SchemaValidator } from '@hub/schemas';
 import type { CommandStore, DeliveryStore, RateLimiter, ReadModelStore } from '@hub/store';
 import { handle, namedSender, send } from '../http.ts';
+import { refuseOtherMethods } from '../method-not-allowed.ts';
 import { validateBody } from '../ocpi-objects.ts';
 
 // Commands (interface document, Commands, Command request/response, Errors, Limits; OCPI 2.2.1
@@ -143,7 +144,7 @@ export function commandsRouter(deps: CommandsDeps): Router {
       send(res, 200, success(answer)); // the CPO's immediate answer, unchanged
     }),
   );
-  return router;
+  return refuseOtherMethods(router);
 }
 
 /** POST /ocpi/2.2.1/commands/callback/{command_id}: no authentication (interface document, Endpoints). */
@@ -184,5 +185,5 @@ export function commandCallbackRouter(deps: Pick<CommandsDeps, 'commands' | 'tar
       send(res, 200, { status_code: 1000, timestamp: new Date().toISOString(), ...(outcome === 'late' ? { status_message: 'recorded; the command had timed out and the eMSP was told so' } : {}) });
     }),
   );
-  return router;
+  return refuseOtherMethods(router);
 }

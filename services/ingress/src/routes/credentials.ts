@@ -1,5 +1,4 @@
 import { Router, type Request } from 'express';
-import { HubError } from '@hub/ocpi';
 import {
   currentCredentials,
   deleteCredentials,
@@ -10,6 +9,7 @@ import {
 } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
 import { handle, ok, okEmpty } from '../http.ts';
+import { refuseOtherMethods } from '../method-not-allowed.ts';
 import { validateBody } from '../ocpi-objects.ts';
 
 // Credentials module (OCPI 2.2.1 credentials.asciidoc; interface document, Credentials).
@@ -46,8 +46,5 @@ export function credentialsRouter(deps: CredentialsDeps & { validator: SchemaVal
       okEmpty(res);
     }),
   );
-  router.all('/', () => {
-    throw new HubError('METHOD_NOT_ALLOWED');
-  });
-  return router;
+  return refuseOtherMethods(router);
 }

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { RegistryStore } from '@hub/registry';
 import { handle, ok } from '../http.ts';
+import { refuseOtherMethods } from '../method-not-allowed.ts';
 import { parsePage, setPageHeaders } from '../pagination.ts';
 
 // HubClientInfo (OCPI 2.2.1 mod_hub_client_info.asciidoc, Sender interface: GET, paginated): the
@@ -24,5 +25,5 @@ export function hubClientInfoRouter(deps: {
       ok(res, result.items);
     }),
   );
-  return router;
+  return refuseOtherMethods(router);
 }

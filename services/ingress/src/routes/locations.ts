@@ -6,6 +6,7 @@ import { locationEventTypes, mergePatch, tariffEventTypes, type ObjectPath } fro
 import type { SchemaValidator } from '@hub/schemas';
 import type { RateLimiter, ReadModel, ReadModelStore } from '@hub/store';
 import { handle, namedSender, ok, okEmpty, okPreserializedList } from '../http.ts';
+import { notServed, refuseOtherMethods } from '../method-not-allowed.ts';
 import { appendObjectEvent, KnownObjects, objectPath, refuseEmptySegments, requireExisting, requireOwnCpo, requireSameIds, validateBody, type ProjectionWait } from '../ocpi-objects.ts';
 import { parsePage, setPageHeaders } from '../pagination.ts';
 
@@ -144,11 +145,9 @@ export function locationsRouter(deps: ObjectRoutesDeps): Router {
   const known = new KnownObjects();
   router.put(paths, push(deps, 'put', known));
   router.patch(paths, push(deps, 'patch', known));
-  router.delete(paths, () => {
-    // mod_locations.asciidoc, Receiver interface: no DELETE; an EVSE is removed by its status.
-    throw new HubError('METHOD_NOT_ALLOWED', { detail: 'locations are not deleted: PATCH the EVSE status to REMOVED' });
-  });
-  return router;
+  // mod_locations.asciidoc, Receiver interface: no DELETE; an EVSE is removed by its status.
+  router.delete(paths, notServed('locations are not deleted: PATCH the EVSE status to REMOVED'));
+  return refuseOtherMethods(router);
 }
 
 export function tariffsRouter(deps: ObjectRoutesDeps): Router {
@@ -179,9 +178,7 @@ export function tariffsRouter(deps: ObjectRoutesDeps): Router {
       okEmpty(res);
     }),
   );
-  router.patch('/:cc/:pid/:id', () => {
-    // Interface document, Locations and tariffs: no PATCH for tariffs; a tariff is replaced by PUT.
-    throw new HubError('METHOD_NOT_ALLOWED', { detail: 'push the full tariff with PUT' });
-  });
-  return router;
+  // Interface document, Locations and tariffs: no PATCH for tariffs; a tariff is replaced by PUT.
+  router.patch('/:cc/:pid/:id', notServed('push the full tariff with PUT'));
+  return refuseOtherMethods(router);
 }

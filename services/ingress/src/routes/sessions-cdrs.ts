@@ -7,6 +7,7 @@ import { cdrPostedEvent, sessionEventTypes } from '@hub/read-models';
 import type { SchemaValidator } from '@hub/schemas';
 import type { DeliveryStore } from '@hub/store';
 import { handle, ok, okEmpty } from '../http.ts';
+import { refuseOtherMethods } from '../method-not-allowed.ts';
 import { KnownSessions, requireKnownSession, type DispatcherWait } from '../known-sessions.ts';
 import { appendObjectEvent, objectPath, refuseEmptySegments, requireOwnCpo, requireSameIds, validateBody } from '../ocpi-objects.ts';
 
@@ -84,7 +85,7 @@ export function sessionsRouter(deps: SessionCdrDeps): Router {
       okEmpty(res);
     }),
   );
-  return router;
+  return refuseOtherMethods(router);
 }
 
 function eMspOf(body: Json): string {
@@ -131,5 +132,5 @@ export function cdrsRouter(deps: SessionCdrDeps): Router {
       ok(res, cdr);
     }),
   );
-  return router;
+  return refuseOtherMethods(router);
 }

@@ -6,6 +6,7 @@ import type { SchemaValidator } from '@hub/schemas';
 import type { DeliveryStore, DeliveryTarget, RateLimiter, ReadModelStore } from '@hub/store';
 import type { Counter } from '@hub/observability';
 import { handle, send } from '../http.ts';
+import { refuseOtherMethods } from '../method-not-allowed.ts';
 import { objectPath, refuseEmptySegments, validateBody } from '../ocpi-objects.ts';
 import { success } from '@hub/ocpi';
 
@@ -122,5 +123,5 @@ export function tokensRouter(deps: TokensDeps): Router {
       }
     }),
   );
-  return router;
+  return refuseOtherMethods(router);
 }

@@ -1,6 +1,7 @@
 import type { Express, RequestHandler } from 'express';
 import { OCPI_VERSION, type InterfaceRole } from '@hub/ocpi';
 import { okPreserialized } from '../http.ts';
+import { methodNotAllowed } from '../method-not-allowed.ts';
 
 // Versions (OCPI 2.2.1 version_information_endpoint.asciidoc; interface document, Versions): both
 // require authentication here; the initial token may call them (transport_and_format.asciidoc).
@@ -30,4 +31,5 @@ export function registerVersionRoutes(app: Express, publicBaseUrl: string, modul
   const detailsJson = JSON.stringify(details);
   app.get('/ocpi/versions', auth, (_req, res) => okPreserialized(res, versionsJson));
   app.get(`/ocpi/${OCPI_VERSION}`, auth, (_req, res) => okPreserialized(res, detailsJson));
+  app.all(['/ocpi/versions', `/ocpi/${OCPI_VERSION}`], methodNotAllowed(['GET', 'HEAD']));
 }
