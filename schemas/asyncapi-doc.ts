@@ -54,7 +54,7 @@ function eventTypes(): Array<{ type: string; topic: string; schema: Json }> {
 /** The key sentence of an event schema's description ("key \"CC/PID/cdr_id\"", "Key and ce_subject: ..."). */
 function keyDescription(schema: Json, topic: TopicDefinition): string {
   const match = /\b[Kk]ey(?: and ce_subject)?:? ("[^"]+"|[^;.]+)/.exec(text(schema['description'], ''));
-  return match?.[1]?.trim() ?? topic.description;
+  return match?.[1]?.trim().replace(/^"(.*)"$/, '$1') ?? topic.description;
 }
 
 function retentionText(ms: string | undefined): string {
