@@ -58,7 +58,7 @@ export function openApiContract(doc: Json): OpenApiContract {
     .map((t) => ({ t, re: new RegExp(`^${t.replace(/\./g, '\\.').replace(/\{[a-z_]+\}/g, '[^/]+')}$`), params: (t.match(/\{/g) ?? []).length }))
     .sort((a, b) => a.params - b.params);
   const compile = compiler(newAjv(doc, 'openapi.json'), 'openapi.json');
-  const components = (doc['components'] as { headers: Record<string, Json> }).headers;
+  const { headers: components, responses: responsesOf } = doc['components'] as { headers: Record<string, Json>; responses: Record<string, Json> };
   const template = (path: string): string | undefined => templates.find(({ re }) => re.test(path))?.t;
   return {
     template,
@@ -67,9 +67,11 @@ export function openApiContract(doc: Json): OpenApiContract {
       if (!t) return [`${method} ${path}: no path in the document`];
       const where = `${method} ${t} ${status}`;
       const op = paths[t]?.[method.toLowerCase()];
-      if (!op) return [`${method} ${t}: method not in the document`];
-      const response = (op['responses'] as Record<string, Json>)[String(status)];
+      // A method the path does not list: the path's x-other-methods answer (405 with Allow).
+      if (!op && status !== 405) return [`${method} ${t}: method not in the document, answered ${status}`];
+      const response = op ? (op['responses'] as Record<string, Json>)[String(status)] : responsesOf['MethodNotAllowed'];
       if (!response) return [`${where}: HTTP status not documented for this operation`];
+      const schemaPath = op ? ['paths', t, method.toLowerCase(), 'responses', String(status)] : ['components', 'responses', 'MethodNotAllowed'];
       const problems: string[] = [];
       const documented = new Set<string>();
       for (const [name, ref] of Object.entries((response['headers'] ?? {}) as Record<string, { $ref: string }>)) {
@@ -84,7 +86,7 @@ export function openApiContract(doc: Json): OpenApiContract {
         if (!fn(value)) problems.push(`${where}: header ${name}: ${explain(fn)}`);
       }
       for (const name of CONTRACT_HEADERS) if (headers[name] !== undefined && !documented.has(name)) problems.push(`${where}: header ${name} sent but not documented`);
-      const fn = compile('paths', t, method.toLowerCase(), 'responses', String(status), 'content', 'application/json', 'schema');
+      const fn = compile(...schemaPath, 'content', 'application/json', 'schema');
       if (!fn(body)) problems.push(`${where}: body: ${explain(fn)}`);
       return problems;
     },

@@ -71,7 +71,7 @@ function responses(route: RouteSpec): Json {
     if (status === 200) continue;
     out[String(status)] = {
       description: describeKinds(kinds),
-      headers: status === 429 ? { ...common, 'Retry-After': header('Retry-After') } : common,
+      headers: status === 429 ? { ...common, 'Retry-After': header('Retry-After') } : status === 405 ? { ...common, Allow: header('Allow') } : common,
       content: { 'application/json': { schema: errorEnvelope(kinds) } },
     };
   }
@@ -102,9 +102,15 @@ function operation(route: RouteSpec): Json {
 const stringHeader = (description: string, schema: Json = { type: 'string' }, required = false): Json => ({ description, required, schema });
 const partyHeader = (who: string, what: string): Json => ({ name: `OCPI-${who}-${what === 'country' ? 'country-code' : 'party-id'}`, in: 'header', required: false, description: `transport_and_format.asciidoc, Message routing headers: the ${who === 'from' ? 'sending' : 'receiving'} party's ${what === 'country' ? 'country code' : 'party id'}`, schema: { $ref: componentRef('ocpi/types.json', what === 'country' ? '/$defs/CountryCode' : '/$defs/PartyId') } });
 
+/** Every known path answers the methods it does not serve with 405 and Allow (RFC 9110 15.5.6). */
+const OTHER_METHODS: Json = {
+  description: 'Any method this path does not list: HTTP 405 with OCPI 2000 and an Allow header naming the methods it serves',
+  $ref: '#/components/responses/MethodNotAllowed',
+};
+
 export function buildOpenApi(): Json {
   const paths: Record<string, Json> = {};
-  for (const route of API_CATALOGUE) (paths[route.path] ??= {})[route.method] = operation(route);
+  for (const route of API_CATALOGUE) (paths[route.path] ??= { 'x-other-methods': OTHER_METHODS })[route.method] = operation(route);
   const schemas = schemaComponents((id) => id.startsWith('ocpi/'));
   for (const id of new Set(API_CATALOGUE.filter((r) => r.body?.partial).flatMap((r) => r.body?.schemas ?? []))) {
     schemas[`${componentName(id)}.patch`] = partialComponent(schemas[componentName(id)] as Json, id);
@@ -125,6 +131,13 @@ export function buildOpenApi(): Json {
         hubToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <base64 of the credentials token the hub issued> (transport_and_format.asciidoc, Authorization header)' },
         initialToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <base64 of the initial token hubctl printed>: versions and credentials only' },
       },
+      responses: {
+        MethodNotAllowed: {
+          description: `${describeKinds(['METHOD_NOT_ALLOWED'])}: a method the path does not serve`,
+          headers: { 'X-Request-ID': header('X-Request-ID'), 'X-Correlation-ID': header('X-Correlation-ID'), Allow: header('Allow') },
+          content: { 'application/json': { schema: errorEnvelope(['METHOD_NOT_ALLOWED']) } },
+        },
+      },
       parameters: {
         'X-Request-ID': { name: 'X-Request-ID', in: 'header', required: false, description: 'Echoed; generated when absent', schema: { type: 'string' } },
         'X-Correlation-ID': { name: 'X-Correlation-ID', in: 'header', required: false, description: 'Echoed; generated when absent', schema: { type: 'string' } },
@@ -144,6 +157,7 @@ export function buildOpenApi(): Json {
         'X-Limit': stringHeader('The page size applied (on success, status_code 1000)', { type: 'string', pattern: '^[0-9]+$' }),
         Link: stringHeader('<url>; rel="next", with the same filters, while more objects exist', { type: 'string', pattern: '^<[^>]+>; rel="next"$' }),
         Location: stringHeader('Where the owning CPO can GET the CDR (mod_cdrs.asciidoc, POST)', { type: 'string', format: 'uri' }),
+        Allow: stringHeader('The methods the path serves, e.g. "GET, HEAD, PUT, PATCH"', { type: 'string', pattern: '^[A-Z]+(, [A-Z]+)*$' }),
         'Retry-After': stringHeader('Seconds until the rate limit allows the next request', { type: 'string', pattern: '^[0-9]+$' }, true),
       },
       schemas: {

@@ -13,8 +13,6 @@ interface Layer {
   readonly handle: { readonly stack?: readonly Layer[] };
 }
 
-const ALL_METHODS = ['get', 'put', 'patch', 'post', 'delete'];
-
 /** Anything the routers' constructors touch: a callable that returns itself for every property. */
 function stub(): unknown {
   const target = (): unknown => proxy;
@@ -32,7 +30,9 @@ function servedRoutes(): Set<string> {
     for (const layer of stack) {
       if (layer.route) {
         const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
-        const methods = Object.keys(layer.route.methods).flatMap((m) => (m === '_all' ? ALL_METHODS : [m]));
+        // A catch-all (router.all) answers every other method of its path with 405: documented per
+        // path by the generator (x-other-methods), not an operation of the catalogue.
+        const methods = Object.keys(layer.route.methods).filter((m) => m !== '_all');
         for (const p of paths) for (const m of methods) out.add(`${m.toUpperCase()} ${shape(prefix + (p === '/' ? '' : p))}`);
       } else if (layer.handle.stack && layer.rawPath) {
         walk(layer.handle.stack, prefix + layer.rawPath);
