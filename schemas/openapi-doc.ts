@@ -12,7 +12,13 @@ const AUTH_ERRORS: Record<RouteSpec['auth'], readonly HubErrorKind[]> = {
   'initial-token': ['AUTH_MISSING', 'AUTH_UNKNOWN_TOKEN'],
   none: [],
 };
-const BODY_ERRORS: readonly HubErrorKind[] = ['MALFORMED_JSON', 'BODY_TOO_LARGE'];
+/**
+ * Refusals of a request the transport layer cannot read (HTTP 400, 413, 415: unparseable JSON, an
+ * oversized body, a bad URL or encoding), read from the registry so a new kind of them is documented
+ * for every route at the next generation. Listed for every route: every module reads any body sent
+ * (also with GET); the two versions routes read none, so for them only the URL and HTTP refusals apply.
+ */
+const TRANSPORT_ERRORS = (Object.keys(hubErrors) as HubErrorKind[]).filter((k) => [400, 413, 415].includes(hubErrors[k].http));
 const SERVER_ERRORS: readonly HubErrorKind[] = ['UNAVAILABLE', 'INTERNAL'];
 
 const header = (name: string): Json => ({ $ref: `#/components/headers/${name}` });
@@ -26,7 +32,7 @@ const PATH_PARAMETERS: Record<string, Json> = {
 };
 
 function errorKinds(route: RouteSpec): HubErrorKind[] {
-  const kinds = [...AUTH_ERRORS[route.auth], ...(route.body ? BODY_ERRORS : []), ...route.errors, ...SERVER_ERRORS];
+  const kinds = [...TRANSPORT_ERRORS, ...AUTH_ERRORS[route.auth], ...route.errors, ...SERVER_ERRORS];
   return [...new Set(kinds)];
 }
 
