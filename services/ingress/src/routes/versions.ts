@@ -31,5 +31,6 @@ export function registerVersionRoutes(app: Express, publicBaseUrl: string, modul
   const detailsJson = JSON.stringify(details);
   app.get('/ocpi/versions', auth, (_req, res) => okPreserialized(res, versionsJson));
   app.get(`/ocpi/${OCPI_VERSION}`, auth, (_req, res) => okPreserialized(res, detailsJson));
-  app.all(['/ocpi/versions', `/ocpi/${OCPI_VERSION}`], methodNotAllowed(['GET', 'HEAD']));
+  // route().all() is one catch-all layer (app.all would register every method name one by one).
+  app.route(['/ocpi/versions', `/ocpi/${OCPI_VERSION}`]).all(methodNotAllowed(['GET', 'HEAD']));
 }

@@ -1,0 +1,93 @@
+import type { HubErrorKind } from '@hub/ocpi';
+
+// The partner API's routes, declared once for the documents (schemas/generate-api-docs.ts writes
+// docs/openapi.json from this list and the schemas). The routes themselves live in app.ts and
+// routes/; test/api-catalogue.unit.test.ts walks the express app and fails when a route is missing
+// here or listed here without being served. Paths use OCPI's parameter names (the module chapters'
+// Receiver/Sender interface sections); schema ids are relative to schemas/. A method a module refuses
+// on purpose with its own handler (DELETE of a location) is listed with METHOD_NOT_ALLOWED; the
+// catch-all 405 for every other method of a known path is documented once per path by the generator.
+
+export type RouteAuth = 'hub-token' | 'initial-token' | 'none';
+export type RouteMethod = 'get' | 'put' | 'patch' | 'post' | 'delete';
+/** Request headers a route reads beyond Authorization, X-Request-ID and X-Correlation-ID. */
+export type RouteHeader = 'OCPI-from' | 'OCPI-to';
+
+export interface RouteSpec {
+  readonly method: RouteMethod;
+  /** Path template with OCPI parameter names, e.g. /ocpi/2.2.1/tariffs/{country_code}/{party_id}/{tariff_id} */
+  readonly path: string;
+  /** The OCPI module (the document's tag). */
+  readonly module: string;
+  readonly summary: string;
+  readonly auth: RouteAuth;
+  /** Request body: any of these schemas; partial = an OCPI PATCH (any subset, last_updated required). */
+  readonly body?: { readonly schemas: readonly string[]; readonly partial?: boolean; readonly optional?: boolean };
+  /** The envelope's data on success; list = an array of the schema; absent = no data. */
+  readonly data?: { readonly schema: string; readonly list?: boolean };
+  /** offset/limit/date_from/date_to and X-Total-Count, X-Limit, Link (transport_and_format.asciidoc, Pagination). */
+  readonly paginated?: boolean;
+  readonly requestHeaders?: readonly RouteHeader[];
+  /** Response headers on success beyond the ones every answer carries. */
+  readonly responseHeaders?: readonly 'Location'[];
+  /** Error kinds (packages/ocpi/src/errors.ts) the handler itself answers with; authentication, body parsing and INTERNAL/UNAVAILABLE are added by the generator. */
+  readonly errors: readonly HubErrorKind[];
+}
+
+const V = '/ocpi/2.2.1';
+const LOC = `${V}/locations/{country_code}/{party_id}/{location_id}`;
+const TARIFF = `${V}/tariffs/{country_code}/{party_id}/{tariff_id}`;
+const SESSION = `${V}/sessions/{country_code}/{party_id}/{session_id}`;
+const PUSH_ERRORS: readonly HubErrorKind[] = ['INVALID_PARAMETERS', 'FOREIGN_PARTY'];
+const LIST_ERRORS: readonly HubErrorKind[] = ['INVALID_PARAMETERS', 'RATE_LIMITED'];
+const CREDENTIALS_LINK_ERRORS: readonly HubErrorKind[] = ['INVALID_PARAMETERS', 'PARTNER_API_UNUSABLE', 'UNSUPPORTED_VERSION', 'NO_MATCHING_ENDPOINTS'];
+
+const LOCATION_LEVELS = [
+  { path: LOC, schema: 'ocpi/location.json', what: 'Location' },
+  { path: `${LOC}/{evse_uid}`, schema: 'ocpi/evse.json', what: 'EVSE' },
+  { path: `${LOC}/{evse_uid}/{connector_id}`, schema: 'ocpi/connector.json', what: 'Connector' },
+] as const;
+
+export const API_CATALOGUE: readonly RouteSpec[] = [
+  { method: 'get', path: '/ocpi/versions', module: 'versions', summary: 'The versions the hub supports', auth: 'initial-token', data: { schema: 'ocpi/version.json', list: true }, errors: [] },
+  { method: 'get', path: V, module: 'versions', summary: 'The modules the hub serves, once per role', auth: 'initial-token', data: { schema: 'ocpi/version_details.json' }, errors: [] },
+
+  { method: 'get', path: `${V}/credentials`, module: 'credentials', summary: "The hub's credentials for this token", auth: 'initial-token', data: { schema: 'ocpi/credentials.json' }, errors: [] },
+  { method: 'post', path: `${V}/credentials`, module: 'credentials', summary: 'Register with the initial token (once)', auth: 'initial-token', body: { schemas: ['ocpi/credentials.json'] }, data: { schema: 'ocpi/credentials.json' }, errors: [...CREDENTIALS_LINK_ERRORS, 'ALREADY_REGISTERED'] },
+  { method: 'put', path: `${V}/credentials`, module: 'credentials', summary: 'Update the registration', auth: 'initial-token', body: { schemas: ['ocpi/credentials.json'] }, data: { schema: 'ocpi/credentials.json' }, errors: [...CREDENTIALS_LINK_ERRORS, 'NOT_REGISTERED'] },
+  { method: 'delete', path: `${V}/credentials`, module: 'credentials', summary: 'Unregister', auth: 'initial-token', errors: ['NOT_REGISTERED'] },
+
+  { method: 'get', path: `${V}/hubclientinfo`, module: 'hubclientinfo', summary: "The caller's parties and those it has an active routing rule with", auth: 'hub-token', data: { schema: 'ocpi/client_info.json', list: true }, paginated: true, errors: ['INVALID_PARAMETERS'] },
+
+  { method: 'get', path: `${V}/locations`, module: 'locations', summary: 'eMSP pull of the locations of routed CPOs', auth: 'hub-token', data: { schema: 'ocpi/location.json', list: true }, paginated: true, requestHeaders: ['OCPI-from'], errors: LIST_ERRORS },
+  ...LOCATION_LEVELS.flatMap(({ path, schema, what }): RouteSpec[] => [
+    { method: 'get', path, module: 'locations', summary: `${what} detail for routed eMSPs and the owning CPO`, auth: 'hub-token', data: { schema }, errors: ['INVALID_PARAMETERS', 'UNKNOWN_LOCATION'] },
+    { method: 'put', path, module: 'locations', summary: `CPO push of a full ${what}`, auth: 'hub-token', body: { schemas: [schema] }, errors: [...PUSH_ERRORS, 'UNKNOWN_LOCATION_PUSH'] },
+    { method: 'patch', path, module: 'locations', summary: `CPO update of a ${what} (last_updated required)`, auth: 'hub-token', body: { schemas: [schema], partial: true }, errors: [...PUSH_ERRORS, 'UNKNOWN_LOCATION_PUSH'] },
+    { method: 'delete', path, module: 'locations', summary: 'Not supported: PATCH the EVSE status to REMOVED (mod_locations.asciidoc)', auth: 'hub-token', errors: ['METHOD_NOT_ALLOWED'] },
+  ]),
+
+  { method: 'get', path: `${V}/tariffs`, module: 'tariffs', summary: 'eMSP pull of the tariffs of routed CPOs', auth: 'hub-token', data: { schema: 'ocpi/tariff.json', list: true }, paginated: true, requestHeaders: ['OCPI-from'], errors: LIST_ERRORS },
+  { method: 'get', path: TARIFF, module: 'tariffs', summary: 'Tariff detail for routed eMSPs and the owning CPO', auth: 'hub-token', data: { schema: 'ocpi/tariff.json' }, errors: ['INVALID_PARAMETERS', 'UNKNOWN_TARIFF'] },
+  { method: 'put', path: TARIFF, module: 'tariffs', summary: 'CPO push of a full Tariff', auth: 'hub-token', body: { schemas: ['ocpi/tariff.json'] }, errors: PUSH_ERRORS },
+  { method: 'delete', path: TARIFF, module: 'tariffs', summary: 'CPO removes a tariff it no longer uses', auth: 'hub-token', errors: [...PUSH_ERRORS, 'UNKNOWN_TARIFF'] },
+  { method: 'patch', path: TARIFF, module: 'tariffs', summary: 'Not supported: push the full tariff with PUT', auth: 'hub-token', errors: ['METHOD_NOT_ALLOWED'] },
+
+  { method: 'put', path: SESSION, module: 'sessions', summary: 'CPO push of a full Session', auth: 'hub-token', body: { schemas: ['ocpi/session.json'] }, errors: PUSH_ERRORS },
+  { method: 'patch', path: SESSION, module: 'sessions', summary: 'CPO update of a Session the hub holds (last_updated required)', auth: 'hub-token', body: { schemas: ['ocpi/session.json'], partial: true }, errors: [...PUSH_ERRORS, 'UNKNOWN_SESSION'] },
+
+  { method: 'post', path: `${V}/cdrs`, module: 'cdrs', summary: 'CPO push of a CDR (owner from the body)', auth: 'hub-token', body: { schemas: ['ocpi/cdr.json'] }, responseHeaders: ['Location'], errors: PUSH_ERRORS },
+  { method: 'get', path: `${V}/cdrs/{country_code}/{party_id}/{cdr_id}`, module: 'cdrs', summary: 'The owning CPO reads the CDR the hub holds', auth: 'hub-token', data: { schema: 'ocpi/cdr.json' }, errors: [...PUSH_ERRORS, 'NOT_FOUND'] },
+
+  {
+    method: 'put', path: `${V}/tokens/{country_code}/{party_id}/{token_uid}/authorize`, module: 'tokens', summary: 'eMSP real-time authorization, forwarded to the CPO', auth: 'hub-token',
+    body: { schemas: ['ocpi/location_references.json'], optional: true }, data: { schema: 'ocpi/authorization_info.json' }, requestHeaders: ['OCPI-to'],
+    errors: ['INVALID_PARAMETERS', 'FOREIGN_PARTY', 'RATE_LIMITED', 'NOT_ENOUGH_INFORMATION', 'UNKNOWN_LOCATION_PUSH', 'UNKNOWN_RECEIVER', 'FORWARD_TIMEOUT', 'RECEIVER_NOT_CONNECTED', 'FORWARD_FAILED'],
+  },
+  {
+    method: 'post', path: `${V}/commands/{command}`, module: 'commands', summary: 'eMSP command, forwarded to the CPO', auth: 'hub-token',
+    body: { schemas: ['ocpi/start_session.json', 'ocpi/stop_session.json', 'ocpi/reserve_now.json', 'ocpi/cancel_reservation.json'] }, data: { schema: 'ocpi/command_response.json' }, requestHeaders: ['OCPI-from', 'OCPI-to'],
+    errors: ['INVALID_PARAMETERS', 'FOREIGN_PARTY', 'RATE_LIMITED', 'NOT_ENOUGH_INFORMATION', 'NOT_FOUND'],
+  },
+  { method: 'post', path: `${V}/commands/callback/{command_id}`, module: 'commands', summary: "The CPO's CommandResult for a command the hub forwarded", auth: 'none', body: { schemas: ['ocpi/command_result.json'] }, errors: ['INVALID_PARAMETERS', 'NOT_FOUND'] },
+];
