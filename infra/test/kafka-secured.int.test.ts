@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { createKafkaEventLog, ensureTopics, KafkaAccessError, verifyKafkaAccess, type EventLogOptions } from '@hub/event-log';
 import { newEvent } from '@hub/events';
 import { createLogger } from '@hub/observability';
-import { makeBrokerCertificates } from '../stack/certs.ts';
+import { makeServerCertificates } from '../stack/certs.ts';
 import { startBroker, type RunningBroker } from '../stack/kafka.ts';
 import { local, root } from '../stack/paths.ts';
 import { freePort } from '../stack/proc.ts';
@@ -42,7 +42,7 @@ describe('a SASL_SSL Kafka listener', () => {
   let caFile: string;
   before(async () => {
     rmSync(home, { recursive: true, force: true });
-    const certs = await makeBrokerCertificates(join(home, 'certs'));
+    const certs = await makeServerCertificates(join(home, 'certs'));
     caFile = certs.caFile;
     ca = readFileSync(caFile, 'utf8');
     const securedPort = await freePort();
