@@ -10,7 +10,7 @@ import { configReader, readKafkaSecurity } from '@hub/config';
 import { createKafkaEventLog, ensureTopics, readTopicDefinitions, verifyKafkaAccessAtStart } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
 import { createPool, ensureDatabase, migrate } from '@hub/store';
-import { startBroker, startCluster, stopStaleBroker, type RunningBroker, type RunningCluster } from './kafka.ts';
+import { startBroker, startLocalKafka, stopStaleBroker, type RunningBroker, type RunningCluster } from './kafka.ts';
 import { local, migrationsDir, root, stackEnvFile, topicsFile } from './paths.ts';
 import { provideDatabase, type Database } from './postgres.ts';
 import { freePort, say, stopProcess } from './proc.ts';
@@ -26,26 +26,6 @@ interface Stack {
   stop(): Promise<void>;
 }
 
-/** KAFKA_NODES: how many KRaft nodes `npm start` runs on loopback (1, or a quorum of 3 or more). */
-function kafkaNodes(): number {
-  const v = process.env['KAFKA_NODES']?.trim() || '1';
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > 9) throw new Error(`KAFKA_NODES must be an integer from 1 to 9, got "${v}"`);
-  return n;
-}
-
-/**
- * The local Kafka of `npm start`: one node in .local/kafka/node-1 (9092), or with KAFKA_NODES=N a
- * quorum of N nodes in .local/kafka/cluster-N/node-i on 9092, 9094, … (controllers on the odd ports
- * after each): its own data, since a quorum's metadata cannot grow out of a single node's.
- */
-async function startLocalKafka(): Promise<RunningBroker | RunningCluster> {
-  const nodes = kafkaNodes();
-  if (nodes === 1) return startBroker({ home: join(local, 'kafka', 'node-1'), port: 9092, controllerPort: 9093 });
-  const ports = Array.from({ length: nodes }, (_, i) => ({ port: 9092 + 2 * i, controllerPort: 9093 + 2 * i }));
-  return startCluster({ nodes, home: join(local, 'kafka', `cluster-${nodes}`), ports, heapMb: 512 });
-}
-
 async function provideStack(mode: 'start' | 'test'): Promise<Stack> {
   let broker: RunningBroker | RunningCluster | undefined;
   let brokers = process.env['KAFKA_BROKERS'];
@@ -53,7 +33,7 @@ async function provideStack(mode: 'start' | 'test'): Promise<Stack> {
   try {
     if (!brokers) {
       if (mode === 'start') {
-        broker = await startLocalKafka();
+        broker = await startLocalKafka(process.env['KAFKA_NODES']);
       } else {
         // The test stack gets its own broker, fresh data and free ports: a running `npm start` is untouched.
         const home = join(local, 'kafka', 'test');

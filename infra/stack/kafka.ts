@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createKafkaEventLog } from '@hub/event-log';
 import { infra, local } from './paths.ts';
 import { pidAlive, portOpen, run, say, stopProcess, waitFor } from './proc.ts';
 
@@ -74,7 +75,8 @@ function securedProperties(l: SecuredListener): string[] {
 function serverProperties(o: BrokerOptions, dataDir: string): string {
   const nodeId = o.nodeId ?? 1;
   const voters = o.quorumVoters ?? `${nodeId}@127.0.0.1:${o.controllerPort}`;
-  const single = voters.split(',').length === 1;
+  // Internal topics replicated like the hub's (3, in-sync 2), as far as the quorum has nodes.
+  const voterCount = voters.split(',').length;
   const secured = o.secured ? [`SASL_SSL://127.0.0.1:${o.secured.port}`] : [];
   return [
     'process.roles=broker,controller',
@@ -88,9 +90,9 @@ function serverProperties(o: BrokerOptions, dataDir: string): string {
     ...(o.secured ? securedProperties(o.secured) : []),
     `log.dirs=${dataDir}`,
     'num.partitions=3',
-    `offsets.topic.replication.factor=${single ? 1 : 3}`,
-    `transaction.state.log.replication.factor=${single ? 1 : 3}`,
-    `transaction.state.log.min.isr=${single ? 1 : 2}`,
+    `offsets.topic.replication.factor=${Math.min(3, voterCount)}`,
+    `transaction.state.log.replication.factor=${Math.min(3, voterCount)}`,
+    `transaction.state.log.min.isr=${Math.min(2, voterCount)}`,
     'group.initial.rebalance.delay.ms=0',
     'auto.create.topics.enable=false',
     'log.retention.check.interval.ms=300000',
@@ -220,11 +222,34 @@ export async function startCluster(o: ClusterOptions): Promise<RunningCluster> {
       nodes.push(await launchBroker({ home: join(o.home, `node-${i + 1}`), ...p, nodeId: i + 1, quorumVoters: voters, clusterId, ...(o.heapMb ? { heapMb: o.heapMb } : {}) }));
     }
     await Promise.all(nodes.map((n) => n.ready()));
+    await waitForRegistration(nodes.map((n) => n.brokers), o.nodes);
   } catch (e) {
     await stopAll();
     throw e;
   }
   return { brokers: nodes.map((n) => n.brokers).join(','), nodes, stop: stopAll };
+}
+
+/**
+ * A node listens before the controller has its registration: until every node is in the cluster's
+ * metadata, topics would be created with fewer replicas than the cluster will have.
+ */
+async function waitForRegistration(brokers: string[], count: number): Promise<void> {
+  const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+  const log = createKafkaEventLog({ brokers, clientId: 'stack-cluster', logger: quiet });
+  const admin = log.admin();
+  try {
+    await waitFor(`${count} Kafka brokers registered`, async () => {
+      try {
+        await admin.connect();
+        return (await admin.describeCluster()).brokers.length >= count;
+      } catch {
+        return false;
+      }
+    }, 90_000);
+  } finally {
+    await log.close();
+  }
 }
 
 /** The cluster id an earlier start formatted the nodes with: a node added later must share it. */
@@ -235,4 +260,24 @@ function clusterIdOf(home: string, nodes: number): string | undefined {
     if (id) return id;
   }
   return undefined;
+}
+
+/** KAFKA_NODES: how many KRaft nodes `npm start` runs on loopback (1, or a quorum of 3 or more). */
+function kafkaNodes(setting: string | undefined): number {
+  const v = setting?.trim() || '1';
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 9) throw new Error(`KAFKA_NODES must be an integer from 1 to 9, got "${v}"`);
+  return n;
+}
+
+/**
+ * The local Kafka of `npm start`: one node in .local/kafka/node-1 (9092), or with KAFKA_NODES=N a
+ * quorum of N nodes in .local/kafka/cluster-N/node-i on 9092, 9094, … (controllers on the odd ports
+ * after each): its own data, since a quorum's metadata cannot grow out of a single node's.
+ */
+export async function startLocalKafka(nodesSetting: string | undefined): Promise<RunningBroker | RunningCluster> {
+  const nodes = kafkaNodes(nodesSetting);
+  if (nodes === 1) return startBroker({ home: join(local, 'kafka', 'node-1'), port: 9092, controllerPort: 9093 });
+  const ports = Array.from({ length: nodes }, (_, i) => ({ port: 9092 + 2 * i, controllerPort: 9093 + 2 * i }));
+  return startCluster({ nodes, home: join(local, 'kafka', `cluster-${nodes}`), ports, heapMb: 512 });
 }
