@@ -6,10 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { createKafkaEventLog, ensureTopics, readTopicDefinitions } from '@hub/event-log';
+import { configReader, readKafkaSecurity } from '@hub/config';
+import { createKafkaEventLog, ensureTopics, readTopicDefinitions, verifyKafkaAccessAtStart } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
 import { createPool, ensureDatabase, migrate } from '@hub/store';
-import { startBroker, stopStaleBroker, type RunningBroker } from './kafka.ts';
+import { startBroker, startLocalKafka, stopStaleBroker, type RunningBroker, type RunningCluster } from './kafka.ts';
 import { local, migrationsDir, root, stackEnvFile, topicsFile } from './paths.ts';
 import { provideDatabase, type Database } from './postgres.ts';
 import { freePort, say, stopProcess } from './proc.ts';
@@ -21,18 +22,18 @@ const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 interface Stack {
   readonly brokers: string;
   readonly db: Database;
-  readonly broker: RunningBroker | undefined;
+  readonly broker: RunningBroker | RunningCluster | undefined;
   stop(): Promise<void>;
 }
 
 async function provideStack(mode: 'start' | 'test'): Promise<Stack> {
-  let broker: RunningBroker | undefined;
+  let broker: RunningBroker | RunningCluster | undefined;
   let brokers = process.env['KAFKA_BROKERS'];
   const db = await provideDatabase(process.env['DATABASE_URL']);
   try {
     if (!brokers) {
       if (mode === 'start') {
-        broker = await startBroker({ home: join(local, 'kafka', 'node-1'), port: 9092, controllerPort: 9093 });
+        broker = await startLocalKafka(process.env['KAFKA_NODES']);
       } else {
         // The test stack gets its own broker, fresh data and free ports: a running `npm start` is untouched.
         const home = join(local, 'kafka', 'test');
@@ -41,7 +42,8 @@ async function provideStack(mode: 'start' | 'test'): Promise<Stack> {
         broker = await startBroker({ home, port: await freePort(), controllerPort: await freePort(), heapMb: 768 });
       }
       brokers = broker.brokers;
-      say(`Kafka ${mode === 'start' ? '' : '(test) '}broker up at ${brokers} (pid ${broker.pid})`);
+      const pids = 'nodes' in broker ? broker.nodes.map((n) => n.pid).join(', ') : String(broker.pid);
+      say(`Kafka ${mode === 'start' ? '' : '(test) '}${'nodes' in broker ? `cluster of ${broker.nodes.length} nodes` : 'broker'} up at ${brokers} (pid ${pids})`);
     } else {
       say(`using Kafka at ${brokers}`);
     }
@@ -74,7 +76,14 @@ async function prepare(brokers: string, databaseUrl: string, topicPrefix = ''): 
   } finally {
     await pool.end();
   }
-  const log = createKafkaEventLog({ brokers: brokers.split(','), clientId: 'stack', logger, topicPrefix });
+  // A secured cluster (KAFKA_SSL_*, KAFKA_SASL_*; the services read the same variables): a refused
+  // certificate or login fails the set-up with its one clear message.
+  const r = configReader(process.env);
+  const kafkaSecurity = readKafkaSecurity(r);
+  r.done();
+  const kafkaOptions = { brokers: brokers.split(','), ...kafkaSecurity, clientId: 'stack', logger, topicPrefix };
+  await verifyKafkaAccessAtStart(kafkaOptions);
+  const log = createKafkaEventLog(kafkaOptions);
   const admin = log.admin();
   await admin.connect();
   try {
@@ -85,7 +94,7 @@ async function prepare(brokers: string, databaseUrl: string, topicPrefix = ''): 
       else say(`warning: ${notice.message}`);
     });
     if (created.length > 0) say(`topics created: ${created.join(', ')}`);
-    if (clamped.length > 0) say(`${clamped.length} topics got fewer replicas than infra/topics.json defines (a single-broker stack); KAFKA_BROKERS=<cluster> gives them their real replication`);
+    if (clamped.length > 0) say(`${clamped.length} topics got fewer replicas than infra/topics.json defines (a single-broker stack); KAFKA_NODES=3 npm start or KAFKA_BROKERS=<cluster> gives them their real replication`);
   } finally {
     await log.close();
   }
@@ -285,7 +294,7 @@ async function test(args: string[]): Promise<number> {
       ...process.env,
       TEST_KAFKA_BROKERS: stack.brokers,
       TEST_DATABASE_URL: stack.db.url('postgres'),
-      TEST_BROKER_PID: String(stack.broker?.pid ?? ''),
+      TEST_BROKER_PID: stack.broker && 'pid' in stack.broker ? String(stack.broker.pid) : '',
     };
     // `npm test -- integration|e2e FILE...` runs only those files (while working on one suite).
     const files = args.slice(1);
@@ -333,7 +342,7 @@ async function bench(args: string[]): Promise<number> {
       ...process.env,
       TEST_KAFKA_BROKERS: stack.brokers,
       TEST_DATABASE_URL: stack.db.url('postgres'),
-      TEST_BROKER_PID: String(stack.broker?.pid ?? ''),
+      TEST_BROKER_PID: stack.broker && 'pid' in stack.broker ? String(stack.broker.pid) : '',
     });
   } finally {
     await stack.stop();

@@ -22,7 +22,7 @@ function withDatabase(serverUrl: string, name: string): string {
   return u.toString();
 }
 
-function postgresBinDir(): string | undefined {
+export function postgresBinDir(): string | undefined {
   const base = '/usr/lib/postgresql';
   if (!existsSync(base)) return undefined;
   const versions = readdirSync(base).filter((v) => existsSync(join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
@@ -30,7 +30,7 @@ function postgresBinDir(): string | undefined {
 }
 
 /** initdb and postgres refuse to run as root: run them as the postgres system user then. */
-function asServerUser(bin: string, args: string[]): [string, string[]] {
+export function asServerUser(bin: string, args: string[]): [string, string[]] {
   return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
 }
 

@@ -2,6 +2,10 @@
 // a reader from here, which parses every variable, applies the documented default (README,
 // "Configuration") and reports all problems at once instead of failing on the first.
 
+import { readKafkaSecurity, type KafkaSecurity } from './kafka-security.ts';
+
+export * from './kafka-security.ts';
+
 export type Env = Readonly<Record<string, string | undefined>>;
 
 export class ConfigError extends Error {
@@ -93,6 +97,8 @@ export function configReader(env: Env): ConfigReader {
 /** Settings every service shares: where Kafka and Postgres are, and how topics are named. */
 export interface CommonConfig {
   readonly kafkaBrokers: string[];
+  /** TLS and SASL for a secured cluster (KAFKA_SSL_*, KAFKA_SASL_*); empty for a plaintext one. */
+  readonly kafkaSecurity: KafkaSecurity;
   readonly databaseUrl: string;
   /** Prepended to every topic name; lets test runs share a broker without sharing topics. */
   readonly topicPrefix: string;
@@ -107,6 +113,7 @@ export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/ocpi_hub
 export function readCommonConfig(r: ConfigReader, defaultOperatorPort: number): CommonConfig {
   return {
     kafkaBrokers: r.list('KAFKA_BROKERS', DEFAULT_KAFKA_BROKERS),
+    kafkaSecurity: readKafkaSecurity(r),
     databaseUrl: r.url('DATABASE_URL', DEFAULT_DATABASE_URL),
     topicPrefix: r.optionalString('TOPIC_PREFIX') ?? '',
     logLevel: r.string('LOG_LEVEL', 'info'),

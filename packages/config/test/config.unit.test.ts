@@ -7,6 +7,7 @@ import {
   DEFAULT_KAFKA_BROKERS,
   configReader,
   readCommonConfig,
+  readKafkaSecurity,
   readSecretKey,
   type Env,
 } from '../src/index.ts';
@@ -198,6 +199,7 @@ describe('readCommonConfig', () => {
     const r = configReader({});
     assert.deepEqual(readCommonConfig(r, 9101), {
       kafkaBrokers: DEFAULT_KAFKA_BROKERS,
+      kafkaSecurity: {},
       databaseUrl: DEFAULT_DATABASE_URL,
       topicPrefix: '',
       logLevel: 'info',
@@ -218,6 +220,7 @@ describe('readCommonConfig', () => {
     });
     assert.deepEqual(readCommonConfig(r, 9101), {
       kafkaBrokers: ['k1:9092', 'k2:9092'],
+      kafkaSecurity: {},
       databaseUrl: 'postgres://hub@db/hub',
       topicPrefix: 'run42',
       logLevel: 'debug',
@@ -230,5 +233,72 @@ describe('readCommonConfig', () => {
     const r = configReader({ OPERATOR_PORT: '65536' });
     assert.equal(readCommonConfig(r, 9101).operatorPort, 9101);
     assert.deepEqual(problemsOf(r), ['OPERATOR_PORT must be within [0, 65535], got 65536']);
+  });
+});
+
+describe('readKafkaSecurity', () => {
+  const files: Record<string, string> = { '/ca.pem': 'CA PEM', '/client.pem': 'CERT PEM', '/client.key': 'KEY PEM' };
+  const readFile = (path: string): string => {
+    const text = files[path];
+    if (text === undefined) throw Object.assign(new Error('no such file'), { code: 'ENOENT' });
+    return text;
+  };
+
+  it('is empty for a plaintext cluster', () => {
+    const r = configReader({});
+    assert.deepEqual(readKafkaSecurity(r, readFile), {});
+    assert.deepEqual(problemsOf(r), []);
+  });
+
+  it('reads TLS files and SASL credentials', () => {
+    const r = configReader({
+      KAFKA_SSL_CA_FILE: '/ca.pem',
+      KAFKA_SSL_CERT_FILE: '/client.pem',
+      KAFKA_SSL_KEY_FILE: '/client.key',
+      KAFKA_SSL_SERVERNAME: 'kafka.example.com',
+      KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512',
+      KAFKA_SASL_USERNAME: 'hub',
+      KAFKA_SASL_PASSWORD: 's3cret',
+    });
+    assert.deepEqual(readKafkaSecurity(r, readFile), {
+      ssl: { ca: 'CA PEM', cert: 'CERT PEM', key: 'KEY PEM', servername: 'kafka.example.com' },
+      sasl: { mechanism: 'scram-sha-512', username: 'hub', password: 's3cret' },
+    });
+    assert.deepEqual(problemsOf(r), []);
+  });
+
+  it('KAFKA_SSL=true alone is TLS with the system CAs', () => {
+    const r = configReader({ KAFKA_SSL: 'true', KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' });
+    assert.deepEqual(readKafkaSecurity(r, readFile), { ssl: {}, sasl: { mechanism: 'plain', username: 'u', password: 'p' } });
+    assert.deepEqual(problemsOf(r), []);
+  });
+
+  it('reports every inconsistent or unreadable setting at once, without the password', () => {
+    const r = configReader({
+      KAFKA_SSL_CA_FILE: '/missing.pem',
+      KAFKA_SSL_CERT_FILE: '/client.pem',
+      KAFKA_SASL_MECHANISM: 'gssapi',
+      KAFKA_SASL_PASSWORD: 'topsecret',
+    });
+    readKafkaSecurity(r, readFile);
+    const problems = problemsOf(r);
+    assert.deepEqual(problems, [
+      'KAFKA_SSL_CA_FILE: cannot read /missing.pem (ENOENT)',
+      'KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE go together (a client certificate needs its key)',
+      'KAFKA_SASL_MECHANISM must be one of plain, scram-sha-256, scram-sha-512, got "gssapi"',
+    ]);
+    assert.ok(!problems.join().includes('topsecret'));
+  });
+
+  it('needs a mechanism with credentials, credentials with a mechanism, and TLS files only with TLS on', () => {
+    const r1 = configReader({ KAFKA_SASL_USERNAME: 'hub', KAFKA_SASL_PASSWORD: 'x' });
+    readKafkaSecurity(r1, readFile);
+    assert.deepEqual(problemsOf(r1), ['KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD need KAFKA_SASL_MECHANISM (plain, scram-sha-256 or scram-sha-512)']);
+    const r2 = configReader({ KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_USERNAME: 'hub' });
+    readKafkaSecurity(r2, readFile);
+    assert.deepEqual(problemsOf(r2), ['KAFKA_SASL_MECHANISM scram-sha-256 needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD']);
+    const r3 = configReader({ KAFKA_SSL: 'false', KAFKA_SSL_CA_FILE: '/ca.pem' });
+    assert.deepEqual(readKafkaSecurity(r3, readFile), {});
+    assert.deepEqual(problemsOf(r3), ['KAFKA_SSL is false but KAFKA_SSL_CA_FILE is set']);
   });
 });

@@ -1,4 +1,4 @@
-import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type KafkaMessage, type Producer } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type Admin, type KafkaConfig, type SASLOptions, type Consumer, type KafkaMessage, type Producer } from 'kafkajs';
 import protocolErrors from 'kafkajs/src/protocol/error.js';
 import { eventFromRecord, eventHeaders, topicName, type HubEvent } from '@hub/events';
 import { DependencyUnavailable } from '@hub/ocpi';
@@ -13,9 +13,26 @@ export interface LogSink {
   debug(message: string, meta?: object): void;
 }
 
+/** TLS towards the brokers: PEM CA, client certificate and key, server name (config KafkaTls). */
+export interface KafkaTlsOptions {
+  readonly ca?: string;
+  readonly cert?: string;
+  readonly key?: string;
+  readonly servername?: string;
+}
+
+/** SASL login (config KafkaSasl); the password is never logged. */
+export interface KafkaSaslOptions {
+  readonly mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512';
+  readonly username: string;
+  readonly password: string;
+}
+
 export interface EventLogOptions {
   readonly brokers: readonly string[];
   readonly clientId: string;
+  readonly ssl?: KafkaTlsOptions;
+  readonly sasl?: KafkaSaslOptions;
   readonly topicPrefix?: string;
   readonly logger: LogSink;
   /** An append not acknowledged within this time fails (the caller answers "retry later"). */
@@ -110,11 +127,32 @@ export function kafkaLogLevel(level: number, namespace: string, log: { message: 
   return kafkaLevels[level] ?? 'info';
 }
 
+function saslOptions(s: KafkaSaslOptions): SASLOptions {
+  const login = { username: s.username, password: s.password };
+  // kafkajs types SASL as one object per mechanism.
+  switch (s.mechanism) {
+    case 'plain': return { mechanism: 'plain', ...login };
+    case 'scram-sha-256': return { mechanism: 'scram-sha-256', ...login };
+    case 'scram-sha-512': return { mechanism: 'scram-sha-512', ...login };
+  }
+}
+
+/** kafkajs's connection settings for a (possibly secured) cluster. */
+export function kafkaConnection(options: Pick<EventLogOptions, 'brokers' | 'clientId' | 'ssl' | 'sasl'>): Pick<KafkaConfig, 'clientId' | 'brokers' | 'ssl' | 'sasl'> {
+  const { ssl, sasl } = options;
+  return {
+    clientId: options.clientId,
+    brokers: [...options.brokers],
+    // rejectUnauthorized stays true: a broker whose certificate does not chain to the CA is refused.
+    ...(ssl ? { ssl: { rejectUnauthorized: true, ...ssl } } : {}),
+    ...(sasl ? { sasl: saslOptions(sasl) } : {}),
+  };
+}
+
 export function createKafkaEventLog(options: EventLogOptions): EventLog {
   const prefix = options.topicPrefix ?? '';
   const kafka = new Kafka({
-    clientId: options.clientId,
-    brokers: [...options.brokers],
+    ...kafkaConnection(options),
     logLevel: logLevel.WARN,
     retry: { retries: 8, initialRetryTime: 200, maxRetryTime: 5000 },
     logCreator: () => (entry) => {

@@ -1,7 +1,7 @@
 // hubctl entry point: the only place that reads process.env.
 import { hostname, userInfo } from 'node:os';
-import { configReader, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS } from '@hub/config';
-import { appendInOrder, createKafkaEventLog } from '@hub/event-log';
+import { configReader, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS, readKafkaSecurity } from '@hub/config';
+import { appendInOrder, createKafkaEventLog, verifyKafkaAccessAtStart } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
 import { createPool, drainOutbox, postgresDeliveryStore, postgresQuarantineStore, postgresReadModelStore, postgresRegistryStore } from '@hub/store';
 import { runHubctl } from './cli.ts';
@@ -10,14 +10,17 @@ const r = configReader(process.env);
 const databaseUrl = r.url('DATABASE_URL', DEFAULT_DATABASE_URL);
 const brokers = r.list('KAFKA_BROKERS', DEFAULT_KAFKA_BROKERS);
 const topicPrefix = r.optionalString('TOPIC_PREFIX') ?? '';
+const kafkaSecurity = readKafkaSecurity(r);
 r.done();
 
 const logger = createLogger({ service: 'hubctl', level: 'error', stream: process.stderr });
 // Five: a rebuild's three transactions at once, its progress reads and its ANALYZE.
 const pool = createPool(databaseUrl, { max: 5, application: 'hubctl', onIdleError: (err) => logger.error('idle Postgres connection lost', { err }) });
-const eventLog = createKafkaEventLog({ brokers, clientId: 'hubctl', topicPrefix, logger });
+const kafkaOptions = { brokers, ...kafkaSecurity, clientId: 'hubctl', topicPrefix, logger };
+const eventLog = createKafkaEventLog(kafkaOptions);
 let code = 1;
 try {
+  await verifyKafkaAccessAtStart(kafkaOptions);
   code = await runHubctl(process.argv.slice(2), {
     store: postgresRegistryStore(pool),
     source: `hubctl@${hostname()}`,

@@ -11,7 +11,7 @@ export async function runService(start: () => Promise<StoppableService>): Promis
     service = await start();
   } catch (e) {
     const err = e as Error;
-    process.stderr.write(`${err.name === 'ConfigError' ? err.message : err.stack ?? String(e)}\n`);
+    process.stderr.write(`${err.name === 'ConfigError' || err.name === 'KafkaAccessError' ? err.message : err.stack ?? String(e)}\n`);
     process.exit(1);
   }
   let stopping = false;

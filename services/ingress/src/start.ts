@@ -1,4 +1,4 @@
-import { appendInOrder, createKafkaEventLog, type EventLog } from '@hub/event-log';
+import { appendInOrder, createKafkaEventLog, verifyKafkaAccessAtStart, type EventLog } from '@hub/event-log';
 import { Counter, createHttpMetrics, createLogger, createMetricsRegistry, startOperatorServer, type Logger } from '@hub/observability';
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay } from '@hub/registry';
@@ -37,14 +37,17 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     ttlMs: config.callerCacheTtlMs,
     onError: (e) => logger.warn('credentials listener error; cache bypassed until reconnected', { err: e }),
   });
-  const eventLog: EventLog = createKafkaEventLog({
+  const kafkaOptions = {
     brokers: config.kafkaBrokers,
+    ...config.kafkaSecurity,
     clientId: 'ingress',
     topicPrefix: config.topicPrefix,
     logger,
     appendTimeoutMs: config.appendTimeoutMs,
     lingerMs: config.appendLingerMs,
-  });
+  };
+  await verifyKafkaAccessAtStart(kafkaOptions);
+  const eventLog: EventLog = createKafkaEventLog(kafkaOptions);
   const readModels = postgresReadModelStore(pool);
   const deliveries = postgresDeliveryStore(pool);
   const partners = ocpiPartnerClient({

@@ -1,0 +1,48 @@
+// Which connection failures at start are an access problem no retry cures (refused login, untrusted
+// certificate) and which are left to the client's retries (a broker not up yet).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { kafkaAccessFailure, kafkaConnection } from '../src/index.ts';
+
+const brokers = ['kafka-1.example.com:9093'];
+const sasl = { mechanism: 'scram-sha-512' as const, username: 'hub', password: 'p4ss' };
+
+describe('kafkaAccessFailure', () => {
+  it('a SASL authentication error names the user, the mechanism and the settings, never the password', () => {
+    const e = Object.assign(new Error('SASL SCRAM SHA512 authentication failed: invalid credentials'), { name: 'KafkaJSSASLAuthenticationError' });
+    const failure = kafkaAccessFailure(e, { brokers, sasl });
+    assert.equal(failure?.kind, 'sasl');
+    assert.match(failure?.message ?? '', /^Kafka rejected the SASL credentials \(user "hub", mechanism scram-sha-512\): check KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD/);
+    assert.doesNotMatch(failure?.message ?? '', /p4ss/);
+    assert.equal(failure?.cause, e);
+  });
+
+  it('a refused certificate (code on the error or on its cause) names KAFKA_SSL_CA_FILE', () => {
+    for (const e of [
+      Object.assign(new Error('Connection error: self-signed certificate in certificate chain'), { name: 'KafkaJSConnectionError', code: 'SELF_SIGNED_CERT_IN_CHAIN' }),
+      new Error('Connection error', { cause: Object.assign(new Error('x'), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' }) }),
+    ]) {
+      const failure = kafkaAccessFailure(e, { brokers });
+      assert.equal(failure?.kind, 'tls', e.message);
+      assert.match(failure?.message ?? '', /Kafka's TLS certificate is not trusted at kafka-1\.example\.com:9093 .*KAFKA_SSL_CA_FILE/);
+    }
+  });
+
+  it('a broker that is not up yet is not an access failure', () => {
+    const refused = Object.assign(new Error('Connection error: connect ECONNREFUSED 127.0.0.1:9093'), { name: 'KafkaJSConnectionError', code: 'ECONNREFUSED' });
+    assert.equal(kafkaAccessFailure(refused, { brokers, sasl }), undefined);
+    assert.equal(kafkaAccessFailure(Object.assign(new Error('Connection timeout'), { name: 'KafkaJSConnectionError' }), { brokers }), undefined);
+  });
+});
+
+describe('kafkaConnection', () => {
+  it('passes TLS (always verifying) and SASL to the client, and nothing for a plaintext cluster', () => {
+    assert.deepEqual(kafkaConnection({ brokers, clientId: 'c' }), { clientId: 'c', brokers });
+    assert.deepEqual(kafkaConnection({ brokers, clientId: 'c', ssl: { ca: 'CA', servername: 'kafka' }, sasl }), {
+      clientId: 'c',
+      brokers,
+      ssl: { rejectUnauthorized: true, ca: 'CA', servername: 'kafka' },
+      sasl: { mechanism: 'scram-sha-512', username: 'hub', password: 'p4ss' },
+    });
+  });
+});
