@@ -115,6 +115,8 @@ describe('refusals at the partner API', () => {
       const res = await call(hub, 'POST', '/ocpi/2.2.1/credentials', { token: initialToken, body: { token: partner.token, url, roles } });
       expectEnvelope(res, 200, 2001);
       assert.match(res.body.status_message ?? '', /loopback, private or link-local|only https/);
+      // A refusal a development switch would lift names the switch (issue 15, a calm, honest start).
+      if (!url.startsWith('ftp:')) assert.match(res.body.status_message ?? '', /PARTNER_ALLOWED_HOSTS/, url);
     }
     assert.equal(partner.requests.length, before);
   });

@@ -80,6 +80,13 @@ function hostAllowed(policy: OutboundPolicy, host: string): boolean {
   return policy.allowedHosts.some((a) => a.toLowerCase() === h);
 }
 
+/**
+ * What lifts a refusal that a development switch exists for: the partner sees it in status_message, so
+ * whoever runs a test hub learns the setting instead of guessing (issue 15, a calm, honest start).
+ */
+const HTTP_SWITCH = 'a development hub allows http with ALLOW_HTTP_PARTNER_URLS=true';
+const HOSTS_SWITCH = "the hub's operator can allow the host with PARTNER_ALLOWED_HOSTS";
+
 /** Checks a URL before any call; throws PartnerCallError('URL_NOT_ALLOWED') with the reason. */
 export function checkOutboundUrl(policy: OutboundPolicy, raw: string): URL {
   let url: URL;
@@ -89,16 +96,16 @@ export function checkOutboundUrl(policy: OutboundPolicy, raw: string): URL {
     throw new PartnerCallError('URL_NOT_ALLOWED', raw, `not a URL: ${raw}`);
   }
   if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:')) {
-    throw new PartnerCallError('URL_NOT_ALLOWED', raw, `only https URLs are allowed, got ${url.protocol}//${url.host}`);
+    throw new PartnerCallError('URL_NOT_ALLOWED', raw, `only https URLs are allowed, got ${url.protocol}//${url.host}${url.protocol === 'http:' ? ` (${HTTP_SWITCH})` : ''}`);
   }
   if (url.username || url.password) throw new PartnerCallError('URL_NOT_ALLOWED', raw, 'URLs with user info are not allowed');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) && isSpecialAddress(host) && !hostAllowed(policy, host)) {
-    throw new PartnerCallError('URL_NOT_ALLOWED', raw, `address ${host} is loopback, private or link-local`);
+    throw new PartnerCallError('URL_NOT_ALLOWED', raw, `address ${host} is loopback, private or link-local (${HOSTS_SWITCH})`);
   }
   const name = host.toLowerCase().replace(/\.$/, '');
   if ((name === 'localhost' || name.endsWith('.localhost')) && !hostAllowed(policy, host)) {
-    throw new PartnerCallError('URL_NOT_ALLOWED', raw, 'localhost is not allowed');
+    throw new PartnerCallError('URL_NOT_ALLOWED', raw, `localhost is not allowed (${HOSTS_SWITCH})`);
   }
   return url;
 }
@@ -114,7 +121,7 @@ export function guardedLookup(policy: OutboundPolicy) {
       if (!hostAllowed(policy, hostname)) {
         const bad = list.find((a) => isSpecialAddress(a.address));
         if (bad) {
-          const e: NodeJS.ErrnoException = new Error(`${hostname} resolves to ${bad.address}, a loopback, private or link-local address`);
+          const e: NodeJS.ErrnoException = new Error(`${hostname} resolves to ${bad.address}, a loopback, private or link-local address (${HOSTS_SWITCH})`);
           e.code = 'EHUBBLOCKED';
           return callback(e, []);
         }

@@ -107,6 +107,7 @@ describe('checkOutboundUrl', () => {
     const e = refusal(strict, 'http://partner.example.com/ocpi/versions');
     assert.equal(e.reason, 'URL_NOT_ALLOWED');
     assert.equal(e.url, 'http://partner.example.com/ocpi/versions');
+    assert.match(e.message, /ALLOW_HTTP_PARTNER_URLS=true/, 'names the development switch');
     assert.equal(checkOutboundUrl({ allowHttp: true, allowedHosts: [] }, 'http://partner.example.com/x').protocol, 'http:');
   });
 
@@ -138,6 +139,7 @@ describe('checkOutboundUrl', () => {
       const e = refusal(strict, url);
       assert.equal(e.reason, 'URL_NOT_ALLOWED');
       assert.equal(e.name, 'PartnerCallError');
+      assert.match(e.message, /PARTNER_ALLOWED_HOSTS/, 'names the switch that allows the host');
     });
   }
 
@@ -166,7 +168,7 @@ describe('guardedLookup', () => {
     const { err, address } = await lookup(strict);
     assert.ok(err);
     assert.equal(err.code, 'EHUBBLOCKED');
-    assert.match(err.message, /localhost resolves to/);
+    assert.match(err.message, /localhost resolves to .*PARTNER_ALLOWED_HOSTS/);
     assert.deepEqual(address, []);
   });
 
