@@ -1,6 +1,6 @@
 import type { CommonConfig } from '@hub/config';
 import { createKafkaEventLog, type EventLog } from '@hub/event-log';
-import { Gauge, createLogger, createMetricsRegistry, startOperatorServer, type HealthProblem, type Logger, type OperatorServer, type Registry } from '@hub/observability';
+import { Gauge, createAppendMetrics, createLogger, createMetricsRegistry, startOperatorServer, type HealthProblem, type Logger, type OperatorServer, type Registry } from '@hub/observability';
 import { createPool, type Pool, type RawRecord } from '@hub/store';
 
 export * from './poison-proof.ts';
@@ -64,7 +64,7 @@ export async function startServiceShell(name: string, config: CommonConfig, opti
   const logger = createLogger({ service: name, level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) });
   const metrics = createMetricsRegistry(name);
   const pool = createPool(config.databaseUrl, { application: `ocpi-hub-${name}`, max: 8, onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }) });
-  const eventLog = createKafkaEventLog({ brokers: config.kafkaBrokers, clientId: name, topicPrefix: config.topicPrefix, logger });
+  const eventLog = createKafkaEventLog({ brokers: config.kafkaBrokers, clientId: name, topicPrefix: config.topicPrefix, logger, onAppendSettled: createAppendMetrics(metrics) });
   const admin = eventLog.admin();
   let adminConnected: Promise<void> | undefined;
   const problemSources: Array<() => Promise<HealthProblem[]>> = [];

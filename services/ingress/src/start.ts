@@ -1,5 +1,5 @@
 import { appendInOrder, createKafkaEventLog, type EventLog } from '@hub/event-log';
-import { Counter, createHttpMetrics, createLogger, createMetricsRegistry, startOperatorServer, type Logger } from '@hub/observability';
+import { Counter, createAppendMetrics, createHttpMetrics, createLogger, createMetricsRegistry, startOperatorServer, type Logger } from '@hub/observability';
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay } from '@hub/registry';
 import { createSchemaValidator } from '@hub/schemas';
@@ -43,6 +43,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     logger,
     appendTimeoutMs: config.appendTimeoutMs,
     lingerMs: config.appendLingerMs,
+    onAppendSettled: createAppendMetrics(registry),
   });
   const readModels = postgresReadModelStore(pool);
   const deliveries = postgresDeliveryStore(pool);

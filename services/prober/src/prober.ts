@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { appendInOrder, createKafkaEventLog } from '@hub/event-log';
-import { Counter, Gauge, createLogger, createMetricsRegistry, startOperatorServer, type Logger } from '@hub/observability';
+import { Counter, Gauge, createAppendMetrics, createLogger, createMetricsRegistry, startOperatorServer, type Logger } from '@hub/observability';
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay, probePlatform, type ProbeDeps } from '@hub/registry';
 import { createPool, drainOutbox, pendingOutbox, postgresDeliveryStore, postgresRegistryStore } from '@hub/store';
@@ -34,7 +34,7 @@ export async function startProber(config: ProberConfig, options: { logStream?: N
   const pool = createPool(config.databaseUrl, { application: 'ocpi-hub-prober', max: 4, onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }) });
   const store = postgresRegistryStore(pool);
   const partners = ocpiPartnerClient({ policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts }, timeoutMs: config.timeoutMs });
-  const eventLog = createKafkaEventLog({ brokers: config.kafkaBrokers, clientId: 'prober', topicPrefix: config.topicPrefix, logger });
+  const eventLog = createKafkaEventLog({ brokers: config.kafkaBrokers, clientId: 'prober', topicPrefix: config.topicPrefix, logger, onAppendSettled: createAppendMetrics(registry) });
   const deps: ProbeDeps = { store, partners, cipher: aesGcmTokenCipher(config.secretKey), source: 'prober' };
   const unappendedGauge = new Gauge({ name: 'hub_cdrs_unappended', help: 'CDRs received and stored but not yet on Kafka', registers: [registry] });
   const deliveries = postgresDeliveryStore(pool);
