@@ -54,6 +54,7 @@ describe('observability: alert rules and dashboard against a real Prometheus', (
   const services: ServiceProcess[] = [];
   const partners: OnboardedPlatform[] = [];
   let prometheus: RunningPrometheus | undefined;
+  let env: Record<string, string>;
 
   const query = async (expr: string): Promise<Json[]> => {
     const res = await fetch(`${prometheus?.url ?? ''}/api/v1/query?query=${encodeURIComponent(expr)}`);
@@ -66,7 +67,7 @@ describe('observability: alert rules and dashboard against a real Prometheus', (
     stack = await createTestStack('observability');
     const port = await freePort();
     const hub = `http://127.0.0.1:${port}`;
-    const env = stack.env({
+    env = stack.env({
       HUB_PORT: String(port),
       ALLOW_HTTP_PARTNER_URLS: 'true',
       PARTNER_ALLOWED_HOSTS: '127.0.0.1',
@@ -117,6 +118,20 @@ describe('observability: alert rules and dashboard against a real Prometheus', (
     await prometheus?.stop();
     await Promise.allSettled([...services.map((s) => s.stop()), ...partners.map((p) => p.partner.close())]);
     await stack?.cleanup();
+  });
+
+  it('hubctl status --json shows the same hub: parties, deliveries per eMSP, quarantine (issue 15 item 4)', async () => {
+    const out = await hubctl(env, ['status', '--json']);
+    assert.equal(out.code, 0, out.stderr);
+    const status = JSON.parse(out.stdout) as { totals: Json; deliveries: Json[]; quarantined: Json[]; consumer_lag: Array<{ group: string; lag: number | null }> };
+    assert.equal(status.totals['parties'], 4);
+    assert.equal(status.totals['routing_rules'], 3);
+    assert.deepEqual(status.deliveries, [
+      { emsp: 'DE/TNM', pending: 1, dead: 1, unroutable: 0 },
+      { emsp: 'FR/NOR', pending: 0, dead: 0, unroutable: 1 },
+    ]);
+    assert.deepEqual(status.quarantined, [{ group: 'projector', topic: topics.locations, records: 1 }]);
+    assert.ok(status.consumer_lag.some((l) => l.group === 'dispatcher' && l.lag !== null), JSON.stringify(status.consumer_lag));
   });
 
   it('promtool accepts the alert rules', async () => {
