@@ -134,10 +134,13 @@ describe('observability: alert rules and dashboard against a real Prometheus', (
     assert.ok(status.consumer_lag.some((l) => l.group === 'dispatcher' && l.lag !== null), JSON.stringify(status.consumer_lag));
   });
 
-  it('promtool accepts the alert rules', async () => {
+  it('promtool accepts the alert rules and the sample prometheus.yml', async () => {
     const { promtool } = await prometheusBinaries();
     const { stdout } = await promisify(execFile)(promtool, ['check', 'rules', alertsFile]);
     assert.match(stdout, /SUCCESS: \d+ rules found/);
+    // The sample configuration the README gives (it loads the same rules file).
+    const config = await promisify(execFile)(promtool, ['check', 'config', join(repoRoot, 'infra', 'observability', 'prometheus.yml')]);
+    assert.match(config.stdout, /SUCCESS: 1 rule files found/);
   });
 
   it('every alert rule is loaded and evaluates without error, and ends in one threshold the test can take off', async () => {
