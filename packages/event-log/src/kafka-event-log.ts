@@ -42,6 +42,11 @@ export interface EventLogOptions {
    * (Kafka's linger.ms). 0 sends at once; appends arriving during a send always share the next one.
    */
   readonly lingerMs?: number;
+  /**
+   * Called once per append when it settles: acknowledged ('ok') or failed or timed out ('error'),
+   * with the logical topic and the number of events (metrics: hub_event_appends_total).
+   */
+  readonly onAppendSettled?: (topic: string, outcome: 'ok' | 'error', events: number) => void;
 }
 
 /** Kafka did not acknowledge an append in time: a DependencyUnavailable, so callers answer "retry later". */
@@ -193,6 +198,7 @@ export function createKafkaEventLog(options: EventLogOptions): EventLog {
   // one round trip per request.
   interface PendingAppend {
     readonly topic: string;
+    readonly logicalTopic: string;
     readonly events: readonly HubEvent[];
     readonly resolve: () => void;
     readonly reject: (e: unknown) => void;
@@ -205,6 +211,7 @@ export function createKafkaEventLog(options: EventLogOptions): EventLog {
     if (entry.settled) return;
     entry.settled = true;
     clearTimeout(entry.timer);
+    options.onAppendSettled?.(entry.logicalTopic, error === undefined ? 'ok' : 'error', entry.events.length);
     if (error === undefined) entry.resolve();
     else entry.reject(error);
   };
@@ -265,7 +272,7 @@ export function createKafkaEventLog(options: EventLogOptions): EventLog {
       if (events.length === 0) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         const timeoutMs = options.appendTimeoutMs ?? 10_000;
-        const entry: PendingAppend = { topic: physical(topic), events, resolve, reject, settled: false };
+        const entry: PendingAppend = { topic: physical(topic), logicalTopic: topic, events, resolve, reject, settled: false };
         entry.timer = setTimeout(() => settle(entry, new AppendTimeoutError(topic, timeoutMs)), timeoutMs);
         pending.push(entry);
         scheduleFlush();

@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import type { EventLog } from '@hub/event-log';
-import type { DeliveryStore, QuarantineStore, ReadModelStore } from '@hub/store';
+import type { DeliveryStore, Pool, QuarantineStore, ReadModelStore } from '@hub/store';
 import { deliveryFilter, partyRef } from './delivery-filter.ts';
 import { USAGE, UsageError } from './usage.ts';
 import { runQuarantineCommand } from './quarantine.ts';
+import { formatHubStatus, readHubStatus } from './status.ts';
 import { replayToEmsp } from './replay.ts';
 import { progressBar, rebuildReadModel } from './rebuild.ts';
 import { partyKey, type PartnerRole } from '@hub/ocpi';
@@ -29,6 +30,8 @@ export interface HubctlDeps {
   readonly readModels: () => { store: ReadModelStore; eventLog: EventLog };
   readonly deliveries: () => { deliveries: DeliveryStore; eventLog: EventLog };
   readonly quarantine: () => QuarantineStore;
+  /** The registry's Postgres and the event log, for hubctl status's aggregate queries and lag. */
+  readonly status: () => { pool: Pool; eventLog: EventLog };
   /** True when stderr is a terminal (progress bars redraw in place). */
   readonly interactive: boolean;
   /** Publishes queued audit events; resolves to false when Kafka could not be reached. */
@@ -294,6 +297,12 @@ export async function runHubctl(argv: readonly string[], deps: HubctlDeps): Prom
         if (answer.code === 2) throw new UsageError(answer.human);
         print(answer.human, answer.data);
         return answer.code;
+      }
+      case 'status': {
+        const { pool, eventLog } = deps.status();
+        const status = await readHubStatus(pool, eventLog);
+        print(formatHubStatus(status), status);
+        return 0;
       }
       default:
         throw new UsageError(`unknown command "${positionals.join(' ')}"`);

@@ -28,6 +28,7 @@ try {
     readModels: () => ({ store: postgresReadModelStore(pool), eventLog }),
     deliveries: () => ({ deliveries: postgresDeliveryStore(pool), eventLog }),
     quarantine: () => postgresQuarantineStore(pool),
+    status: () => ({ pool, eventLog }),
     interactive: process.stderr.isTTY === true,
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),

@@ -32,6 +32,9 @@ export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
                                    apply them again after a fix, through their consumer; waits
                                    for the outcome (applied, superseded, or quarantined again)
   quarantine discard --id N        resolve one without applying it
+  status                           the hub on one screen: parties and their health, routing
+                                   rules, deliveries pending/dead/unroutable per eMSP, consumer
+                                   lag per group, quarantined records, registry outbox pending
 `;
 
 /** A command line hubctl cannot run: the message and the usage are printed, exit code 2. */

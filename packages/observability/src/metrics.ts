@@ -26,3 +26,16 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
     }),
   };
 }
+
+/**
+ * Appends to the event log by logical topic and outcome (ok, error), counted per append (one request
+ * or relay batch waiting on Kafka). Both outcomes of a topic exist from its first append, so an
+ * error-rate alert has a series (at 0) before the first failure.
+ */
+export function createAppendMetrics(registry: Registry): (topic: string, outcome: 'ok' | 'error') => void {
+  const appends = new Counter({ name: 'hub_event_appends_total', help: 'Event log appends by topic and outcome (ok: acknowledged by every in-sync replica; error: failed or timed out)', labelNames: ['topic', 'outcome'], registers: [registry] });
+  return (topic, outcome) => {
+    appends.inc({ topic, outcome: outcome === 'ok' ? 'error' : 'ok' }, 0);
+    appends.inc({ topic, outcome });
+  };
+}

@@ -1,6 +1,6 @@
 import type { CommonConfig } from '@hub/config';
 import { createKafkaEventLog, verifyKafkaAccessAtStart, type EventLog } from '@hub/event-log';
-import { Gauge, createLogger, createMetricsRegistry, startOperatorServer, type HealthProblem, type Logger, type OperatorServer, type Registry } from '@hub/observability';
+import { Gauge, createAppendMetrics, createLogger, createMetricsRegistry, startOperatorServer, type HealthProblem, type Logger, type OperatorServer, type Registry } from '@hub/observability';
 import { createPool, type Pool, type RawRecord } from '@hub/store';
 
 export * from './poison-proof.ts';
@@ -67,7 +67,7 @@ export async function startServiceShell(name: string, config: CommonConfig, opti
   const kafkaOptions = { brokers: config.kafkaBrokers, ...config.kafkaSecurity, clientId: name, topicPrefix: config.topicPrefix, logger };
   // A secured cluster refusing our certificate trust or credentials stops the start with one clear error.
   await verifyKafkaAccessAtStart(kafkaOptions);
-  const eventLog = createKafkaEventLog(kafkaOptions);
+  const eventLog = createKafkaEventLog({ ...kafkaOptions, onAppendSettled: createAppendMetrics(metrics) });
   const admin = eventLog.admin();
   let adminConnected: Promise<void> | undefined;
   const problemSources: Array<() => Promise<HealthProblem[]>> = [];

@@ -27,7 +27,7 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
   const latency = new Histogram({
     name: 'hub_delivery_latency_seconds',
     help: 'From the CPO push being appended to the eMSP receiver accepting it',
-    labelNames: ['kind'],
+    labelNames: ['kind', 'emsp'],
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
     registers: [metrics],
   });
@@ -94,7 +94,7 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
       // claim then expires and the row is delivered again: at least once, receivers dedupe by id.
       await deliveries.delivered(d.id, d.offset);
       attempts.inc({ kind: d.kind, emsp, outcome: 'delivered' });
-      latency.observe({ kind: d.kind }, (Date.now() - d.eventTime.getTime()) / 1000);
+      latency.observe({ kind: d.kind, emsp }, (Date.now() - d.eventTime.getTime()) / 1000);
     } catch (e) {
       if (accepted) {
         logger.error('delivered, but recording it failed: it will be delivered again when its claim expires', { kind: d.kind, emsp, objectId: d.objectId, err: e });

@@ -1,5 +1,5 @@
 import { appendInOrder, createKafkaEventLog, verifyKafkaAccessAtStart, type EventLog } from '@hub/event-log';
-import { Counter, createHttpMetrics, createLogger, createMetricsRegistry, startOperatorServer, type Logger } from '@hub/observability';
+import { Counter, createAppendMetrics, createHttpMetrics, createLogger, createMetricsRegistry, startOperatorServer, type Logger } from '@hub/observability';
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay } from '@hub/registry';
 import { createSchemaValidator } from '@hub/schemas';
@@ -47,7 +47,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     lingerMs: config.appendLingerMs,
   };
   await verifyKafkaAccessAtStart(kafkaOptions);
-  const eventLog: EventLog = createKafkaEventLog(kafkaOptions);
+  const eventLog: EventLog = createKafkaEventLog({ ...kafkaOptions, onAppendSettled: createAppendMetrics(registry) });
   const readModels = postgresReadModelStore(pool);
   const deliveries = postgresDeliveryStore(pool);
   const partners = ocpiPartnerClient({

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { appendInOrder, createKafkaEventLog, verifyKafkaAccessAtStart } from '@hub/event-log';
-import { Counter, Gauge, createLogger, createMetricsRegistry, startOperatorServer, type Logger } from '@hub/observability';
+import { Counter, Gauge, createAppendMetrics, createLogger, createMetricsRegistry, startOperatorServer, type Logger } from '@hub/observability';
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay, probePlatform, type ProbeDeps } from '@hub/registry';
 import { createPool, drainOutbox, pendingOutbox, postgresDeliveryStore, postgresRegistryStore } from '@hub/store';
@@ -36,7 +36,7 @@ export async function startProber(config: ProberConfig, options: { logStream?: N
   const partners = ocpiPartnerClient({ policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts }, timeoutMs: config.timeoutMs });
   const kafkaOptions = { brokers: config.kafkaBrokers, ...config.kafkaSecurity, clientId: 'prober', topicPrefix: config.topicPrefix, logger };
   await verifyKafkaAccessAtStart(kafkaOptions);
-  const eventLog = createKafkaEventLog(kafkaOptions);
+  const eventLog = createKafkaEventLog({ ...kafkaOptions, onAppendSettled: createAppendMetrics(registry) });
   const deps: ProbeDeps = { store, partners, cipher: aesGcmTokenCipher(config.secretKey), source: 'prober' };
   const unappendedGauge = new Gauge({ name: 'hub_cdrs_unappended', help: 'CDRs received and stored but not yet on Kafka', registers: [registry] });
   const deliveries = postgresDeliveryStore(pool);

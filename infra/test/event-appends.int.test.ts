@@ -1,0 +1,37 @@
+// hub_event_appends_total (issue 15 item 3, the append-errors alert): every append to the event log
+// counts once by logical topic and outcome, an acknowledged one as ok, a failed or timed-out one as
+// error. Real Kafka: the failing append is one Kafka does not acknowledge within its time limit (1 ms).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createKafkaEventLog } from '@hub/event-log';
+import { newEvent, topics } from '@hub/events';
+import { createAppendMetrics, createLogger, createMetricsRegistry } from '@hub/observability';
+import { givenTestStack } from '@hub/testing';
+
+describe('event log appends are counted by topic and outcome', () => {
+  const given = givenTestStack('event_appends');
+
+  it('an acknowledged append counts as ok, a timed-out one as error, and both series exist from the first append', async () => {
+    const { stack } = given;
+    const registry = createMetricsRegistry('test');
+    const onAppendSettled = createAppendMetrics(registry);
+    const logOf = (appendTimeoutMs: number) =>
+      createKafkaEventLog({ brokers: stack.brokers, clientId: 'event-appends-test', topicPrefix: stack.topicPrefix, logger: createLogger({ service: 'test', level: 'error' }), appendTimeoutMs, onAppendSettled });
+    const log = logOf(10_000);
+    const hasty = logOf(1);
+    const event = (id: string) => newEvent({ type: 'ocpi.locations.location-put.v1', source: 'test', subject: `NL/STK/${id}`, key: `NL/STK/${id}`, data: { id } });
+    try {
+      await log.append(topics.locations, [event('A'), event('B')]);
+      const afterOk = await registry.getSingleMetricAsString('hub_event_appends_total');
+      assert.match(afterOk, new RegExp(`hub_event_appends_total\\{topic="${topics.locations.replace(/\./g, '\\.')}",outcome="ok",service="test"\\} 1(\\n|$)`));
+      assert.match(afterOk, /outcome="error",service="test"\} 0(\n|$)/);
+      await assert.rejects(hasty.append(topics.tariffs, [event('C')]), /did not acknowledge/);
+      const afterError = await registry.getSingleMetricAsString('hub_event_appends_total');
+      assert.match(afterError, new RegExp(`hub_event_appends_total\\{topic="${topics.tariffs.replace(/\./g, '\\.')}",outcome="error",service="test"\\} 1(\\n|$)`));
+      // The timed-out send still reaches Kafka: closing before it lands would leave it retrying.
+      for (let i = 0; i < 200 && [...(await stack.eventLog.latestOffsets(topics.tariffs)).values()].every((o) => o === 0n); i++) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      await Promise.all([log.close(), hasty.close()]);
+    }
+  });
+});
