@@ -5,8 +5,8 @@ import { creationTime, TABLE, type BatchOutcome, type Json, type PartitionBatch,
 
 // The projector's hot path (postgres-read-model-store.ts applyBatch/applyBatches): plan (positions and
 // the stored objects the batches build on), apply (the events, in memory), write (rows, rejects,
-// quarantined records, positions, commit). Three round trips when nothing needs loading, four when
-// something does; the SIGKILL replay-equality e2e and the locations bench depend on both.
+// quarantined records, positions, commit). Its statements and round trips are those of the one
+// function it was split from; the SIGKILL replay-equality e2e and the locations bench depend on them.
 
 /** One partition's records and those past its stored position. */
 interface Work {
