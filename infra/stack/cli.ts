@@ -2,7 +2,6 @@
 // bootstrap.mjs. Provisions Kafka and Postgres (or uses KAFKA_BROKERS / DATABASE_URL), creates the
 // topics and runs the migrations, then starts the services (start) or runs the test suite (test).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
@@ -14,6 +13,8 @@ import { startBroker, startLocalKafka, stopStaleBroker, type RunningBroker, type
 import { local, migrationsDir, root, stackEnvFile, topicsFile } from './paths.ts';
 import { provideDatabase, type Database } from './postgres.ts';
 import { freePort, say, stopProcess } from './proc.ts';
+import { secretKey } from './secret-key.ts';
+import { generateTypes, isProblem, runChild, stopWhenOrphaned, waitForHealth } from './supervise.ts';
 
 const node = process.execPath;
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
@@ -98,18 +99,6 @@ async function prepare(brokers: string, databaseUrl: string, topicPrefix = ''): 
   } finally {
     await log.close();
   }
-}
-
-function secretKey(): string {
-  const given = process.env['HUB_SECRET_KEY'];
-  if (given) return given;
-  // A development key kept with the local data, so a second start can still read sealed tokens.
-  const file = join(local, 'secret.key');
-  if (!existsSync(file)) {
-    mkdirSync(local, { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
-  }
-  return readFileSync(file, 'utf8').trim();
 }
 
 const SERVICES = ['ingress', 'projector', 'dispatcher', 'prober'] as const;
@@ -202,62 +191,6 @@ async function start(): Promise<void> {
       '',
     ].join('\n') + '\n',
   );
-}
-
-/** A JSON log line at warn or above, or anything that is not a log line (a stack trace): shown in the terminal. */
-function isProblem(line: string): boolean {
-  if (line.trim() === '') return false;
-  try {
-    const level = (JSON.parse(line) as { level?: unknown }).level;
-    return level === 'warn' || level === 'error';
-  } catch {
-    return true;
-  }
-}
-
-/** Polls every health URL until each answered 200 once; returns the services still failing at the deadline. */
-async function waitForHealth(checks: ReadonlyArray<{ service: string; url: string }>, timeoutMs: number): Promise<string[]> {
-  const deadline = Date.now() + timeoutMs;
-  const pending = new Map(checks.map((c) => [c.service, c.url]));
-  while (pending.size > 0 && Date.now() < deadline) {
-    for (const [service, url] of [...pending]) {
-      const ok = await fetch(url, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status === 200, () => false);
-      if (ok) pending.delete(service);
-    }
-    if (pending.size > 0) await new Promise((r) => setTimeout(r, 250));
-  }
-  return [...pending.keys()];
-}
-
-/**
- * `npm start` is npm, then a shell, then bootstrap.mjs, then this process: a SIGTERM to npm ends npm
- * but reaches none of them, and the stack would run on as orphans. Whoever started us is watched:
- * when it is gone (we were re-parented), everything is stopped as on Ctrl-C.
- */
-function stopWhenOrphaned(stop: () => void): void {
-  const parent = process.ppid;
-  setInterval(() => {
-    if (process.ppid !== parent) stop();
-  }, 500).unref();
-}
-
-function runChild(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: 'inherit', cwd: root, env });
-    const forward = (sig: NodeJS.Signals) => child.kill(sig);
-    process.on('SIGINT', forward);
-    process.on('SIGTERM', forward);
-    child.on('exit', (code, signal) => {
-      process.off('SIGINT', forward);
-      process.off('SIGTERM', forward);
-      resolve(code ?? (signal ? 1 : 0));
-    });
-  });
-}
-
-async function generateTypes(): Promise<void> {
-  const code = await runChild(node, [join(root, 'schemas', 'generate-types.ts')]);
-  if (code !== 0) throw new Error('type generation failed');
 }
 
 const TEST_GLOBS = {

@@ -1,4 +1,6 @@
 import type { QuarantinedRecord, QuarantineStore } from '@hub/store';
+import type { CommandContext } from './command-context.ts';
+import { UsageError } from './usage.ts';
 
 // hubctl quarantine (issue #10, item 2): records a consumer could not apply, listed, re-driven after a
 // fix, or discarded. A re-drive is a request the consumer itself carries out (within a second while
@@ -65,4 +67,22 @@ export async function runQuarantineCommand(store: QuarantineStore, command: Quar
     ...(waiting > 0 ? [`${waiting} not yet applied: their consumer applies them once it runs`] : []),
   ].join('\n');
   return { code: failed > 0 ? 1 : 0, human, data: out };
+}
+
+/** hubctl quarantine list|redrive|discard. */
+export async function runQuarantineGroup(action: string, ctx: CommandContext): Promise<number | undefined> {
+  const { deps, values, print } = ctx;
+  switch (action) {
+    case 'list':
+    case 'redrive':
+    case 'discard': {
+      if (values.id !== undefined && !/^\d+$/.test(values.id)) throw new UsageError('--id must be a record number');
+      const answer = await runQuarantineCommand(deps.quarantine(), { action, id: values.id, group: values.group, all: values.all, waitMs: 30_000 });
+      if (answer.code === 2) throw new UsageError(answer.human);
+      print(answer.human, answer.data);
+      return answer.code;
+    }
+    default:
+      return undefined;
+  }
 }

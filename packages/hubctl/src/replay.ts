@@ -1,4 +1,4 @@
-import { topics } from '@hub/events';
+import { recipientOf, topics } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
 import { parseSubject, sessionEventTypes } from '@hub/read-models';
 import { applyIsolating, rawRecord, RetryLater, type Item } from '@hub/service-kit';
@@ -73,10 +73,10 @@ export async function replayToEmsp(
             scanned++;
             const decoded = deps.eventLog.decode(batch.topic, batch.partition, message);
             const path = decoded ? parseSubject(decoded.event.subject) : undefined;
-            const token = (decoded?.event.data as { cdr_token?: { country_code?: string; party_id?: string } } | undefined)?.cdr_token;
             // A session PATCH need not name the eMSP: the store applies it to this eMSP's sessions only.
             const patch = decoded?.event.type === sessionEventTypes.sessionPatched;
-            if (!decoded || !path || (!patch && (token?.country_code?.toUpperCase() !== options.emsp.countryCode || token.party_id?.toUpperCase() !== options.emsp.partyId))) continue;
+            const to = decoded ? recipientOf(decoded.event) : undefined;
+            if (!decoded || !path || (!patch && (to?.countryCode !== options.emsp.countryCode || to.partyId !== options.emsp.partyId))) continue;
             matched++;
             rows.push({ record: {
               message,

@@ -1,6 +1,7 @@
 import type { EventLog } from '@hub/event-log';
 import { topics } from '@hub/events';
 import type { Pool } from '@hub/store';
+import type { CommandGroup } from './command-context.ts';
 
 // hubctl status (issue 15 item 4): the hub on one screen. One aggregate query per section, never one
 // per party, so it answers as fast with thousands of parties as with ten. Postgres is the truth of the
@@ -151,3 +152,12 @@ export function formatHubStatus(s: HubStatus): string {
   out.push(`registry outbox pending: ${s.outbox_pending}`);
   return out.join('\n');
 }
+
+/** `hubctl status`: the one screen, or the same as one JSON document with --json. */
+export const runStatusCommand: CommandGroup = async (action, { deps, print }) => {
+  if (action !== '') return undefined;
+  const { pool, eventLog } = deps.status();
+  const status = await readHubStatus(pool, eventLog);
+  print(formatHubStatus(status), status);
+  return 0;
+};

@@ -6,3 +6,4 @@ export * from './probe.ts';
 export * from './token-cipher.ts';
 export * from './partner-call-error.ts';
 export * from './outbox-relay.ts';
+export * from './routing.ts';

@@ -1,54 +1,15 @@
-import { applyLocationEvent, applyTariffEvent, findInLocation, parseSubject, replacesWholeObject, type ObjectPath } from '@hub/read-models';
-import type { HubEvent } from '@hub/events';
-import { quarantineInsertSql, quarantineParam, type QuarantineEntry } from './consumer-quarantine.ts';
+import { findInLocation, type ObjectPath } from '@hub/read-models';
 import { inTransaction, type Pool, type PoolClient } from './pool.ts';
+import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
+import { applyBatches } from './read-model-apply.ts';
+import { TABLE, type BatchOutcome, type Json, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
 import { redriveRecord } from './read-model-redrive.ts';
-import { utcTime } from './utc-time.ts';
+
+export { creationTime, projectedRecord, type BatchOutcome, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
 
 // Read models of locations and tariffs in Postgres (reference design, Postgres). The projector applies
 // a batch of one partition in one transaction together with that partition's offset, so the rows and
 // the position always agree: replaying a topic into an empty schema gives exactly the same rows.
-
-export type ReadModel = 'locations' | 'tariffs';
-
-type Json = Record<string, unknown>;
-
-export interface ProjectedRecord {
-  readonly offset: string;
-  readonly type: string;
-  readonly subject: string;
-  readonly data: Json;
-  /** The event's time (ce_time): an object created by this record is listed by it. */
-  readonly time: string;
-  /**
-   * Not applied but quarantined (migration 013), in the same transaction as the position that moves
-   * past it: a record the read model cannot store, or one that is not an event at all.
-   */
-  readonly quarantine?: QuarantineEntry;
-}
-
-/**
- * The record a consumed event becomes for the read models; a record that is not one of our events
- * becomes an "unreadable" one, which the store keeps as a reject so the position still moves.
- */
-export function projectedRecord(offset: string, event: HubEvent | undefined): ProjectedRecord {
-  return event
-    ? { offset, type: event.type, subject: event.subject, data: event.data as Json, time: event.time }
-    : { offset, type: 'unreadable', subject: '', data: {}, time: '' };
-}
-
-export interface PartitionBatch {
-  readonly partition: number;
-  readonly records: readonly ProjectedRecord[];
-}
-
-export interface BatchOutcome {
-  readonly applied: number;
-  /** Records at or below the stored position: already applied (redelivery, rebalance, replay). */
-  readonly skipped: number;
-  readonly rejected: number;
-  readonly quarantined: number;
-}
 
 export interface PageQuery {
   readonly offset: number;
@@ -62,8 +23,6 @@ export interface DocumentPage {
   readonly documentsJson: string[];
   readonly total: number;
 }
-
-const TABLE: Record<ReadModel, string> = { locations: 'locations', tariffs: 'tariffs' };
 
 async function generationOf(client: PoolClient | Pool, model: ReadModel): Promise<number> {
   const { rows } = await client.query<{ active: number }>('select active from read_model_generations where model = $1', [model]);
@@ -95,7 +54,7 @@ export interface ReadModelStore {
   listVisible(model: ReadModel, platformId: string, page: PageQuery): Promise<DocumentPage>;
   /** One object, when the platform may see it (owning CPO, or a routed eMSP); undefined otherwise. */
   findVisible(model: ReadModel, platformId: string, path: ObjectPath): Promise<Json | undefined>;
-  /** CPOs that own a location with this id and have an active routing rule to the eMSP party. */
+  /** CPOs that own a location with this id and have an active route (ACTIVE_ROUTES) to the eMSP party. */
   locationOwners(locationId: string, emsp: { countryCode: string; partyId: string }): Promise<Array<{ countryCode: string; partyId: string }>>;
   /** Whether the object at the path exists at all (for PATCH and child PUT pre-checks). */
   exists(model: ReadModel, path: ObjectPath): Promise<boolean>;
@@ -118,197 +77,6 @@ export interface ReadModelStore {
    * the projector is not held up), then VACUUM ANALYZE so pages are index-only scans again.
    */
   maintain(model: ReadModel): Promise<void>;
-}
-
-/**
- * The creation time an event gives its object, as Postgres reads it; '' (the object then takes its
- * last_updated) for a ce_time that is not an ISO 8601 time with a zone in years 1 to 9999. Another
- * producer's event may carry anything there: it must neither fail the batch (which would stop the
- * projection) nor depend on the projector's local time zone (which would make replays differ).
- */
-export function creationTime(time: string): string {
-  return utcTime(time, 'refuse') ?? '';
-}
-
-/**
- * Applies the batches of several partitions of one read model in one transaction of three round
- * trips: begin with the positions, the rows, then the new positions and commit. The
- * first and last are simple-protocol statement lists, which take no parameters: they carry only the
- * model name and integers, checked before they are inlined.
- */
-async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray<PartitionBatch>, generation: number | undefined): Promise<BatchOutcome[]> {
-  const partitions = batches.map((b) => b.partition);
-  if (!Object.hasOwn(TABLE, model) || !partitions.every(Number.isInteger) || new Set(partitions).size !== partitions.length || (generation !== undefined && !Number.isInteger(generation))) {
-    throw new Error(`bad batch coordinates ${model}/${partitions.join(',')}/${generation}`);
-  }
-  if (batches.length === 0) return [];
-  // Rows are locked in partition order, so two instances sharing partitions during a rebalance
-  // cannot deadlock each other.
-  const ordered = [...batches].sort((x, y) => x.partition - y.partition);
-  const client = await pool.connect();
-  try {
-    // Each partition's position, created at 0 the first time and locked (the no-op update takes the
-    // row lock, which serialises two projector instances that briefly share a partition during a
-    // rebalance). Without an explicit generation, the active one is read under a share lock: a
-    // switch-over (which takes that row exclusively) waits for batches in flight, and no batch
-    // applies to a generation that is no longer active. Commits are synchronous: with an
-    // asynchronous one a Postgres crash could lose a position the projector has already moved past
-    // in Kafka, and the next batch would then skip the lost events for good.
-    const generationSql = generation === undefined ? `coalesce((select active from read_model_generations where model = '${model}' for share), 1)` : String(generation);
-    const begun = (await client.query(
-      `begin;
-       insert into projection_offsets (model, generation, partition, next_offset)
-         select '${model}', g.generation, p.partition, 0
-           from (select ${generationSql} as generation) g, unnest(array[${ordered.map((b) => b.partition).join(',')}]::int[]) with ordinality as p(partition, n)
-          order by p.n
-       on conflict (model, generation, partition) do update set next_offset = projection_offsets.next_offset
-       returning partition, generation, next_offset`,
-    )) as unknown as Array<{ rows: Array<{ partition: number; generation: number; next_offset: string }> }>;
-    const positionRows = begun[1]?.rows ?? [];
-    const gen = positionRows[0]?.generation ?? generation ?? 1;
-    const positionOf = new Map(positionRows.map((r) => [r.partition, BigInt(r.next_offset)]));
-    const work = ordered.map((b) => ({ partition: b.partition, records: b.records, fresh: b.records.filter((r) => BigInt(r.offset) >= (positionOf.get(b.partition) ?? 0n)) }));
-    const outcomes = new Map<number, BatchOutcome>();
-    if (work.every((w) => w.fresh.length === 0)) {
-      await client.query('commit');
-      return batches.map((b) => ({ applied: 0, skipped: b.records.length, rejected: 0, quarantined: 0 }));
-    }
-
-    // Load, in one query, every object whose first event in the batches builds on what is stored (an
-    // object a PUT replaces first needs nothing: a rebuild's batches of PUTs load nothing), apply in
-    // memory, write back in one query. An object's events are all in one partition (the key decides
-    // it), so applying partition after partition keeps every object's order.
-    const table = TABLE[model];
-    // Ids are CiStrings (types.asciidoc): rows are keyed by the upper-cased id (migration 009), the
-    // document keeps the id as the CPO sent it.
-    const keyOf = (p: ObjectPath) => `${p.countryCode}\u0000${p.partyId}\u0000${p.id.toUpperCase()}`;
-    const seen = new Set<string>();
-    const needed: string[][] = [];
-    const parsed = work.map((w) => w.fresh.map((r) => parseSubject(r.subject)));
-    work.forEach((w, wi) => {
-      w.fresh.forEach((record, i) => {
-        const path = parsed[wi]?.[i];
-        if (!path || record.quarantine) return;
-        const key = keyOf(path);
-        if (seen.has(key)) return;
-        seen.add(key);
-        if (!replacesWholeObject(model, record.type)) needed.push(key.split('\u0000'));
-      });
-    });
-    const documents = new Map<string, Json>();
-    if (needed.length > 0) {
-      const loaded = await client.query<{ country_code: string; party_id: string; id: string; document: Json }>(
-        `select country_code, party_id, id, document from ${table}
-          where generation = $1 and (country_code, party_id, id) in (select * from unnest($2::text[], $3::text[], $4::text[]))`,
-        [gen, needed.map((k) => k[0]), needed.map((k) => k[1]), needed.map((k) => k[2])],
-      );
-      for (const r of loaded.rows) documents.set(`${r.country_code}\u0000${r.party_id}\u0000${r.id}`, r.document);
-    }
-    const changed = new Set<string>();
-    // When an object was created, for the rows this batch inserts (an update keeps the stored one):
-    // the time of its first applied event here, so a replay lists objects in the same order.
-    const createdAt = new Map<string, string>();
-    // Every key deleted at some point of the batch. Its row is deleted before the upserts, so an
-    // object deleted and created again here is inserted afresh, with the time of its new creation:
-    // the same row whichever way the events are cut into batches (live, or a replay).
-    const deleted = new Set<string>();
-    const rejects: Array<{ partition: number; offset: string; subject: string; type: string; reason: string }> = [];
-    const quarantines: QuarantineEntry[] = [];
-    work.forEach((w, wi) => {
-      let rejected = 0;
-      let quarantined = 0;
-      w.fresh.forEach((record, i) => {
-        if (record.quarantine) {
-          quarantines.push(record.quarantine);
-          quarantined++;
-          return;
-        }
-        const path = parsed[wi]?.[i];
-        const result = !path
-          ? ({ kind: 'rejected', reason: `unreadable subject ${record.subject}` } as const)
-          : model === 'locations'
-            ? applyLocationEvent(documents.get(keyOf(path)), record.type, path, record.data)
-            : applyTariffEvent(documents.get(keyOf(path)), record.type, record.data);
-        if (result.kind === 'deleted' && path) {
-          // Gone from here on: a later event of this batch sees no stored object.
-          documents.delete(keyOf(path));
-          changed.delete(keyOf(path));
-          createdAt.delete(keyOf(path));
-          deleted.add(keyOf(path));
-        } else if (result.kind === 'upsert' && path) {
-          documents.set(keyOf(path), result.document);
-          changed.add(keyOf(path));
-          if (!createdAt.has(keyOf(path))) createdAt.set(keyOf(path), creationTime(record.time));
-        } else {
-          rejected++;
-          rejects.push({ partition: w.partition, offset: record.offset, subject: record.subject, type: record.type, reason: result.kind === 'rejected' ? result.reason : 'unknown' });
-        }
-      });
-      outcomes.set(w.partition, { applied: w.fresh.length - rejected - quarantined, skipped: w.records.length - w.fresh.length, rejected, quarantined });
-    });
-    if (deleted.size > 0) {
-      const keys = [...deleted].map((k) => k.split('\u0000') as [string, string, string]);
-      await client.query(
-        `delete from ${table} t using unnest($2::text[], $3::text[], $4::text[]) as k(cc, pid, id)
-          where t.generation = $1 and t.country_code = k.cc and t.party_id = k.pid and t.id = k.id`,
-        [gen, keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map((k) => k[2])],
-      );
-    }
-    if (changed.size > 0) {
-      // Keys travel as text arrays, the documents as one JSON array that Postgres splits without
-      // parsing them into trees (json column, migration 007): text arrays would escape every
-      // document twice, which made a rebuild's batches of thousands of locations three times slower.
-      const cc: string[] = [];
-      const pid: string[] = [];
-      const id: string[] = [];
-      const lastUpdated: unknown[] = [];
-      const created: unknown[] = [];
-      const docs: Json[] = [];
-      for (const k of changed) {
-        const [c, p, i] = k.split('\u0000') as [string, string, string];
-        const doc = documents.get(k) as Json;
-        cc.push(c);
-        pid.push(p);
-        id.push(i);
-        lastUpdated.push(doc['last_updated']);
-        created.push(createdAt.get(k) || doc['last_updated']);
-        docs.push(doc);
-      }
-      await client.query(
-        `insert into ${table} (generation, country_code, party_id, id, last_updated, created_at, document)
-         select $1, k.cc, k.pid, k.id, k.lu::timestamptz, k.ca::timestamptz, d.doc
-           from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) with ordinality as k(cc, pid, id, lu, ca, n)
-           join json_array_elements($7::json) with ordinality as d(doc, n) using (n)
-         on conflict (generation, country_code, party_id, id) do update set last_updated = excluded.last_updated, document = excluded.document`,
-        [gen, cc, pid, id, lastUpdated, created, JSON.stringify(docs)],
-      );
-    }
-    if (rejects.length > 0) {
-      await client.query(
-        `insert into projection_rejects (model, generation, partition, "offset", subject, event_type, reason)
-         select $1, $2, r.partition, r."offset", r.subject, r.type, r.reason
-           from jsonb_to_recordset($3::jsonb) as r(partition int, "offset" bigint, subject text, type text, reason text)
-         on conflict do nothing`,
-        [model, gen, JSON.stringify(rejects)],
-      );
-    }
-    if (quarantines.length > 0) await client.query(quarantineInsertSql(1), [quarantineParam(quarantines)]);
-    // The new positions and the commit. (No NOTIFY: nothing listens, read-your-writes polls the
-    // positions, and a NOTIFY would serialise every commit on Postgres's notification queue lock.)
-    const moved = work.filter((w) => w.fresh.length > 0).map((w) => ({ partition: w.partition, next: BigInt((w.fresh[w.fresh.length - 1] as ProjectedRecord).offset) + 1n }));
-    await client.query(
-      `update projection_offsets o set next_offset = v.next, updated_at = now()
-         from (values ${moved.map((m) => `(${m.partition}, ${m.next.toString()}::bigint)`).join(', ')}) as v(partition, next)
-        where o.model = '${model}' and o.generation = ${gen} and o.partition = v.partition;
-       commit`,
-    );
-    return batches.map((b) => outcomes.get(b.partition) ?? { applied: 0, skipped: b.records.length, rejected: 0, quarantined: 0 });
-  } catch (e) {
-    await client.query('rollback').catch(() => undefined);
-    throw e;
-  } finally {
-    client.release();
-  }
 }
 
 export function postgresReadModelStore(pool: Pool): ReadModelStore {
@@ -347,13 +115,7 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
       // Visibility is decided per request from the routing rules (interface document, Routing).
       const visible = `
         with visible_cpos as (
-          select r.cpo_country_code as cc, r.cpo_party_id as pid
-            from routing_rules r
-            join parties e on e.platform_id = $1 and e.role = 'EMSP' and e.suspended_at is null
-                          and e.country_code = r.emsp_country_code and e.party_id = r.emsp_party_id
-            join parties c on c.role = 'CPO' and c.suspended_at is null
-                          and c.country_code = r.cpo_country_code and c.party_id = r.cpo_party_id
-           where r.enabled
+          select a.cpo_country_code as cc, a.cpo_party_id as pid from (${ACTIVE_ROUTES}) a where a.emsp_platform_id = $1
         ),
         generation as (select active from read_model_generations where model = $2),
         matching as (
@@ -388,12 +150,8 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
             and (
               exists (select 1 from parties o where o.platform_id = $1 and o.role = 'CPO' and o.country_code = t.country_code and o.party_id = t.party_id)
               or exists (
-                select 1 from routing_rules r
-                  join parties e on e.platform_id = $1 and e.role = 'EMSP' and e.suspended_at is null
-                                and e.country_code = r.emsp_country_code and e.party_id = r.emsp_party_id
-                  join parties c on c.role = 'CPO' and c.suspended_at is null
-                                and c.country_code = r.cpo_country_code and c.party_id = r.cpo_party_id
-                 where r.enabled and r.cpo_country_code = t.country_code and r.cpo_party_id = t.party_id))`,
+                select 1 from (${ACTIVE_ROUTES}) a
+                 where a.emsp_platform_id = $1 and a.cpo_country_code = t.country_code and a.cpo_party_id = t.party_id))`,
         [platformId, model, path.countryCode, path.partyId, path.id.toUpperCase()],
       );
       const document = rows[0]?.document;
@@ -404,8 +162,8 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
     async locationOwners(locationId, emsp) {
       const { rows } = await pool.query<{ country_code: string; party_id: string }>(
         `select l.country_code, l.party_id from locations l
-          join routing_rules r on r.enabled and r.cpo_country_code = l.country_code and r.cpo_party_id = l.party_id
-                              and r.emsp_country_code = $2 and r.emsp_party_id = $3
+          join (${ACTIVE_ROUTES}) a on a.cpo_country_code = l.country_code and a.cpo_party_id = l.party_id
+                                   and a.emsp_country_code = $2 and a.emsp_party_id = $3
           where l.generation = (select active from read_model_generations where model = 'locations') and l.id = $1`,
         [locationId.toUpperCase(), emsp.countryCode, emsp.partyId],
       );

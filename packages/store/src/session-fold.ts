@@ -1,5 +1,5 @@
 import { mergeSessionPatch } from '@hub/read-models';
-import type { DeliveryInput } from './postgres-delivery-store.ts';
+import type { DeliveryInput } from './delivery-records.ts';
 import { utcTime } from './utc-time.ts';
 
 // Session PATCH events turned into full sessions for delivery (mod_sessions.asciidoc, PATCH Method;

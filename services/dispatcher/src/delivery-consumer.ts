@@ -1,5 +1,5 @@
 import type { ConsumedEvent } from '@hub/event-log';
-import { topics } from '@hub/events';
+import { recipientOf, topics } from '@hub/events';
 import type { Gauge } from '@hub/observability';
 import { parseSubject } from '@hub/read-models';
 import { applyIsolating, consumerWatch, hasObjectData, rawRecord, seekToStoredPositions, type Item, type ServiceShell } from '@hub/service-kit';
@@ -21,15 +21,12 @@ export function deliveryInputOf(kind: DeliveryKind, decoded: ConsumedEvent): Del
   const path = parseSubject(decoded.event.subject);
   if (!path) return undefined;
   const data = decoded.event.data as Json;
-  const token = (data['cdr_token'] ?? {}) as Json;
   return {
     kind,
-    // The ingress refuses records without an eMSP in cdr_token; anything else is resolved (and
-    // if need be parked as unroutable, with its reason) at delivery time.
-    emsp: {
-      countryCode: (typeof token['country_code'] === 'string' ? token['country_code'] : '??').toUpperCase(),
-      partyId: (typeof token['party_id'] === 'string' ? token['party_id'] : '???').toUpperCase(),
-    },
+    // The event's ocpi-to (recipientOf). The ingress refuses records without an eMSP in cdr_token;
+    // anything else is resolved (and if need be parked as unroutable, with its reason) at delivery
+    // time. A session PATCH without one goes to the eMSP of the session it patches (session-fold.ts).
+    emsp: recipientOf(decoded.event) ?? { countryCode: '??', partyId: '???' },
     cpo: { countryCode: path.countryCode, partyId: path.partyId },
     objectId: path.id,
     partition: decoded.partition,

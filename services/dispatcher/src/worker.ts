@@ -1,199 +1,35 @@
-import { commandEventTypes, newEvent, topics } from '@hub/events';
-import { Counter, Gauge, Histogram } from '@hub/observability';
-import { isSuccessCode } from '@hub/ocpi';
-import { ocpiPartnerClient } from '@hub/partners';
-import { aesGcmTokenCipher, PartnerCallError } from '@hub/registry';
+import { Gauge } from '@hub/observability';
 import { consumerLagGauge, startServiceShell, type ServiceShell } from '@hub/service-kit';
-import { DELIVERIES_CHANNEL, listen, postgresCommandStore, postgresDeliveryStore, type Delivery, type DeliveryTarget } from '@hub/store';
+import { postgresCommandStore, postgresDeliveryStore, postgresRoutingDirectory } from '@hub/store';
+import { startCommandTimeouts } from './command-timeouts.ts';
 import type { DispatcherConfig } from './config.ts';
 import { startDeliveryConsumer } from './delivery-consumer.ts';
+import { deliveryWorkers } from './delivery-workers.ts';
 import { sessionPatchReporter } from './session-patch.ts';
 
-// Dispatcher (interface document, Events; reference design, Delivery rules). Two halves:
+// Dispatcher (interface document, Events; reference design, Delivery rules). Three parts:
 // 1. a consumer group over the sessions and CDRs topics that turns each event into a durable delivery
 //    record in Postgres and only then commits the Kafka offset (never lost, never blocked;
 //    delivery-consumer.ts);
 // 2. delivery workers that send due records to the eMSP's receiver with retries and backoff, a few
-//    at a time per eMSP, so one eMSP down or slow delays no other (no head-of-line blocking).
+//    at a time per eMSP, so one eMSP down or slow delays no other (delivery-workers.ts);
+// 3. command timeouts: TIMEOUT for commands whose CPO never called back (command-timeouts.ts).
 
 export async function startWorker(config: DispatcherConfig): Promise<ServiceShell> {
   const shell = await startServiceShell('dispatcher', config);
-  const { logger, metrics, eventLog, pool } = shell;
+  const { logger, metrics, pool } = shell;
   const deliveries = postgresDeliveryStore(pool);
-  const cipher = aesGcmTokenCipher(config.secretKey);
-  const partners = ocpiPartnerClient({ policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts }, timeoutMs: config.deliveryTimeoutMs });
-
-  const attempts = new Counter({ name: 'hub_delivery_attempts_total', help: 'Delivery attempts by kind, eMSP and outcome (delivered, failed, dead, unroutable)', labelNames: ['kind', 'emsp', 'outcome'], registers: [metrics] });
-  const latency = new Histogram({
-    name: 'hub_delivery_latency_seconds',
-    help: 'From the CPO push being appended to the eMSP receiver accepting it',
-    labelNames: ['kind', 'emsp'],
-    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
-    registers: [metrics],
-  });
   const backlogGauge = new Gauge({ name: 'hub_deliveries', help: 'Delivery records not delivered, by eMSP and state (pending = retry backlog, dead = dead letters)', labelNames: ['emsp', 'state'], registers: [metrics] });
   const lag = consumerLagGauge(metrics);
 
+  const workers = deliveryWorkers(config, shell, { deliveries, routing: postgresRoutingDirectory(pool) });
   // 1. Consumer: events -> delivery records (delivery-consumer.ts).
-  const consumer = await startDeliveryConsumer(config, shell, { deliveries, lag, wake, reportSessionPatches: sessionPatchReporter(metrics, logger) });
-
+  const consumer = await startDeliveryConsumer(config, shell, { deliveries, lag, wake: () => workers.wake(), reportSessionPatches: sessionPatchReporter(metrics, logger) });
   // 2. Delivery workers.
-  const inFlight = new Map<string, number>();
-  let total = 0;
-  let stopping = false;
-  let pumping = false;
-  let again = false;
-  const emspKey = (d: Delivery) => `${d.emsp.countryCode}/${d.emsp.partyId}`;
-
-  // Targets are resolved from the registry at delivery time and kept for a moment: at hundreds of
-  // deliveries a second the same few eMSPs repeat. Registry changes that stop deliveries (routing
-  // disabled, receiver URL changed, token rotated) apply within TARGET_CACHE_MS.
-  const targets = new Map<string, { at: number; value: Promise<DeliveryTarget> }>();
-  const TARGET_CACHE_MS = 2_000;
-  const targetOf = (d: Delivery): Promise<DeliveryTarget> => {
-    const key = `${d.kind}|${d.emsp.countryCode}/${d.emsp.partyId}|${d.cpo.countryCode}/${d.cpo.partyId}|${d.targetUrl ?? ''}`;
-    const hit = targets.get(key);
-    if (hit && Date.now() - hit.at < TARGET_CACHE_MS) return hit.value;
-    const value = deliveries.target(d.kind, d.emsp, d.cpo, d.targetUrl);
-    targets.set(key, { at: Date.now(), value });
-    // Only a usable target is kept: a record found unroutable is re-checked at once after a fix.
-    value.then((t) => (t.ok ? undefined : targets.delete(key))).catch(() => targets.delete(key));
-    return value;
-  };
-
-  const deliver = async (d: Delivery): Promise<void> => {
-    const emsp = emspKey(d);
-    const target = await targetOf(d);
-    if (!target.ok) {
-      await deliveries.unroutable(d.id, target.reason);
-      attempts.inc({ kind: d.kind, emsp, outcome: 'unroutable' });
-      logger.warn('delivery unroutable, kept for re-drive', { kind: d.kind, emsp, objectId: d.objectId, reason: target.reason, correlationId: d.correlationId });
-      return;
-    }
-    // Interface document, Receiver endpoints: session PUT {receiver}/{cpo cc}/{cpo pid}/{session id}
-    // (always the full latest state), CDR POST {receiver}.
-    const base = target.url.replace(/\/+$/, '');
-    // Command results go to the response_url the eMSP gave (mod_commands.asciidoc, CommandResult).
-    const url = d.kind === 'session' ? `${base}/${d.cpo.countryCode}/${d.cpo.partyId}/${encodeURIComponent(d.objectId)}` : d.kind === 'cdr' ? base : target.url;
-    let accepted = false;
-    try {
-      const result = await partners.call(d.kind === 'session' ? 'PUT' : 'POST', url, cipher.open(target.partnerTokenSealed), { correlationId: d.correlationId ?? `delivery-${d.id}` }, d.payload, {
-        // transport_and_format.asciidoc, Message routing headers: from the CPO, to the eMSP.
-        'ocpi-from-country-code': d.cpo.countryCode,
-        'ocpi-from-party-id': d.cpo.partyId,
-        'ocpi-to-country-code': d.emsp.countryCode,
-        'ocpi-to-party-id': d.emsp.partyId,
-      });
-      // status_codes.asciidoc: 1xxx is success (1000, and 19xx for custom success codes).
-      if (result.httpStatus < 200 || result.httpStatus > 299 || !isSuccessCode(result.envelope.status_code)) {
-        throw new PartnerCallError('OCPI_STATUS', url, `HTTP ${result.httpStatus}, OCPI status_code ${String(result.envelope.status_code)}`);
-      }
-      accepted = true;
-      // Recording the success can fail (Postgres away): that is not the eMSP's failure, so it must
-      // not count as an attempt (on the last one it would make an accepted CDR a dead letter). The
-      // claim then expires and the row is delivered again: at least once, receivers dedupe by id.
-      await deliveries.delivered(d.id, d.offset);
-      attempts.inc({ kind: d.kind, emsp, outcome: 'delivered' });
-      latency.observe({ kind: d.kind, emsp }, (Date.now() - d.eventTime.getTime()) / 1000);
-    } catch (e) {
-      if (accepted) {
-        logger.error('delivered, but recording it failed: it will be delivered again when its claim expires', { kind: d.kind, emsp, objectId: d.objectId, err: e });
-        return;
-      }
-      const error = e instanceof Error ? e.message : String(e);
-      if (e instanceof PartnerCallError && e.reason === 'URL_NOT_ALLOWED') {
-        await deliveries.unroutable(d.id, `receiver URL not allowed: ${error}`);
-        attempts.inc({ kind: d.kind, emsp, outcome: 'unroutable' });
-        return;
-      }
-      const retryIn = config.retryScheduleMs[d.attempts - 1];
-      await deliveries.failed(d.id, d.offset, error, retryIn);
-      attempts.inc({ kind: d.kind, emsp, outcome: retryIn === undefined ? 'dead' : 'failed' });
-      logger.warn(retryIn === undefined ? 'delivery failed for the last time: dead letter' : 'delivery failed, will retry', {
-        kind: d.kind,
-        emsp,
-        objectId: d.objectId,
-        attempt: d.attempts,
-        retryInMs: retryIn,
-        error,
-        correlationId: d.correlationId,
-      });
-    }
-  };
-
-  const pump = async (): Promise<void> => {
-    if (pumping) {
-      again = true;
-      return;
-    }
-    pumping = true;
-    try {
-      do {
-        again = false;
-        const free = config.concurrency - total;
-        if (free <= 0 || stopping) break;
-        const due = await deliveries.claimDue(free, inFlight, config.concurrencyPerEmsp, config.deliveryTimeoutMs * 3);
-        for (const d of due) {
-          const emsp = emspKey(d);
-          inFlight.set(emsp, (inFlight.get(emsp) ?? 0) + 1);
-          total++;
-          void deliver(d)
-            .catch((e: unknown) => logger.error('delivery bookkeeping failed; the claim expires and it is retried', { err: e, id: d.id }))
-            .finally(() => {
-              inFlight.set(emsp, (inFlight.get(emsp) ?? 1) - 1);
-              total--;
-              wake();
-            });
-        }
-        if (due.length === free) again = true;
-      } while (again && !stopping);
-    } catch (e) {
-      logger.warn('claiming deliveries failed; retrying', { err: e });
-    } finally {
-      pumping = false;
-    }
-  };
-  // Completions come in bursts: one claim for all the slots freed within a millisecond.
-  let wakeTimer: NodeJS.Timeout | undefined;
-  function wake(): void {
-    wakeTimer ??= setTimeout(() => {
-      wakeTimer = undefined;
-      void pump();
-    }, 1);
-  }
-
-  // New records wake the workers at once (LISTEN); a timer catches retries that come due.
-  const listener = await listen(config.databaseUrl, DELIVERIES_CHANNEL, wake, (e) => logger.warn('delivery listener lost; polling only', { err: e }));
-  const timer = setInterval(wake, 250);
-  // Commands whose CPO sent no result by its timeout (plus grace): the hub tells the eMSP TIMEOUT
+  await workers.start();
+  // 3. Commands whose CPO sent no result by its timeout (plus grace): the hub tells the eMSP TIMEOUT
   // itself (issue #5); a result arriving later is recorded by the ingress and not forwarded.
-  const commands = postgresCommandStore(pool);
-  const expiry = setInterval(() => {
-    void commands
-      .expire()
-      .then(async (expired) => {
-        if (expired.length === 0) return;
-        await eventLog.append(
-          topics.commands,
-          expired.map((c) => newEvent({ type: commandEventTypes.timedOut, source: 'dispatcher', subject: c.id, key: c.id, data: { result: { result: 'TIMEOUT' } }, ...(c.correlationId ? { correlationId: c.correlationId } : {}) })),
-        );
-        await deliveries.enqueue(
-          expired.map((c) => ({
-            kind: 'command_result' as const,
-            emsp: c.emsp,
-            cpo: c.cpo,
-            objectId: c.id,
-            partition: 0,
-            offset: '0',
-            payload: { result: 'TIMEOUT' },
-            correlationId: c.correlationId,
-            eventTime: new Date().toISOString(),
-            targetUrl: c.responseUrl,
-          })),
-        );
-      })
-      .catch((e: unknown) => logger.warn('command expiry failed; retried next second', { err: e }));
-  }, 1_000);
+  const timeouts = startCommandTimeouts(shell, { commands: postgresCommandStore(pool), deliveries });
   const backlogTimer = setInterval(() => {
     void deliveries
       .backlog()
@@ -203,20 +39,15 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
       })
       .catch(() => undefined);
   }, 5_000);
-  wake();
   logger.info('dispatcher running', { operatorPort: shell.operator.port, group: config.groupId });
   return {
     ...shell,
     async stop() {
-      stopping = true;
-      clearInterval(timer);
-      clearInterval(expiry);
+      workers.halt();
+      timeouts.stop();
       clearInterval(backlogTimer);
       await consumer.stop();
-      const deadline = Date.now() + 10_000;
-      while (total > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      await listener.close();
-      await partners.close();
+      await workers.drain();
       await shell.stop();
     },
   };

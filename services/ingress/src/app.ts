@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import { HubError } from '@hub/ocpi';
 import { requestContext, type HttpMetrics, type Logger } from '@hub/observability';
-import type { CredentialsDeps, RegistryStore } from '@hub/registry';
+import type { CredentialsDeps, RegistryStore, RoutingDirectory } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
 import type { CallerLookup } from '@hub/store';
 import { locationsRouter, tariffsRouter, type ObjectRoutesDeps } from './routes/locations.ts';
@@ -37,6 +37,8 @@ export interface IngressDeps {
   readonly onRegistryChange: () => void;
   readonly objects: Omit<ObjectRoutesDeps, 'validator' | 'publicBaseUrl'>;
   readonly deliveries: DeliveryStore;
+  /** Who receives what, and where (tokens and commands forwards). */
+  readonly routing: RoutingDirectory;
   readonly dispatcherWait: DispatcherWait;
   readonly tokens: Omit<TokensDeps, 'validator' | 'targets' | 'readModels' | 'rateLimiter'>;
   readonly commands: Pick<CommandsDeps, 'commands' | 'policy' | 'perMinute' | 'graceSeconds' | 'responseUrlHosts'>;
@@ -96,7 +98,8 @@ export function createIngressApp(deps: IngressDeps): Express {
   app.use('/ocpi/2.2.1/cdrs', hubToken, json, cdrsRouter(sessionCdrDeps));
   const commandsDeps: CommandsDeps = {
     ...deps.commands,
-    targets: deps.deliveries,
+    targets: deps.routing,
+    deliveries: deps.deliveries,
     readModels: deps.objects.readModels,
     eventLog: deps.objects.eventLog,
     realtime: deps.tokens.realtime,
@@ -113,7 +116,7 @@ export function createIngressApp(deps: IngressDeps): Express {
     '/ocpi/2.2.1/tokens',
     hubToken,
     json,
-    tokensRouter({ ...deps.tokens, validator: deps.validator, targets: deps.deliveries, readModels: deps.objects.readModels, rateLimiter: deps.objects.rateLimiter }),
+    tokensRouter({ ...deps.tokens, validator: deps.validator, targets: deps.routing, readModels: deps.objects.readModels, rateLimiter: deps.objects.rateLimiter }),
   );
   app.use(() => {
     throw new HubError('NOT_FOUND');

@@ -4,7 +4,7 @@ import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay } from '@hub/registry';
 import { createSchemaValidator } from '@hub/schemas';
 import { topics } from '@hub/events';
-import { cachedCallerLookup, createPool, drainOutbox, postgresCommandStore, postgresDeliveryStore, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore } from '@hub/store';
+import { cachedCallerLookup, createPool, drainOutbox, postgresCommandStore, postgresDeliveryStore, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore, postgresRoutingDirectory } from '@hub/store';
 import { projectionWait } from './ocpi-objects.ts';
 import { dispatcherWait } from './known-sessions.ts';
 import { createServer } from 'node:http';
@@ -100,6 +100,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       limits: { defaultLimit: config.defaultPageLimit, maxLimit: config.maxPageLimit, locationListsPerMinute: config.locationListsPerMinute },
     },
     deliveries,
+    routing: postgresRoutingDirectory(pool),
     dispatcherWait: dispatcherWait(eventLog, deliveries, config.dispatcherGroupId, config.readYourWritesTimeoutMs),
     commands: {
       commands: postgresCommandStore(pool),

@@ -2,7 +2,7 @@ import { topics } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
 import type { Logger } from '@hub/observability';
 import { cdrPostedEvent } from '@hub/read-models';
-import type { DeliveryStore } from '@hub/store';
+import type { CdrReceipts } from '@hub/store';
 
 /**
  * The safety net for CDRs the hub received but never put on Kafka: the ingress validated and stored
@@ -12,7 +12,7 @@ import type { DeliveryStore } from '@hub/store';
  * appended. Returns how many.
  */
 export async function appendUnappendedCdrs(
-  deps: { deliveries: DeliveryStore; eventLog: EventLog; logger: Logger },
+  deps: { deliveries: CdrReceipts; eventLog: EventLog; logger: Logger },
   olderThanSeconds: number,
   limit = 100,
 ): Promise<number> {

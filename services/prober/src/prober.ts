@@ -3,7 +3,7 @@ import { appendInOrder, createKafkaEventLog, verifyKafkaAccessAtStart } from '@h
 import { Counter, Gauge, createAppendMetrics, createLogger, createMetricsRegistry, startOperatorServer, type Logger } from '@hub/observability';
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay, probePlatform, type ProbeDeps } from '@hub/registry';
-import { createPool, drainOutbox, pendingOutbox, postgresDeliveryStore, postgresRegistryStore } from '@hub/store';
+import { createPool, drainOutbox, pendingOutbox, postgresCdrReceipts, postgresRegistryStore } from '@hub/store';
 import { appendUnappendedCdrs } from './cdr-relay.ts';
 import type { ProberConfig } from './config.ts';
 
@@ -39,7 +39,7 @@ export async function startProber(config: ProberConfig, options: { logStream?: N
   const eventLog = createKafkaEventLog({ ...kafkaOptions, onAppendSettled: createAppendMetrics(registry) });
   const deps: ProbeDeps = { store, partners, cipher: aesGcmTokenCipher(config.secretKey), source: 'prober' };
   const unappendedGauge = new Gauge({ name: 'hub_cdrs_unappended', help: 'CDRs received and stored but not yet on Kafka', registers: [registry] });
-  const deliveries = postgresDeliveryStore(pool);
+  const deliveries = postgresCdrReceipts(pool);
   const cdrRelay = createOutboxRelay({
     intervalMs: 5_000,
     onError: (e) => logger.warn('unappended CDRs not appended yet', { err: e }),

@@ -4,9 +4,9 @@ import { commandEventTypes, newEvent, topics } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
 import { HubError, isSuccessCode, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
 import { checkOutboundUrl, type OcpiPartnerClient, type OutboundPolicy } from '@hub/partners';
-import { PartnerCallError, type TokenCipher } from '@hub/registry';
+import { PartnerCallError, type RoutingDirectory, type TokenCipher } from '@hub/registry';
 import { describeViolations, type SchemaValidator } from '@hub/schemas';
-import type { CommandStore, DeliveryStore, RateLimiter, ReadModelStore } from '@hub/store';
+import type { CommandStore, DeliveryQueue, RateLimiter, ReadModelStore } from '@hub/store';
 import { handle, namedSender, send } from '../http.ts';
 import { refuseOtherMethods } from '../method-not-allowed.ts';
 import { validateBody } from '../ocpi-objects.ts';
@@ -28,7 +28,9 @@ const SCHEMA: Record<string, string> = {
 
 export interface CommandsDeps {
   readonly commands: CommandStore;
-  readonly targets: DeliveryStore;
+  readonly targets: RoutingDirectory;
+  /** Where a CPO's command result waits for delivery to the eMSP's response_url. */
+  readonly deliveries: Pick<DeliveryQueue, 'enqueue'>;
   readonly readModels: ReadModelStore;
   readonly eventLog: EventLog;
   readonly realtime: OcpiPartnerClient;
@@ -148,7 +150,7 @@ export function commandsRouter(deps: CommandsDeps): Router {
 }
 
 /** POST /ocpi/2.2.1/commands/callback/{command_id}: no authentication (interface document, Endpoints). */
-export function commandCallbackRouter(deps: Pick<CommandsDeps, 'commands' | 'targets' | 'eventLog' | 'validator'>): Router {
+export function commandCallbackRouter(deps: Pick<CommandsDeps, 'commands' | 'deliveries' | 'eventLog' | 'validator'>): Router {
   const router = Router();
   router.post(
     '/:id',
@@ -166,7 +168,7 @@ export function commandCallbackRouter(deps: Pick<CommandsDeps, 'commands' | 'tar
         newEvent({ type: commandEventTypes.resultReceived, source: 'ingress', subject: id, key: id, data: { result, forwarded: outcome === 'forward' }, correlationId: command.correlationId ?? req.ctx.correlationId, from, to }),
       ]);
       if (outcome === 'forward') {
-        await deps.targets.enqueue([
+        await deps.deliveries.enqueue([
           {
             kind: 'command_result',
             emsp: command.emsp,

@@ -1,9 +1,9 @@
 import { Router, type Request, type Response } from 'express';
 import { HubError, isSuccessCode, partyKey, sameParty, type PartyRef } from '@hub/ocpi';
 import type { OcpiPartnerClient } from '@hub/partners';
-import { PartnerCallError, type TokenCipher } from '@hub/registry';
+import { cachedLookup, PartnerCallError, type RoutingDirectory, type RoutingTarget, type TokenCipher } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
-import type { DeliveryStore, DeliveryTarget, RateLimiter, ReadModelStore } from '@hub/store';
+import type { RateLimiter, ReadModelStore } from '@hub/store';
 import type { Counter } from '@hub/observability';
 import { handle, send } from '../http.ts';
 import { refuseOtherMethods } from '../method-not-allowed.ts';
@@ -19,7 +19,7 @@ type Json = Record<string, unknown>;
 export interface TokensDeps {
   readonly realtime: OcpiPartnerClient;
   readonly cipher: TokenCipher;
-  readonly targets: DeliveryStore;
+  readonly targets: RoutingDirectory;
   readonly readModels: ReadModelStore;
   readonly rateLimiter: RateLimiter;
   readonly validator: SchemaValidator;
@@ -52,16 +52,13 @@ export function tokensRouter(deps: TokensDeps): Router {
   router.use(refuseEmptySegments(['country_code', 'party_id', 'token_uid']));
   // A usable CPO endpoint is kept for 2 s (a driver is waiting; the same pairs repeat). A failed
   // lookup is never kept, so a fixed routing rule or URL applies at once; a disabled one within 2 s.
-  const targets = new Map<string, { at: number; value: Promise<DeliveryTarget> }>();
-  const cachedTarget = (cpo: PartyRef, emsp: PartyRef): Promise<DeliveryTarget> => {
-    const key = `${partyKey(emsp)}|${partyKey(cpo)}`;
-    const hit = targets.get(key);
-    if (hit && Date.now() - hit.at < 2_000) return hit.value;
-    const value = deps.targets.receiverTarget('CPO', 'tokens', emsp, cpo);
-    targets.set(key, { at: Date.now(), value });
-    value.then((t) => (t.ok ? undefined : targets.delete(key))).catch(() => targets.delete(key));
-    return value;
-  };
+  const targets = cachedLookup(
+    2_000,
+    ({ cpo, emsp }: { cpo: PartyRef; emsp: PartyRef }) => deps.targets.receiverTarget('CPO', 'tokens', emsp, cpo),
+    ({ cpo, emsp }) => `${partyKey(emsp)}|${partyKey(cpo)}`,
+    (t) => t.ok,
+  );
+  const cachedTarget = (cpo: PartyRef, emsp: PartyRef): Promise<RoutingTarget> => targets.get({ cpo, emsp });
   router.put(
     '/:cc/:pid/:id/authorize',
     handle(async (req: Request, res: Response) => {

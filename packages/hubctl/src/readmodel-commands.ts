@@ -1,0 +1,31 @@
+import { need, type CommandContext } from './command-context.ts';
+import { progressBar, rebuildReadModel } from './rebuild.ts';
+import { UsageError } from './usage.ts';
+
+// hubctl readmodel: rebuild a read model into a new generation from its topic, then switch over.
+
+export async function runReadmodelCommand(action: string, ctx: CommandContext): Promise<number | undefined> {
+  const { deps, values, print } = ctx;
+  switch (action) {
+    case 'rebuild': {
+      const model = need(values, 'model');
+      if (model !== 'locations' && model !== 'tariffs') throw new UsageError('--model must be locations or tariffs');
+      let lastLine = 0;
+      const result = await rebuildReadModel(deps.readModels(), model, (p) => {
+        if (deps.interactive) deps.err(`\r${progressBar(p)}`);
+        else if (Date.now() - lastLine > 1000) {
+          lastLine = Date.now();
+          deps.err(`${progressBar(p)}\n`);
+        }
+      });
+      if (deps.interactive) deps.err('\n');
+      print(
+        `${model} rebuilt as generation ${result.generation}: ${result.events} events, ${result.rows} rows in ${result.seconds.toFixed(1)} s (${result.eventsPerSecond.toFixed(0)} events/s); now serving`,
+        { model, generation: result.generation, events: Number(result.events), rows: result.rows, seconds: result.seconds, events_per_second: result.eventsPerSecond },
+      );
+      return 0;
+    }
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,68 @@
+import type { PartyRef } from '@hub/ocpi';
+
+// Routing (interface document, Routing; Events, rule 2): which party receives what, and where. The
+// port the dispatcher's delivery workers and the ingress's tokens and commands routes ask; its
+// Postgres adapter (packages/store, postgres-routing-directory.ts) holds the one SQL condition of who
+// may see whom, which the eMSP list pulls use as well.
+
+/** Where and with which (sealed) token to call a receiver, or why it cannot be called. */
+export type RoutingTarget =
+  | { readonly ok: true; readonly url: string; readonly partnerTokenSealed: Buffer }
+  | { readonly ok: false; readonly reason: string };
+
+/** What the hub delivers to an eMSP: sessions, CDRs, command results. */
+export type DeliveredKind = 'session' | 'cdr' | 'command_result';
+
+export interface RoutingDirectory {
+  /**
+   * The receiver endpoint of `module` at one side of an eMSP-CPO pair (the eMSP for sessions and
+   * CDRs, the CPO for token authorization and commands), with the checks every forward needs: the
+   * party exists and is not suspended, an active routing rule joins the pair, a URL is known (operator
+   * override first), and the party registered its credentials.
+   */
+  receiverTarget(
+    receiverRole: 'EMSP' | 'CPO',
+    module: string,
+    emsp: PartyRef,
+    cpo: PartyRef,
+    /** A URL given with the request (a command's response_url) instead of a registered endpoint. */
+    fixedUrl?: string,
+  ): Promise<RoutingTarget>;
+  /** Where and with which token to deliver, resolved at delivery time from the registry. */
+  deliveryTarget(kind: DeliveredKind, emsp: PartyRef, cpo: PartyRef, targetUrl?: string): Promise<RoutingTarget>;
+}
+
+/**
+ * A lookup kept for `ttlMs` per key (at hundreds of requests a second the same few pairs repeat;
+ * registry changes apply within ttlMs). Only a usable answer (`keep`) is kept, so a refusal is asked
+ * again at once after a fix; expired entries are swept on the way, so keys that never repeat (a
+ * command's response_url) do not pile up.
+ */
+export interface CachedLookup<K, V> {
+  get(key: K): Promise<V>;
+  /** Entries held (expired ones included until the next sweep). */
+  size(): number;
+}
+
+export function cachedLookup<K, V>(ttlMs: number, fetch: (key: K) => Promise<V>, keyOf: (key: K) => string, keep: (value: V) => boolean, now: () => number = Date.now): CachedLookup<K, V> {
+  const entries = new Map<string, { at: number; value: Promise<V> }>();
+  let sweptAt = now();
+  const forget = (k: string, value: Promise<V>) => {
+    if (entries.get(k)?.value === value) entries.delete(k);
+  };
+  const get = (key: K): Promise<V> => {
+    const at = now();
+    if (at - sweptAt >= ttlMs) {
+      sweptAt = at;
+      for (const [k, e] of entries) if (at - e.at >= ttlMs) entries.delete(k);
+    }
+    const k = keyOf(key);
+    const hit = entries.get(k);
+    if (hit && at - hit.at < ttlMs) return hit.value;
+    const value = fetch(key);
+    entries.set(k, { at, value });
+    value.then((v) => (keep(v) ? undefined : forget(k, value))).catch(() => forget(k, value));
+    return value;
+  };
+  return { get, size: () => entries.size };
+}

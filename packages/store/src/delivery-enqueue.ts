@@ -1,0 +1,110 @@
+import { inTransaction, type Pool, type PoolClient } from './pool.ts';
+import { quarantineInsertSql, quarantineParam, type QuarantineEntry } from './consumer-quarantine.ts';
+import { DELIVERIES_CHANNEL, isNewer, sourceTime, type DeliveryInput, type DeliveryPosition } from './delivery-records.ts';
+import { foldSessionEvents, sessionKey, type SessionFold, type StoredSession } from './session-fold.ts';
+
+// Consumed events into delivery rows (postgres-delivery-queue.ts, enqueue and enqueueForced): the
+// newest-wins upsert with the consumer's position and quarantined records in one statement, and the
+// Session PATCH fold (session-fold.ts) in one transaction when the batch has PATCHes.
+
+type Json = Record<string, unknown>;
+
+/** What enqueue did with Session PATCHes: applied (merged), or not and why (session-fold.ts). */
+export type EnqueueReport = Pick<SessionFold, 'applied' | 'unapplied'>;
+
+async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition, quarantine: readonly QuarantineEntry[] = []): Promise<number> {
+  // One row per object: within a batch the newest event of each session wins before the upsert
+  // (an INSERT ... ON CONFLICT may touch a row only once).
+  const newest = new Map<string, DeliveryInput>();
+  for (const r of input) {
+    const key = [r.kind, r.emsp.countryCode, r.emsp.partyId, r.cpo.countryCode, r.cpo.partyId, r.objectId].join('\u0000');
+    const seen = newest.get(key);
+    if (!seen || isNewer(r, seen)) newest.set(key, r);
+  }
+  const rows = [...newest.values()];
+  // The position moves with the rows, in the same statement, and never backwards.
+  const positionParams = position ? [position.consumerGroup, position.topic, position.partition, position.nextOffset] : [];
+  const movePosition = (first: number) =>
+    `insert into delivery_positions (consumer_group, topic, partition, next_offset) values ($${first}, $${first + 1}, $${first + 2}, $${first + 3}::bigint)
+     on conflict (consumer_group, topic, partition) do update
+       set next_offset = greatest(delivery_positions.next_offset, excluded.next_offset), updated_at = now()`;
+  if (rows.length === 0) {
+    if (quarantine.length > 0) {
+      await db.query(`with q as (${quarantineInsertSql(1)} returning 1)${position ? `, moved as (${movePosition(2)} returning 1)` : ''} select (select count(*) from q)`, [quarantineParam(quarantine), ...positionParams]);
+    } else if (position) await db.query(movePosition(1), positionParams);
+    return 0;
+  }
+  const col = <T>(f: (r: DeliveryInput) => T) => rows.map(f);
+  // One round trip: the upsert and the wake-up of the delivery workers (NOTIFY is sent at commit).
+  const result = await db.query<{ n: string }>(
+    `with upserted as (
+     insert into deliveries (kind, emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id,
+                             source_partition, source_offset, payload, correlation_id, event_time, target_url, source_time, state)
+     select * , 'pending' from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                                    $7::int[], $8::bigint[], $9::jsonb[], $10::text[], $11::timestamptz[], $12::text[], $13::timestamptz[])
+     on conflict (kind, emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id) do update set
+       source_partition = excluded.source_partition, source_offset = excluded.source_offset, payload = excluded.payload,
+       correlation_id = excluded.correlation_id, event_time = excluded.event_time, source_time = excluded.source_time,
+       state = 'pending', reason = null, attempts = 0, next_attempt_at = now(), last_error = null, updated_at = now()
+     -- Newest wins (reference design, Delivery rules). A CDR never changes (mod_cdrs.asciidoc): one
+     -- appended again is not delivered again, unless an operator replays it. A session is newer by
+     -- its last_updated, then by offset (the same key stays in one partition).
+     where case
+       when excluded.kind = 'cdr' then ${forced ? 'true' : 'false'}
+       when excluded.source_time is not null and deliveries.source_time is not null and excluded.source_time <> deliveries.source_time
+         then excluded.source_time > deliveries.source_time
+       else excluded.source_offset ${forced ? '>=' : '>'} deliveries.source_offset end
+     returning 1)${position ? `, moved as (${movePosition(14)})` : ''}${quarantine.length > 0 ? `, quarantined as (${quarantineInsertSql(position ? 18 : 14)})` : ''}
+     select (select count(*) from upserted) as n, pg_notify('${DELIVERIES_CHANNEL}', '')`,
+    [
+      col((r) => r.kind),
+      col((r) => r.emsp.countryCode),
+      col((r) => r.emsp.partyId),
+      col((r) => r.cpo.countryCode),
+      col((r) => r.cpo.partyId),
+      col((r) => r.objectId),
+      col((r) => r.partition),
+      col((r) => r.offset),
+      col((r) => JSON.stringify(r.payload)),
+      col((r) => r.correlationId ?? null),
+      col((r) => r.eventTime),
+      col((r) => r.targetUrl ?? null),
+      col(sourceTime),
+      ...positionParams,
+      ...(quarantine.length > 0 ? [quarantineParam(quarantine)] : []),
+    ],
+  );
+  return Number(result.rows[0]?.n ?? 0);
+}
+// Batches with Session PATCHes: read the sessions they patch (locked until commit, so nothing
+// changes them between the read and the write), fold the batch in its order, upsert the result.
+// Batches without one keep the single statement.
+// A forced (replay) batch is for one eMSP: the eMSP of its rows.
+export async function enqueueFolded(pool: Pool, input: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition, quarantine: readonly QuarantineEntry[] = []): Promise<{ n: number; report: EnqueueReport }> {
+  const patches = input.filter((r) => r.kind === 'session' && r.patch);
+  if (patches.length === 0) return { n: await upsert(pool, input, forced, position, quarantine), report: { applied: 0, unapplied: [] } };
+  const replayTo = forced ? patches[0]?.emsp : undefined;
+  return inTransaction(pool, async (client) => {
+    const sessions = [...new Map(patches.map((r) => [sessionKey(r.cpo, r.objectId), r])).values()];
+    const { rows } = await client.query<{ emsp_country_code: string; emsp_party_id: string; cpo_country_code: string; cpo_party_id: string; object_id: string; source_partition: number; source_offset: string; source_time: Date | null; payload: Json }>(
+      `select emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id, source_partition, source_offset, source_time, payload
+         from deliveries
+        where kind = 'session'
+          and (cpo_country_code, cpo_party_id, upper(object_id)) in (select * from unnest($1::text[], $2::text[], $3::text[]))
+        order by id
+        for update`,
+      [sessions.map((r) => r.cpo.countryCode.toUpperCase()), sessions.map((r) => r.cpo.partyId.toUpperCase()), sessions.map((r) => r.objectId.toUpperCase())],
+    );
+    const stored: StoredSession[] = rows.map((r) => ({
+      emsp: { countryCode: r.emsp_country_code, partyId: r.emsp_party_id },
+      cpo: { countryCode: r.cpo_country_code, partyId: r.cpo_party_id },
+      objectId: r.object_id,
+      partition: r.source_partition,
+      offset: r.source_offset,
+      sourceTime: r.source_time ? r.source_time.toISOString() : null,
+      payload: r.payload,
+    }));
+    const fold = foldSessionEvents(input, stored, replayTo);
+    return { n: await upsert(client, fold.rows, forced, position, quarantine), report: { applied: fold.applied, unapplied: fold.unapplied } };
+  });
+}

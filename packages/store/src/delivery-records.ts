@@ -1,0 +1,143 @@
+import { utcTime } from './utc-time.ts';
+
+// The delivery queue's records (issue #4; reference design, Delivery rules): what goes in, what comes
+// out, and the filter operators list and re-drive them by (postgres-delivery-queue.ts).
+
+type Json = Record<string, unknown>;
+
+export type DeliveryKind = 'session' | 'cdr' | 'command_result';
+export type DeliveryState = 'pending' | 'delivered' | 'dead' | 'unroutable';
+
+export interface DeliveryInput {
+  readonly kind: DeliveryKind;
+  readonly emsp: { countryCode: string; partyId: string };
+  readonly cpo: { countryCode: string; partyId: string };
+  readonly objectId: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly payload: Json;
+  readonly correlationId: string | undefined;
+  readonly eventTime: string;
+  /** command_result only: the eMSP's response_url. */
+  readonly targetUrl?: string;
+  /**
+   * session only: the payload is a Session PATCH, merged into the session the hub holds
+   * (session-fold.ts); `emsp` is then ignored (a PATCH need not carry cdr_token).
+   */
+  readonly patch?: boolean;
+}
+
+export interface Delivery {
+  readonly id: string;
+  readonly kind: DeliveryKind;
+  readonly emsp: { countryCode: string; partyId: string };
+  readonly cpo: { countryCode: string; partyId: string };
+  readonly objectId: string;
+  readonly offset: string;
+  readonly payload: Json;
+  readonly correlationId: string | undefined;
+  readonly eventTime: Date;
+  readonly state: DeliveryState;
+  readonly reason: string | undefined;
+  readonly attempts: number;
+  readonly nextAttemptAt: Date;
+  readonly lastError: string | undefined;
+  readonly createdAt: Date;
+  readonly targetUrl: string | undefined;
+}
+
+export interface DeliveryFilter {
+  readonly states?: readonly DeliveryState[];
+  readonly emsp?: { countryCode: string; partyId: string };
+  readonly cpo?: { countryCode: string; partyId: string };
+  readonly reason?: string;
+  readonly olderThanSeconds?: number;
+  readonly id?: string;
+  readonly limit?: number;
+}
+
+/** Where a consumer stands after the rows it enqueues: stored in the same statement as them. */
+export interface DeliveryPosition {
+  readonly consumerGroup: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly nextOffset: string;
+}
+
+export interface Row {
+  id: string;
+  kind: DeliveryKind;
+  emsp_country_code: string;
+  emsp_party_id: string;
+  cpo_country_code: string;
+  cpo_party_id: string;
+  object_id: string;
+  source_offset: string;
+  payload: Json;
+  correlation_id: string | null;
+  event_time: Date;
+  state: DeliveryState;
+  reason: string | null;
+  attempts: number;
+  next_attempt_at: Date;
+  last_error: string | null;
+  created_at: Date;
+  target_url: string | null;
+}
+
+export const toDelivery = (r: Row): Delivery => ({
+  id: r.id,
+  kind: r.kind,
+  emsp: { countryCode: r.emsp_country_code, partyId: r.emsp_party_id },
+  cpo: { countryCode: r.cpo_country_code, partyId: r.cpo_party_id },
+  objectId: r.object_id,
+  offset: r.source_offset,
+  payload: r.payload,
+  correlationId: r.correlation_id ?? undefined,
+  eventTime: r.event_time,
+  state: r.state,
+  reason: r.reason ?? undefined,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  lastError: r.last_error ?? undefined,
+  createdAt: r.created_at,
+  targetUrl: r.target_url ?? undefined,
+});
+
+export function where(filter: DeliveryFilter, params: unknown[]): string {
+  const clauses: string[] = [];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    clauses.push(sql.replace('?', `$${params.length}`));
+  };
+  if (filter.id) add('id = ?', filter.id);
+  if (filter.states?.length) add('state = any(?)', filter.states);
+  if (filter.emsp) {
+    add('emsp_country_code = ?', filter.emsp.countryCode);
+    add('emsp_party_id = ?', filter.emsp.partyId);
+  }
+  if (filter.cpo) {
+    add('cpo_country_code = ?', filter.cpo.countryCode);
+    add('cpo_party_id = ?', filter.cpo.partyId);
+  }
+  if (filter.reason) add("coalesce(reason, last_error, '') ilike ?", `%${filter.reason}%`);
+  if (filter.olderThanSeconds !== undefined) add("created_at < now() - (? * interval '1 second')", filter.olderThanSeconds);
+  return clauses.length ? `where ${clauses.join(' and ')}` : '';
+}
+
+export const DELIVERIES_CHANNEL = 'hub_deliveries';
+
+/**
+ * The version time of a session (its last_updated, as UTC; a DateTime without a zone is UTC,
+ * types.asciidoc), null for other kinds or a value that is not an OCPI DateTime.
+ */
+export function sourceTime(r: DeliveryInput): string | null {
+  return r.kind === 'session' ? utcTime(r.payload['last_updated'], 'utc') : null;
+}
+
+/** Whether r replaces seen (same delivery key): by the session's version time, then by offset. */
+export function isNewer(r: DeliveryInput, seen: DeliveryInput): boolean {
+  const [a, b] = [sourceTime(r), sourceTime(seen)];
+  if (a !== null && b !== null && a !== b) return a > b;
+  return BigInt(r.offset) > BigInt(seen.offset);
+}

@@ -1,0 +1,166 @@
+import type { Pool } from './pool.ts';
+import type { QuarantineEntry } from './consumer-quarantine.ts';
+import { DELIVERIES_CHANNEL, toDelivery, where, type Delivery, type DeliveryFilter, type DeliveryInput, type DeliveryPosition, type DeliveryState, type Row } from './delivery-records.ts';
+import { enqueueFolded, type EnqueueReport } from './delivery-enqueue.ts';
+
+// The delivery queue (issue #4; reference design, Delivery rules): durable deliveries of sessions,
+// CDRs and command results to eMSPs, claimed per eMSP by the dispatcher's delivery workers, listed and
+// re-driven by operators. Where each goes is the RoutingDirectory's (postgres-routing-directory.ts).
+
+export interface DeliveryQueue {
+  /**
+   * Turns consumed events into delivery rows. Newest wins: a session row is replaced only by a later
+   * version (its last_updated, then a higher offset of the same key), which makes a redelivered or
+   * replayed event a no-op and never lets an older session state overwrite a newer one, even one that
+   * reached Kafka late. A CDR row is never replaced: a CDR appended twice is delivered once.
+   */
+  /**
+   * `quarantine`: records of the same batch that cannot become rows (migration 013), written in the
+   * same statement as the rows and the position, so a record is never both past the position and lost.
+   */
+  enqueue(rows: readonly DeliveryInput[], position?: DeliveryPosition, quarantine?: readonly QuarantineEntry[]): Promise<EnqueueReport>;
+  /**
+   * Whether the hub holds the session: a delivery row made from a PUT of it (any eMSP); the id is a
+   * CiString (types.asciidoc). The ingress asks this before accepting a Session PATCH.
+   */
+  sessionExists(cpo: { countryCode: string; partyId: string }, sessionId: string): Promise<boolean>;
+  /** The stored positions of a consumer group in a topic (next offset per partition). */
+  deliveryPositions(consumerGroup: string, topic: string): Promise<Map<number, bigint>>;
+  /** Operator replay: the rows are made pending again even when delivered before. */
+  enqueueForced(rows: readonly DeliveryInput[]): Promise<number>;
+  /**
+   * Claims due rows for delivery, at most `perEmspCap` minus what is already in flight per eMSP
+   * ("CC/PID" -> count), so one eMSP's backlog never takes the slots of the others.
+   */
+  claimDue(limit: number, inFlight: ReadonlyMap<string, number>, perEmspCap: number, claimMs: number): Promise<Delivery[]>;
+  delivered(id: string, offset: string): Promise<void>;
+  failed(id: string, offset: string, error: string, retryInMs: number | undefined): Promise<void>;
+  unroutable(id: string, reason: string): Promise<void>;
+  list(filter: DeliveryFilter): Promise<Delivery[]>;
+  /** Makes matching dead or unroutable rows pending again; returns how many. */
+  redrive(filter: DeliveryFilter): Promise<number>;
+  backlog(): Promise<Array<{ emsp: string; state: DeliveryState; count: number }>>;
+}
+
+export function postgresDeliveryQueue(pool: Pool): DeliveryQueue {
+  // Successful deliveries are recorded in batches: one UPDATE for every completion that arrived while
+  // the previous one ran. A crash before it commits only means the claim expires and the record is
+  // delivered again (at least once; receivers dedupe by id).
+  let completions: Array<{ id: string; offset: string; resolve: () => void; reject: (e: unknown) => void }> = [];
+  let completing = false;
+  const flushCompletions = async (): Promise<void> => {
+    completing = true;
+    while (completions.length > 0) {
+      const batch = completions;
+      completions = [];
+      try {
+        // A newer version that arrived during the call stays pending: it is delivered next.
+        await pool.query(
+          `update deliveries d set
+             state = case when d.source_offset = c.off then 'delivered' else 'pending' end,
+             attempts = case when d.source_offset = c.off then d.attempts else 0 end,
+             delivered_offset = greatest(coalesce(d.delivered_offset, -1), c.off), delivered_at = now(),
+             claimed_until = null, last_error = null, next_attempt_at = now(), updated_at = now()
+           from unnest($1::bigint[], $2::bigint[]) as c(id, off)
+           where d.id = c.id`,
+          [batch.map((c) => c.id), batch.map((c) => c.offset)],
+        );
+        for (const c of batch) c.resolve();
+      } catch (e) {
+        for (const c of batch) c.reject(e);
+      }
+    }
+    completing = false;
+  };
+  return {
+    async enqueue(rows, position, quarantine) {
+      return (await enqueueFolded(pool, rows, false, position, quarantine)).report;
+    },
+    async sessionExists(cpo, sessionId) {
+      const { rows } = await pool.query(
+        "select 1 from deliveries where kind = 'session' and cpo_country_code = upper($1) and cpo_party_id = upper($2) and upper(object_id) = upper($3) limit 1",
+        [cpo.countryCode, cpo.partyId, sessionId],
+      );
+      return rows.length > 0;
+    },
+    async deliveryPositions(consumerGroup, topic) {
+      const { rows } = await pool.query<{ partition: number; next_offset: string }>(
+        'select partition, next_offset from delivery_positions where consumer_group = $1 and topic = $2',
+        [consumerGroup, topic],
+      );
+      return new Map(rows.map((r) => [r.partition, BigInt(r.next_offset)]));
+    },
+    enqueueForced: async (rows) => (await enqueueFolded(pool, rows, true)).n,
+
+    async claimDue(limit, inFlight, perEmspCap, claimMs) {
+      // eMSP by eMSP: each gets at most its free slots of its oldest due records (index
+      // deliveries_pending_emsp), so the cost does not grow with one eMSP's backlog.
+      const { rows } = await pool.query<Row>(
+        `with emsps as (
+           select distinct emsp_country_code as cc, emsp_party_id as pid
+             from deliveries where state = 'pending' and next_attempt_at <= now()),
+         picked as (
+           select p.id from emsps e
+           cross join lateral (
+             select d.id, d.next_attempt_at from deliveries d
+              where d.state = 'pending' and d.emsp_country_code = e.cc and d.emsp_party_id = e.pid
+                and d.next_attempt_at <= now() and (d.claimed_until is null or d.claimed_until < now())
+              order by d.next_attempt_at, d.id
+              limit greatest(0, $4::int - coalesce(($2::jsonb ->> (e.cc || '/' || e.pid))::int, 0))
+              for update skip locked) p
+           order by p.next_attempt_at, p.id
+           limit $1)
+         update deliveries d set claimed_until = now() + ($3 * interval '1 millisecond'), attempts = d.attempts + 1, updated_at = now()
+          where d.id in (select id from picked)
+          returning d.*`,
+        [limit, JSON.stringify(Object.fromEntries(inFlight)), claimMs, perEmspCap],
+      );
+      return rows.map(toDelivery);
+    },
+    delivered(id, offset) {
+      return new Promise<void>((resolve, reject) => {
+        completions.push({ id, offset, resolve, reject });
+        if (!completing) void flushCompletions();
+      });
+    },
+    async failed(id, offset, error, retryInMs) {
+      await pool.query(
+        `update deliveries set
+           state = case when $4::bigint is null and source_offset = $2 then 'dead' else 'pending' end,
+           next_attempt_at = now() + (coalesce($4::bigint, 0) * interval '1 millisecond'),
+           claimed_until = null, last_error = $3, updated_at = now()
+         where id = $1`,
+        [id, offset, error.slice(0, 1000), retryInMs ?? null],
+      );
+    },
+    async unroutable(id, reason) {
+      await pool.query(`update deliveries set state = 'unroutable', reason = $2, claimed_until = null, updated_at = now() where id = $1`, [id, reason]);
+    },
+
+    async list(filter) {
+      const params: unknown[] = [];
+      const sql = `select * from deliveries ${where(filter, params)} order by id limit ${Math.max(1, Math.min(filter.limit ?? 1000, 100_000))}`;
+      return (await pool.query<Row>(sql, params)).rows.map(toDelivery);
+    },
+    async redrive(filter) {
+      const params: unknown[] = [];
+      // Only rows that are stuck: a pending row may be in flight, and clearing its claim would let a
+      // second worker send it at the same time.
+      const states = (filter.states?.length ? filter.states : (['dead', 'unroutable'] as const)).filter((s) => s === 'dead' || s === 'unroutable');
+      if (states.length === 0) return 0;
+      const clause = where({ ...filter, states }, params);
+      const result = await pool.query(
+        `update deliveries set state = 'pending', reason = null, attempts = 0, next_attempt_at = now(), claimed_until = null, updated_at = now() ${clause}`,
+        params,
+      );
+      await pool.query(`select pg_notify('${DELIVERIES_CHANNEL}', '')`);
+      return result.rowCount ?? 0;
+    },
+    async backlog() {
+      const { rows } = await pool.query<{ emsp: string; state: DeliveryState; count: string }>(
+        `select emsp_country_code || '/' || emsp_party_id as emsp, state, count(*) as count from deliveries where state <> 'delivered' group by 1, 2`,
+      );
+      return rows.map((r) => ({ emsp: r.emsp, state: r.state, count: Number(r.count) }));
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import type { HubEvent } from '@hub/events';
+import type { QuarantineEntry } from './consumer-quarantine.ts';
+import { utcTime } from './utc-time.ts';
+
+// What the projector hands the read-model store (postgres-read-model-store.ts, read-model-apply.ts).
+
+export type ReadModel = 'locations' | 'tariffs';
+
+export type Json = Record<string, unknown>;
+
+export interface ProjectedRecord {
+  readonly offset: string;
+  readonly type: string;
+  readonly subject: string;
+  readonly data: Json;
+  /** The event's time (ce_time): an object created by this record is listed by it. */
+  readonly time: string;
+  /**
+   * Not applied but quarantined (migration 013), in the same transaction as the position that moves
+   * past it: a record the read model cannot store, or one that is not an event at all.
+   */
+  readonly quarantine?: QuarantineEntry;
+}
+
+/**
+ * The record a consumed event becomes for the read models; a record that is not one of our events
+ * becomes an "unreadable" one, which the store keeps as a reject so the position still moves.
+ */
+export function projectedRecord(offset: string, event: HubEvent | undefined): ProjectedRecord {
+  return event
+    ? { offset, type: event.type, subject: event.subject, data: event.data as Json, time: event.time }
+    : { offset, type: 'unreadable', subject: '', data: {}, time: '' };
+}
+
+export interface PartitionBatch {
+  readonly partition: number;
+  readonly records: readonly ProjectedRecord[];
+}
+
+export interface BatchOutcome {
+  readonly applied: number;
+  /** Records at or below the stored position: already applied (redelivery, rebalance, replay). */
+  readonly skipped: number;
+  readonly rejected: number;
+  readonly quarantined: number;
+}
+
+export const TABLE: Record<ReadModel, string> = { locations: 'locations', tariffs: 'tariffs' };
+
+/**
+ * The creation time an event gives its object, as Postgres reads it; '' (the object then takes its
+ * last_updated) for a ce_time that is not an ISO 8601 time with a zone in years 1 to 9999. Another
+ * producer's event may carry anything there: it must neither fail the batch (which would stop the
+ * projection) nor depend on the projector's local time zone (which would make replays differ).
+ */
+export function creationTime(time: string): string {
+  return utcTime(time, 'refuse') ?? '';
+}

@@ -1,0 +1,178 @@
+import { Counter, Histogram } from '@hub/observability';
+import { isSuccessCode } from '@hub/ocpi';
+import { ocpiPartnerClient } from '@hub/partners';
+import { aesGcmTokenCipher, cachedLookup, PartnerCallError, type RoutingDirectory } from '@hub/registry';
+import type { ServiceShell } from '@hub/service-kit';
+import { DELIVERIES_CHANNEL, listen, type Delivery, type DeliveryQueue } from '@hub/store';
+import type { DispatcherConfig } from './config.ts';
+
+// The dispatcher's delivery workers (interface document, Events; reference design, Delivery rules):
+// they send due records to the eMSP's receiver with retries and backoff, a few at a time per eMSP, so
+// one eMSP down or slow delays no other (no head-of-line blocking).
+
+export interface DeliveryWorkers {
+  /** Claims due records soon (new records, freed slots). */
+  wake(): void;
+  /** Starts listening for new records and polling for retries that come due. */
+  start(): Promise<void>;
+  /** Claims nothing more. */
+  halt(): void;
+  /** Waits (10 s at most) for the deliveries in flight, then closes the listener and the client. */
+  drain(): Promise<void>;
+}
+
+export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, deps: { deliveries: DeliveryQueue; routing: RoutingDirectory }): DeliveryWorkers {
+  const { logger, metrics } = shell;
+  const { deliveries, routing } = deps;
+  const cipher = aesGcmTokenCipher(config.secretKey);
+  const partners = ocpiPartnerClient({ policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts }, timeoutMs: config.deliveryTimeoutMs });
+  const attempts = new Counter({ name: 'hub_delivery_attempts_total', help: 'Delivery attempts by kind, eMSP and outcome (delivered, failed, dead, unroutable)', labelNames: ['kind', 'emsp', 'outcome'], registers: [metrics] });
+  const latency = new Histogram({
+    name: 'hub_delivery_latency_seconds',
+    help: 'From the CPO push being appended to the eMSP receiver accepting it',
+    labelNames: ['kind', 'emsp'],
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
+    registers: [metrics],
+  });
+  const inFlight = new Map<string, number>();
+  let total = 0;
+  let stopping = false;
+  let pumping = false;
+  let again = false;
+  const emspKey = (d: Delivery) => `${d.emsp.countryCode}/${d.emsp.partyId}`;
+
+  // Targets are resolved from the registry at delivery time and kept for a moment: at hundreds of
+  // deliveries a second the same few eMSPs repeat. Registry changes that stop deliveries (routing
+  // disabled, receiver URL changed, token rotated) apply within 2 s. Only a usable target is kept: a
+  // record found unroutable is re-checked at once after a fix.
+  const targets = cachedLookup(
+    2_000,
+    (d: Delivery) => routing.deliveryTarget(d.kind, d.emsp, d.cpo, d.targetUrl),
+    (d) => `${d.kind}|${d.emsp.countryCode}/${d.emsp.partyId}|${d.cpo.countryCode}/${d.cpo.partyId}|${d.targetUrl ?? ''}`,
+    (t) => t.ok,
+  );
+  const targetOf = (d: Delivery) => targets.get(d);
+
+  const deliver = async (d: Delivery): Promise<void> => {
+    const emsp = emspKey(d);
+    const target = await targetOf(d);
+    if (!target.ok) {
+      await deliveries.unroutable(d.id, target.reason);
+      attempts.inc({ kind: d.kind, emsp, outcome: 'unroutable' });
+      logger.warn('delivery unroutable, kept for re-drive', { kind: d.kind, emsp, objectId: d.objectId, reason: target.reason, correlationId: d.correlationId });
+      return;
+    }
+    // Interface document, Receiver endpoints: session PUT {receiver}/{cpo cc}/{cpo pid}/{session id}
+    // (always the full latest state), CDR POST {receiver}.
+    const base = target.url.replace(/\/+$/, '');
+    // Command results go to the response_url the eMSP gave (mod_commands.asciidoc, CommandResult).
+    const url = d.kind === 'session' ? `${base}/${d.cpo.countryCode}/${d.cpo.partyId}/${encodeURIComponent(d.objectId)}` : d.kind === 'cdr' ? base : target.url;
+    let accepted = false;
+    try {
+      const result = await partners.call(d.kind === 'session' ? 'PUT' : 'POST', url, cipher.open(target.partnerTokenSealed), { correlationId: d.correlationId ?? `delivery-${d.id}` }, d.payload, {
+        // transport_and_format.asciidoc, Message routing headers: from the CPO, to the eMSP.
+        'ocpi-from-country-code': d.cpo.countryCode,
+        'ocpi-from-party-id': d.cpo.partyId,
+        'ocpi-to-country-code': d.emsp.countryCode,
+        'ocpi-to-party-id': d.emsp.partyId,
+      });
+      // status_codes.asciidoc: 1xxx is success (1000, and 19xx for custom success codes).
+      if (result.httpStatus < 200 || result.httpStatus > 299 || !isSuccessCode(result.envelope.status_code)) {
+        throw new PartnerCallError('OCPI_STATUS', url, `HTTP ${result.httpStatus}, OCPI status_code ${String(result.envelope.status_code)}`);
+      }
+      accepted = true;
+      // Recording the success can fail (Postgres away): that is not the eMSP's failure, so it must
+      // not count as an attempt (on the last one it would make an accepted CDR a dead letter). The
+      // claim then expires and the row is delivered again: at least once, receivers dedupe by id.
+      await deliveries.delivered(d.id, d.offset);
+      attempts.inc({ kind: d.kind, emsp, outcome: 'delivered' });
+      latency.observe({ kind: d.kind, emsp }, (Date.now() - d.eventTime.getTime()) / 1000);
+    } catch (e) {
+      if (accepted) {
+        logger.error('delivered, but recording it failed: it will be delivered again when its claim expires', { kind: d.kind, emsp, objectId: d.objectId, err: e });
+        return;
+      }
+      const error = e instanceof Error ? e.message : String(e);
+      if (e instanceof PartnerCallError && e.reason === 'URL_NOT_ALLOWED') {
+        await deliveries.unroutable(d.id, `receiver URL not allowed: ${error}`);
+        attempts.inc({ kind: d.kind, emsp, outcome: 'unroutable' });
+        return;
+      }
+      const retryIn = config.retryScheduleMs[d.attempts - 1];
+      await deliveries.failed(d.id, d.offset, error, retryIn);
+      attempts.inc({ kind: d.kind, emsp, outcome: retryIn === undefined ? 'dead' : 'failed' });
+      logger.warn(retryIn === undefined ? 'delivery failed for the last time: dead letter' : 'delivery failed, will retry', {
+        kind: d.kind,
+        emsp,
+        objectId: d.objectId,
+        attempt: d.attempts,
+        retryInMs: retryIn,
+        error,
+        correlationId: d.correlationId,
+      });
+    }
+  };
+
+  const pump = async (): Promise<void> => {
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        again = false;
+        const free = config.concurrency - total;
+        if (free <= 0 || stopping) break;
+        const due = await deliveries.claimDue(free, inFlight, config.concurrencyPerEmsp, config.deliveryTimeoutMs * 3);
+        for (const d of due) {
+          const emsp = emspKey(d);
+          inFlight.set(emsp, (inFlight.get(emsp) ?? 0) + 1);
+          total++;
+          void deliver(d)
+            .catch((e: unknown) => logger.error('delivery bookkeeping failed; the claim expires and it is retried', { err: e, id: d.id }))
+            .finally(() => {
+              inFlight.set(emsp, (inFlight.get(emsp) ?? 1) - 1);
+              total--;
+              wake();
+            });
+        }
+        if (due.length === free) again = true;
+      } while (again && !stopping);
+    } catch (e) {
+      logger.warn('claiming deliveries failed; retrying', { err: e });
+    } finally {
+      pumping = false;
+    }
+  };
+  // Completions come in bursts: one claim for all the slots freed within a millisecond.
+  let wakeTimer: NodeJS.Timeout | undefined;
+  function wake(): void {
+    wakeTimer ??= setTimeout(() => {
+      wakeTimer = undefined;
+      void pump();
+    }, 1);
+  }
+
+  let listener: { close(): Promise<void> } | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    wake,
+    async start() {
+      // New records wake the workers at once (LISTEN); a timer catches retries that come due.
+      listener = await listen(config.databaseUrl, DELIVERIES_CHANNEL, wake, (e) => logger.warn('delivery listener lost; polling only', { err: e }));
+      timer = setInterval(wake, 250);
+      wake();
+    },
+    halt() {
+      stopping = true;
+      clearInterval(timer);
+    },
+    async drain() {
+      const deadline = Date.now() + 10_000;
+      while (total > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await listener?.close();
+      await partners.close();
+    },
+  };
+}
