@@ -185,7 +185,15 @@ describe('onboarding a partner (interface document, Onboarding sequence a-e)', (
     const events = await readTopic(
       stack,
       topics.registry,
-      (rs) => rs.filter((r) => r.headers['ce_type'] !== health).length >= 7 && rs.filter((r) => r.headers['ce_type'] === health).length >= 2,
+      // Probes run on their own clock: wait for the partner's recovery (the last two health events
+      // OFFLINE then CONNECTED) rather than for any two, which an extra OFFLINE probe can precede.
+      (rs) =>
+        rs.filter((r) => r.headers['ce_type'] !== health).length >= 7 &&
+        rs
+          .filter((r) => r.headers['ce_type'] === health)
+          .slice(-2)
+          .map((r) => (JSON.parse(r.value) as { status: string }).status)
+          .join() === 'OFFLINE,CONNECTED',
       20_000,
     );
     const types = events.map((e) => e.headers['ce_type']);

@@ -236,19 +236,24 @@ export async function startCluster(o: ClusterOptions): Promise<RunningCluster> {
  */
 async function waitForRegistration(brokers: string[], count: number): Promise<void> {
   const quiet = { error() {}, warn() {}, info() {}, debug() {} };
-  const log = createKafkaEventLog({ brokers, clientId: 'stack-cluster', logger: quiet });
-  const admin = log.admin();
+  // Each node is asked on its own (a client seeded with that node only): one node's metadata can list
+  // every broker while another's does not yet, and topics are created on whichever a client asks.
+  const logs = brokers.map((b) => createKafkaEventLog({ brokers: [b], clientId: 'stack-cluster', logger: quiet }));
+  const admins = logs.map((l) => l.admin());
   try {
     await waitFor(`${count} Kafka brokers registered`, async () => {
       try {
-        await admin.connect();
-        return (await admin.describeCluster()).brokers.length >= count;
+        for (const admin of admins) {
+          await admin.connect();
+          if ((await admin.describeCluster()).brokers.length < count) return false;
+        }
+        return true;
       } catch {
         return false;
       }
     }, 90_000);
   } finally {
-    await log.close();
+    await Promise.all(logs.map((l) => l.close()));
   }
 }
 
