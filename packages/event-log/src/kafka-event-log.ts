@@ -281,7 +281,21 @@ export function createKafkaEventLog(options: EventLogOptions): EventLog {
     async latestOffsets(topic) {
       // Bounded like an append: a push that waits for the projection before appending (a PATCH, a
       // child PUT) answers "retry later" within appendTimeoutMs while Kafka is away (issue 10, item 3).
-      const offsets = await bounded(`the offsets of ${topic}`, options.appendTimeoutMs ?? 10_000, sharedAdmin().then((a) => a.fetchTopicOffsets(physical(topic))));
+      // A leader that just moved or a topic just created answers NOT_LEADER / UNKNOWN_TOPIC (retriable):
+      // asked again within the same bound, as kafkajs does for produce and fetch.
+      const limitMs = options.appendTimeoutMs ?? 10_000;
+      const giveUpAt = Date.now() + limitMs;
+      const fetchOffsets = async () => {
+        for (;;) {
+          try {
+            return await (await sharedAdmin()).fetchTopicOffsets(physical(topic));
+          } catch (e) {
+            if ((e as { retriable?: unknown }).retriable !== true || Date.now() >= giveUpAt) throw e;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+      };
+      const offsets = await bounded(`the offsets of ${topic}`, limitMs, fetchOffsets());
       return new Map(offsets.map((o) => [o.partition, BigInt(o.high)]));
     },
     consumer(groupId, consumerOptions = {}) {
