@@ -3,9 +3,8 @@
 // ingress answers normally again once Postgres is back. The ingress reaches Postgres through a TCP
 // relay this test owns, so "Postgres away" is the relay closing: the shared server is untouched.
 import assert from 'node:assert/strict';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
+import { call, createTestStack, startService, startTcpRelay, type ServiceProcess, type TcpRelay, type TestStack } from '@hub/testing';
 import { freePort, onboard, type OnboardedPlatform } from './helpers.ts';
 
 describe('Postgres away: requests that need it are refused with 503 and Retry-After', () => {
@@ -13,40 +12,17 @@ describe('Postgres away: requests that need it are refused with 503 and Retry-Af
   let ingress: ServiceProcess;
   let hub: string;
   let cpo: OnboardedPlatform;
-  let relay: Server | undefined;
-  let relayPort = 0;
-  const sockets = new Set<Socket>();
+  let relay: TcpRelay;
   let target: URL;
-
-  const openRelay = () =>
-    new Promise<void>((resolve) => {
-      relay = createServer((client) => {
-        const server = connect(Number(target.port || 5432), target.hostname);
-        for (const s of [client, server]) {
-          sockets.add(s);
-          s.on('error', () => undefined);
-          s.on('close', () => (sockets.delete(s), client.destroy(), server.destroy()));
-        }
-        client.pipe(server).pipe(client);
-      });
-      relay.listen(relayPort, '127.0.0.1', () => resolve());
-    });
-  const closeRelay = async () => {
-    const closed = new Promise<void>((resolve) => (relay ? relay.close(() => resolve()) : resolve()));
-    for (const s of sockets) s.destroy();
-    await closed;
-    relay = undefined;
-  };
 
   before(async () => {
     stack = await createTestStack('pg_outage');
     const direct = stack.env();
     target = new URL(direct['DATABASE_URL'] ?? '');
-    relayPort = await freePort();
-    await openRelay();
+    relay = await startTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
     const viaRelay = new URL(target);
     viaRelay.hostname = '127.0.0.1';
-    viaRelay.port = String(relayPort);
+    viaRelay.port = String(relay.port);
     const port = await freePort();
     hub = `http://127.0.0.1:${port}`;
     const env = stack.env({ HUB_PORT: String(port), ALLOW_HTTP_PARTNER_URLS: 'true', PARTNER_ALLOWED_HOSTS: '127.0.0.1', DATABASE_URL: viaRelay.toString() });
@@ -56,13 +32,13 @@ describe('Postgres away: requests that need it are refused with 503 and Retry-Af
 
   after(async () => {
     await Promise.allSettled([ingress?.stop(), cpo?.partner.close()]);
-    await closeRelay();
+    await relay.close();
     await stack?.cleanup();
   });
 
   it('answers 503 with Retry-After while the relay is closed, and 1000 again once it is open', { timeout: 90_000 }, async () => {
     assert.equal((await call(hub, 'GET', '/ocpi/2.2.1/hubclientinfo', { token: cpo.token })).body.status_code, 1000);
-    await closeRelay();
+    await relay.close();
     // hubclientinfo reads the registry; a location list reads the read model and the rate counter.
     for (const path of ['/ocpi/2.2.1/hubclientinfo', '/ocpi/2.2.1/locations', '/ocpi/2.2.1/cdrs/BE/BEC/NOPE']) {
       const res = await call(hub, 'GET', path, { token: cpo.token }).catch((e: unknown) => {
@@ -72,7 +48,7 @@ describe('Postgres away: requests that need it are refused with 503 and Retry-Af
       assert.equal(res.body.status_code, 3000, path);
       assert.match(res.headers['retry-after'] ?? '', /^\d+$/, `${path}: Retry-After`);
     }
-    await openRelay();
+    await relay.open();
     let again = 0;
     for (let i = 0; i < 50 && again !== 1000; i++) {
       again = (await call(hub, 'GET', '/ocpi/2.2.1/hubclientinfo', { token: cpo.token })).body.status_code;

@@ -3,51 +3,26 @@
 // listener reconnects and the cache serves again, even when the first reconnect attempts failed.
 // The listener reaches the real Postgres through a TCP relay this test closes and reopens.
 import assert from 'node:assert/strict';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Caller, RegistryStore } from '@hub/registry';
 import { cachedCallerLookup, type CallerLookup } from '@hub/store';
-import { createTestStack, type TestStack } from '@hub/testing';
-import { freePort } from '../../../infra/stack/proc.ts';
+import { createTestStack, startTcpRelay, type TcpRelay, type TestStack } from '@hub/testing';
 
 describe('cachedCallerLookup after Postgres went away', () => {
   let stack: TestStack;
   let lookup: CallerLookup | undefined;
-  let relay: Server | undefined;
-  let relayPort = 0;
-  const sockets = new Set<Socket>();
+  let relay: TcpRelay;
   let target: URL;
-
-  const openRelay = () =>
-    new Promise<void>((resolve) => {
-      relay = createServer((client) => {
-        const server = connect(Number(target.port || 5432), target.hostname);
-        for (const s of [client, server]) {
-          sockets.add(s);
-          s.on('error', () => undefined);
-          s.on('close', () => (sockets.delete(s), client.destroy(), server.destroy()));
-        }
-        client.pipe(server).pipe(client);
-      });
-      relay.listen(relayPort, '127.0.0.1', () => resolve());
-    });
-  const closeRelay = async () => {
-    const closed = new Promise<void>((resolve) => (relay ? relay.close(() => resolve()) : resolve()));
-    for (const s of sockets) s.destroy();
-    await closed;
-    relay = undefined;
-  };
 
   before(async () => {
     stack = await createTestStack('caller_cache_reconnect');
     target = new URL(stack.env()['DATABASE_URL'] ?? '');
-    relayPort = await freePort();
-    await openRelay();
+    relay = await startTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
   });
 
   after(async () => {
     await lookup?.close();
-    await closeRelay();
+    await relay.close();
     await stack?.cleanup();
   });
 
@@ -57,15 +32,15 @@ describe('cachedCallerLookup after Postgres went away', () => {
     const store = { findCaller: () => (queries++, Promise.resolve(caller)) } as unknown as RegistryStore;
     const viaRelay = new URL(target);
     viaRelay.hostname = '127.0.0.1';
-    viaRelay.port = String(relayPort);
+    viaRelay.port = String(relay.port);
     lookup = await cachedCallerLookup(store, { databaseUrl: viaRelay.toString(), onError: () => undefined });
     await lookup.find('h1');
     assert.ok(lookup.peek('h1'), 'cached while listening');
 
-    await closeRelay();
+    await relay.close();
     await new Promise((r) => setTimeout(r, 3500)); // several reconnect attempts fail meanwhile
     assert.equal(lookup.peek('h1'), undefined, 'bypassed while the listener is down');
-    await openRelay();
+    await relay.open();
 
     let cached = false;
     for (let i = 0; i < 40 && !cached; i++) {

@@ -3,3 +3,4 @@ export * from './partner-simulator.ts';
 export * from './ocpi-client.ts';
 export * from './service-process.ts';
 export * from './given-stack.ts';
+export * from './tcp-relay.ts';
