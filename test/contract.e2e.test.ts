@@ -10,12 +10,11 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { topics } from '@hub/events';
 import { asyncApiContract, openApiContract, type ObservedResponse } from '@hub/schemas/api-doc-contract';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { freePort, hubctl, onboard, readTopic, until, type OnboardedPlatform } from './helpers.ts';
+import { freePort, hubctl, onboard, readTopic, until, type OnboardedPlatform, ocpiExample } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-const examples = new URL('../../shared/ocpi-2.2.1/examples/', import.meta.url);
-const example = (name: string) => JSON.parse(readFileSync(new URL(name, examples), 'utf8')) as Json;
+const example = ocpiExample;
 const doc = (name: string) => JSON.parse(readFileSync(new URL(`../docs/${name}`, import.meta.url), 'utf8')) as Json;
 
 describe('contract: real answers and events match docs/openapi.json and docs/asyncapi.json', () => {

@@ -2,15 +2,13 @@
 // eMSP receivers (real HTTP servers) with retries, dead letters, unroutable records, re-drive and
 // replay. Real ingress and dispatcher processes, real Kafka and Postgres.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { topics } from '@hub/events';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { freePort, hubctl, onboard, readTopic, until, type OnboardedPlatform } from './helpers.ts';
+import { freePort, hubctl, onboard, readTopic, until, type OnboardedPlatform, ocpiExample } from './helpers.ts';
 
 type Json = Record<string, unknown>;
-const examples = new URL('../../shared/ocpi-2.2.1/examples/', import.meta.url);
-const example = (name: string) => JSON.parse(readFileSync(new URL(name, examples), 'utf8')) as Json;
+const example = ocpiExample;
 const receiverModules = [
   { identifier: 'credentials', role: 'SENDER' as const },
   { identifier: 'sessions', role: 'RECEIVER' as const },

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot, type PartnerSimulator, type TestStack } from '@hub/testing';
@@ -125,4 +126,12 @@ export async function until<T>(what: string, check: () => T | undefined | false 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** The OCPI 2.2.1 JSON examples (shared/ocpi-2.2.1/examples, beside the repository). */
+export const ocpiExamples = new URL('../../shared/ocpi-2.2.1/examples/', import.meta.url);
+
+/** One OCPI 2.2.1 example, parsed. */
+export function ocpiExample(name: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(new URL(name, ocpiExamples), 'utf8')) as Record<string, unknown>;
 }

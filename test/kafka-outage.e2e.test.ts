@@ -5,17 +5,16 @@
 // behaviour (the partner is not kept waiting past the configured timeout), not a benchmark: 2 s slack
 // on a 2 s timeout. This test runs its own broker and stops only that one.
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
 import { startBroker, type RunningBroker } from '../infra/stack/kafka.ts';
 import { local } from '../infra/stack/paths.ts';
-import { freePort, onboard, type OnboardedPlatform } from './helpers.ts';
+import { freePort, onboard, type OnboardedPlatform, ocpiExample } from './helpers.ts';
 
 type Json = Record<string, unknown>;
-const examples = new URL('../../shared/ocpi-2.2.1/examples/', import.meta.url);
-const example = (name: string) => JSON.parse(readFileSync(new URL(name, examples), 'utf8')) as Json;
+const example = ocpiExample;
 const APPEND_TIMEOUT_MS = 2000;
 const SLACK_MS = 2000;
 

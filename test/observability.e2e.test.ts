@@ -11,13 +11,12 @@ import { after, before, describe, it } from 'node:test';
 import { newEvent, topics } from '@hub/events';
 import { call, createTestStack, repoRoot, startService, type ServiceProcess, type TestStack } from '@hub/testing';
 import { prometheusBinaries, startPrometheus, type RunningPrometheus } from '../infra/stack/prometheus.ts';
-import { freePort, hubctl, onboard, until, type OnboardedPlatform } from './helpers.ts';
+import { freePort, hubctl, onboard, until, type OnboardedPlatform, ocpiExample } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 const alertsFile = join(repoRoot, 'infra', 'observability', 'alerts.yml');
 const dashboardFile = join(repoRoot, 'infra', 'observability', 'dashboard.json');
-const examples = new URL('../../shared/ocpi-2.2.1/examples/', import.meta.url);
-const example = (name: string) => JSON.parse(readFileSync(new URL(name, examples), 'utf8')) as Json;
+const example = ocpiExample;
 const receiverModules = [
   { identifier: 'credentials', role: 'SENDER' as const },
   { identifier: 'sessions', role: 'RECEIVER' as const },

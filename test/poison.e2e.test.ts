@@ -5,15 +5,13 @@
 // clear keeps the partition waiting (nothing skipped) and makes /healthz 503 after the bound.
 // Real ingress, projector and dispatcher processes, real Kafka and Postgres.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { newEvent, topics } from '@hub/events';
 import { call, createTestStack, jsonLogs, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { freePort, hubctl, onboard, until, type OnboardedPlatform } from './helpers.ts';
+import { freePort, hubctl, onboard, until, type OnboardedPlatform, ocpiExample } from './helpers.ts';
 
 type Json = Record<string, unknown>;
-const examples = new URL('../../shared/ocpi-2.2.1/examples/', import.meta.url);
-const example = (name: string) => JSON.parse(readFileSync(new URL(name, examples), 'utf8')) as Json;
+const example = ocpiExample;
 const receiverModules = [
   { identifier: 'credentials', role: 'SENDER' as const },
   { identifier: 'sessions', role: 'RECEIVER' as const },

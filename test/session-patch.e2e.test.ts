@@ -3,15 +3,13 @@
 // session each time (newest wins as for PUT), and PATCHes the hub cannot apply are refused with a
 // clear OCPI error and nothing appended. Real ingress and dispatcher processes, Kafka and Postgres.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { topics } from '@hub/events';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { freePort, hubctl, onboard, readTopic, until, type OnboardedPlatform } from './helpers.ts';
+import { freePort, hubctl, onboard, readTopic, until, type OnboardedPlatform, ocpiExample } from './helpers.ts';
 
 type Json = Record<string, unknown>;
-const examples = new URL('../../shared/ocpi-2.2.1/examples/', import.meta.url);
-const example = (name: string) => JSON.parse(readFileSync(new URL(name, examples), 'utf8')) as Json;
+const example = ocpiExample;
 const receiverModules = [
   { identifier: 'credentials', role: 'SENDER' as const },
   { identifier: 'sessions', role: 'RECEIVER' as const },
