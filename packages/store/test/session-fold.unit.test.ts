@@ -5,33 +5,12 @@ import { describe, it } from 'node:test';
 import { mergeSessionPatch } from '@hub/read-models';
 import { foldSessionEvents, type StoredSession } from '../src/session-fold.ts';
 import type { DeliveryInput } from '../src/postgres-delivery-store.ts';
+import { cpo, emsp, fullSession, sessionPatch, sessionPut } from './session-events.fixture.ts';
 
 type Json = Record<string, unknown>;
-const emsp = { countryCode: 'NL', partyId: 'EMS' };
-const cpo = { countryCode: 'NL', partyId: 'CPO' };
-const unknownEmsp = { countryCode: '??', partyId: '???' };
-
-const full = (id: string, lastUpdated: string, extra: Json = {}): Json => ({
-  id,
-  kwh: 0,
-  status: 'ACTIVE',
-  cdr_token: { country_code: 'NL', party_id: 'EMS', uid: 'U1', type: 'RFID', contract_id: 'C1' },
-  last_updated: lastUpdated,
-  ...extra,
-});
-
-const put = (id: string, offset: number, payload: Json): DeliveryInput => ({
-  kind: 'session',
-  emsp,
-  cpo,
-  objectId: id,
-  partition: 0,
-  offset: String(offset),
-  payload,
-  correlationId: `put-${offset}`,
-  eventTime: '2026-01-01T00:00:00Z',
-});
-const patch = (id: string, offset: number, payload: Json): DeliveryInput => ({ ...put(id, offset, payload), emsp: unknownEmsp, correlationId: `patch-${offset}`, patch: true });
+const full = fullSession;
+const put = sessionPut;
+const patch = sessionPatch;
 const stored = (id: string, offset: number, payload: Json, sourceTime = String(payload['last_updated'])): StoredSession => ({ emsp, cpo, objectId: id, partition: 0, offset: String(offset), sourceTime, payload });
 
 describe('foldSessionEvents', () => {

@@ -4,36 +4,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { mergeSessionPatch } from '@hub/read-models';
-import { postgresDeliveryStore, type DeliveryInput, type DeliveryStore } from '@hub/store';
+import { postgresDeliveryStore, type DeliveryStore } from '@hub/store';
 import { givenTestStack } from '@hub/testing';
+import { cpo, emsp, fullSession, sessionPatch, sessionPut } from './session-events.fixture.ts';
 
 type Json = Record<string, unknown>;
-const emsp = { countryCode: 'NL', partyId: 'EMS' };
-const cpo = { countryCode: 'NL', partyId: 'CPO' };
-
-const full = (id: string, lastUpdated: string, extra: Json = {}): Json => ({
-  id,
-  kwh: 0,
-  status: 'ACTIVE',
-  total_cost: { excl_vat: 0.1, incl_vat: 0.12 },
-  cdr_token: { country_code: 'NL', party_id: 'EMS', uid: 'U1', type: 'RFID', contract_id: 'C1' },
-  charging_periods: [{ start_date_time: '2026-01-01T10:00:00Z', dimensions: [{ type: 'ENERGY', volume: 1 }] }],
-  last_updated: lastUpdated,
-  ...extra,
-});
-const put = (id: string, offset: number, payload: Json): DeliveryInput => ({
-  kind: 'session',
-  emsp,
-  cpo,
-  objectId: id,
-  partition: 0,
-  offset: String(offset),
-  payload,
-  correlationId: undefined,
-  eventTime: '2026-01-01T00:00:00Z',
-});
-// As the dispatcher reads a PATCH event: no cdr_token, so no eMSP.
-const patch = (id: string, offset: number, payload: Json): DeliveryInput => ({ ...put(id, offset, payload), emsp: { countryCode: '??', partyId: '???' }, patch: true });
+// A session held with a cost and one charging period, which PATCHes change or add to.
+const full = (id: string, lastUpdated: string, extra: Json = {}): Json =>
+  fullSession(id, lastUpdated, {
+    total_cost: { excl_vat: 0.1, incl_vat: 0.12 },
+    charging_periods: [{ start_date_time: '2026-01-01T10:00:00Z', dimensions: [{ type: 'ENERGY', volume: 1 }] }],
+    ...extra,
+  });
+const put = sessionPut;
+const patch = sessionPatch;
 
 describe('delivery store on Postgres: session PATCH', () => {
   const given = givenTestStack('session_patch');
