@@ -106,8 +106,10 @@ describe('observability: alert rules and dashboard against a real Prometheus', (
     // A record the projector cannot apply (its data is no object): quarantined.
     await stack.eventLog.append(topics.locations, [newEvent({ type: 'ocpi.locations.location-put.v1', source: 'test', subject: 'NL/STK/POISON', key: 'NL/STK/POISON', data: null })]);
     // S-FAIL-2 is made due again at once: its third attempt is its last, a dead letter.
+    // attempts counts a claim as it starts: wait until the second failure is recorded (its minute-long
+    // retry scheduled), or that bookkeeping would overwrite the next_attempt_at set below.
     await until('both failing sessions wait for their second retry', async () =>
-      (await stack.pool.query(`select 1 from deliveries where object_id like 'S-FAIL-%' and state = 'pending' and attempts = 2`)).rowCount === 2);
+      (await stack.pool.query(`select 1 from deliveries where object_id like 'S-FAIL-%' and state = 'pending' and attempts = 2 and next_attempt_at > now() + interval '30 seconds'`)).rowCount === 2);
     await stack.pool.query(`update deliveries set next_attempt_at = now() where object_id = 'S-FAIL-2'`);
     await until('S-FAIL-2 is a dead letter', async () => (await stack.pool.query(`select 1 from deliveries where object_id = 'S-FAIL-2' and state = 'dead'`)).rowCount === 1);
     await until('S-OK delivered', () => ok.partner.received.some((r) => r.body['id'] === 'S-OK'));
