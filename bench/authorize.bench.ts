@@ -9,6 +9,7 @@ import { aesGcmTokenCipher, overrideEndpoint, registerParty, setRoutingRule } fr
 import { postgresRegistryStore } from '@hub/store';
 import { authHeader, createTestStack, repoRoot, startPartnerSimulator } from '@hub/testing';
 import { percentile, startNode } from './load.ts';
+import { printFigures } from './figures.ts';
 
 const rate = Number(process.argv[2] ?? 200);
 const seconds = Number(process.argv[3] ?? 20);
@@ -110,4 +111,16 @@ const line = (label: string, xs: number[]) => `${label}: ${xs.length} requests, 
 process.stdout.write(`${line('CPO called directly', directTimes)}\n${line('through the hub    ', hubTimes)}\n`);
 process.stdout.write(`${line('command round trip (request -> CPO -> callback -> eMSP response_url), 10 concurrent', commandTimes)}, p95 ${percentile(commandTimes, 95).toFixed(1)} ms\n`);
 process.stdout.write(`hub-added latency: p50 ${(percentile(hubTimes, 50) - percentile(directTimes, 50)).toFixed(2)} ms, p99 ${(percentile(hubTimes, 99) - percentile(directTimes, 99)).toFixed(2)} ms (${rate} req/s in all for ${seconds} s, ${new Date().toISOString()})\n`);
+printFigures({
+  direct_p50_ms: percentile(directTimes, 50),
+  direct_p99_ms: percentile(directTimes, 99),
+  hub_p50_ms: percentile(hubTimes, 50),
+  hub_p99_ms: percentile(hubTimes, 99),
+  hub_added_p50_ms: percentile(hubTimes, 50) - percentile(directTimes, 50),
+  hub_added_p99_ms: percentile(hubTimes, 99) - percentile(directTimes, 99),
+  command_round_trip_p50_ms: percentile(commandTimes, 50),
+  command_round_trip_p95_ms: percentile(commandTimes, 95),
+  rate_req_per_s: rate,
+  seconds,
+});
 process.exit(0);

@@ -11,6 +11,7 @@ import { setRoutingRule } from '@hub/registry';
 import { postgresRegistryStore } from '@hub/store';
 import { call, createTestStack, repoRoot, startPartnerSimulator, type PartnerSimulator } from '@hub/testing';
 import { benchPlatform, percentile, rssMiB, startNode } from './load.ts';
+import { printFigures, type Figure } from './figures.ts';
 
 type Json = Record<string, unknown>;
 const rate = Number(process.argv[2] ?? 500);
@@ -43,6 +44,8 @@ const ingress = await startNode(join(repoRoot, 'services', 'ingress', 'src', 'ma
 const hub = `http://127.0.0.1:${/"port":(\d+)/.exec(ingress.line)?.[1]}`;
 const dispatcher = await startNode(join(repoRoot, 'services', 'dispatcher', 'src', 'main.ts'), [], { ...env, LOG_LEVEL: 'info' }, /dispatcher running/);
 const rss = rssMiB;
+const figures: Record<string, Figure> = {};
+const slug = (label: string) => label.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
 
 async function sessionRun(label: string, targets: typeof emsps, hanging?: (typeof emsps)[number], runSeconds = seconds, report = true): Promise<void> {
   if (hanging) hanging.sim.receiverMode = 'hang';
@@ -85,6 +88,8 @@ async function sessionRun(label: string, targets: typeof emsps, hanging?: (typeo
   if (!report) return;
   for (const t of targets) {
     const l = latencies.get(t.party.partyId) ?? [];
+    figures[`${slug(label)}_${t.party.partyId.toLowerCase()}_p95_ms`] = percentile(l, 95);
+    figures[`${slug(label)}_${t.party.partyId.toLowerCase()}_p99_ms`] = percentile(l, 99);
     out(`${label}: eMSP ${t.party.countryCode}/${t.party.partyId} received ${l.length} sessions; PUT -> receipt p50 ${percentile(l, 50).toFixed(0)} ms, p95 ${percentile(l, 95).toFixed(0)} ms, p99 ${percentile(l, 99).toFixed(0)} ms`);
   }
   out(`${label}: ${n} session PUTs at ${rate}/s for ${seconds} s, ${refused} refused; RSS ingress ${rss(ingress.child.pid).toFixed(0)} MiB, dispatcher ${rss(dispatcher.child.pid).toFixed(0)} MiB`);
@@ -120,6 +125,12 @@ try {
   while (target.sim.received.filter((r) => r.kind === 'cdr').length < cdrCount && performance.now() - ingested < 120_000) await new Promise((r) => setTimeout(r, 50));
   const delivered = performance.now();
   clearInterval(sampler);
+  Object.assign(figures, {
+    cdrs_accepted_per_s: cdrCount / ((ingested - started) / 1000),
+    cdrs_end_to_end_per_s: cdrCount / ((delivered - started) / 1000),
+    ingress_rss_max_mib: maxRss.ingress,
+    dispatcher_rss_max_mib: maxRss.dispatcher,
+  });
   out(
     `CDRs: ${cdrCount} posted in ${((ingested - started) / 1000).toFixed(1)} s (${(cdrCount / ((ingested - started) / 1000)).toFixed(0)}/s accepted), ` +
       `all received after ${((delivered - started) / 1000).toFixed(1)} s (${(cdrCount / ((delivered - started) / 1000)).toFixed(0)}/s end to end); ` +
@@ -133,4 +144,5 @@ try {
   await stack.cleanup();
 }
 out(`(${new Date().toISOString()}, node ${process.version}, 2 cores)`);
+printFigures(figures);
 process.exit(0);

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { eventHeaders, newEvent } from '@hub/events';
 import { repoRoot } from '@hub/testing';
+import { printFigures } from './figures.ts';
 
 const perRequest = Number(process.argv[2] ?? 18);
 const requests = Number(process.argv[3] ?? 20_000);
@@ -84,3 +85,11 @@ process.stdout.write(
     `  encoding into the produce request:       ${(total - building).toFixed(2)} µs per event (${rounds[0]?.bytes.toFixed(0)} bytes per record)\n` +
     `  decoding from a record batch:            ${median(rounds.map((r) => r.decoding)).toFixed(2)} µs per record\n`,
 );
+printFigures({
+  building_us_per_event: building,
+  encoding_us_per_event: total - building,
+  bytes_per_record: rounds[0]?.bytes ?? Number.NaN,
+  decoding_us_per_record: median(rounds.map((r) => r.decoding)),
+  events_per_request: perRequest,
+  requests,
+});

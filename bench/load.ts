@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { generateCredentialsToken, hashCredentialsToken, type PartyRef } from '@hub/ocpi';
 import { aesGcmTokenCipher, overrideEndpoint, registerParty, setRoutingRule } from '@hub/registry';
 import { postgresRegistryStore } from '@hub/store';
-import type { PartnerSimulator, TestStack } from '@hub/testing';
+import { call, type PartnerSimulator, type TestStack } from '@hub/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -280,4 +280,24 @@ export function postgresCpuSeconds(): number {
     }
   }
   return total;
+}
+
+/**
+ * Pulls a list from `path` by following the Link headers (transport_and_format.asciidoc, Pagination)
+ * until there is no next page; throws on any answer other than 1000.
+ */
+export async function followLinks(hub: string, token: string, path: string): Promise<{ records: number; pages: number; seconds: number }> {
+  const started = Date.now();
+  let next: string | undefined = path;
+  let records = 0;
+  let pages = 0;
+  while (next) {
+    const res: Awaited<ReturnType<typeof call<unknown[]>>> = await call<unknown[]>(hub, 'GET', next, { token });
+    if (res.body.status_code !== 1000) throw new Error(`${next}: ${res.text.slice(0, 200)}`);
+    records += res.body.data?.length ?? 0;
+    pages++;
+    const link = /<([^>]+)>;\s*rel="next"/.exec(res.headers['link'] ?? '')?.[1];
+    next = link ? `${new URL(link).pathname}${new URL(link).search}` : undefined;
+  }
+  return { records, pages, seconds: (Date.now() - started) / 1000 };
 }

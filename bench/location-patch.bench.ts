@@ -1,16 +1,18 @@
 // Durable status PATCHes (issue #3): PATCH an EVSE's status and a connector on the connector path,
 // each answered only after Kafka acknowledged the event with acks=all, against a bare express "hello"
-// in the same run (autocannon on loopback, targets alternating, medians of the rounds). The projector
-// runs, as in production, so existence checks read a live read model.
+// and against a CRUD peer (issue 16: bench/crud-peer.ts, express + pg writing the merged Location with
+// a synchronous commit) in the same run (autocannon on loopback, targets alternating, medians of the
+// rounds). The projector runs, as in production, so existence checks read a live read model.
 // Run: npm run bench -- location-patch [seconds=10] [connections=50] [rounds=3] [warm-up seconds=20]
 // BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR" profiles the ingress (see README, Benchmarks).
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { newEvent, topics } from '@hub/events';
-import { locationEventTypes, objectKey, pathSubject } from '@hub/read-models';
+import { locationEventTypes, newEvent, topics } from '@hub/events';
+import { objectKey, pathSubject } from '@hub/modules';
 import { postgresReadModelStore } from '@hub/store';
 import { authHeader, createTestStack, repoRoot } from '@hub/testing';
-import { load, onboardForBench, pairedRatio, printTable, startNode, summarize, type LoadResult } from './load.ts';
+import { load, onboardForBench, pairedRatio, printTable, rssMiB, startNode, summarize, type LoadResult } from './load.ts';
+import { printFigures, type Figure } from './figures.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
 const connections = Number(process.argv[3] ?? 50);
@@ -43,19 +45,28 @@ const ingress = await startNode(
   /ingress listening/,
 );
 const hubPort = Number(/"port":(\d+)/.exec(ingress.line)?.[1]);
+// The peer's table starts as the hub's read model: the same 1,000 Location documents.
+const peer = await startNode(join(repoRoot, 'bench', 'crud-peer.ts'), ['0'], stack.env({}), /listening \d+/);
+const peerPort = Number(/listening (\d+)/.exec(peer.line)?.[1]);
+await stack.pool.query(
+  `insert into peer_locations (country_code, party_id, id, last_updated, document)
+   select country_code, party_id, id, last_updated, document::jsonb from locations
+    where generation = (select active from read_model_generations where model = 'locations')`,
+);
+await stack.pool.query('analyze peer_locations');
 // The hub's CPU per request counts the ingress, the projector and the broker (Postgres not included).
 const hubPids = [ingress.child.pid ?? 0, projector.child.pid ?? 0, Number(process.env['TEST_BROKER_PID'] ?? 0)].filter((pid) => pid > 0);
 const headers = { authorization: authHeader(cpoToken), 'content-type': 'application/json' };
 const statuses = ['AVAILABLE', 'CHARGING', 'BLOCKED', 'OUTOFORDER'];
 let n = 0;
 /** A durable PATCH spread over the locations: `below` is the EVSE (or connector) path under a location. */
-const patchTarget = (label: string, below: string, fields: (n: number) => Record<string, unknown>) => ({
+const patchTarget = (label: string, below: string, fields: (n: number) => Record<string, unknown>, port = hubPort, serverPids = hubPids) => ({
   label,
-  url: `http://127.0.0.1:${hubPort}/ocpi/2.2.1/locations/NL/BEN/LOC-0${below}`,
+  url: `http://127.0.0.1:${port}/ocpi/2.2.1/locations/NL/BEN/LOC-0${below}`,
   options: {
     method: 'PATCH' as const,
     headers,
-    serverPids: hubPids,
+    serverPids,
     setupRequest: (req: { path: string; body?: string }) => {
       n++;
       req.path = `/ocpi/2.2.1/locations/NL/BEN/LOC-${n % locations}${below}`;
@@ -67,16 +78,26 @@ const patchTarget = (label: string, below: string, fields: (n: number) => Record
 const targets = [
   { label: 'bare express GET /hello', url: `http://127.0.0.1:${helloPort}/hello`, options: { serverPids: [hello.child.pid ?? 0] } },
   patchTarget('hub PATCH EVSE status', '/3256', (i) => ({ status: statuses[i % 4] })),
+  patchTarget('CRUD peer PATCH EVSE status', '/3256', (i) => ({ status: statuses[i % 4] }), peerPort, [peer.child.pid ?? 0]),
   patchTarget('hub PATCH connector', '/3256/1', (i) => ({ tariff_ids: [`T${i % 7}`] })),
+  patchTarget('CRUD peer PATCH connector', '/3256/1', (i) => ({ tariff_ids: [`T${i % 7}`] }), peerPort, [peer.child.pid ?? 0]),
 ];
+// Item 4 of issue 16: the ingress's RSS at full PATCH load (sampled during the hub's rounds).
+let ingressRssMax = 0;
+let ingressRssEnd = 0;
 const runs = new Map<string, LoadResult[]>(targets.map((t) => [t.label, []]));
 try {
-  for (const t of targets) await load('warm-up', t.url, { seconds: t.label.startsWith('hub') ? warmupSeconds / 2 : 2, connections, ...t.options });
+  for (const t of targets) await load('warm-up', t.url, { seconds: t.label.startsWith('bare') ? 2 : warmupSeconds / 2, connections, ...t.options });
   for (let round = 0; round < rounds; round++) {
-    for (const t of targets) runs.get(t.label)?.push(await load(t.label, t.url, { seconds, connections, ...t.options }));
+    for (const t of targets) {
+      const sampler = setInterval(() => (ingressRssMax = Math.max(ingressRssMax, rssMiB(ingress.child.pid))), 500);
+      runs.get(t.label)?.push(await load(t.label, t.url, { seconds, connections, ...t.options }));
+      clearInterval(sampler);
+      if (t.label.startsWith('hub')) ingressRssEnd = rssMiB(ingress.child.pid);
+    }
   }
 } finally {
-  for (const p of [hello, ingress, projector]) p.child.kill('SIGTERM');
+  for (const p of [hello, ingress, projector, peer]) p.child.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 1000));
   await stack.cleanup();
 }
@@ -84,10 +105,26 @@ const summary = summarize(targets.map((t) => t.label), runs);
 process.stdout.write(`medians of ${rounds} alternating rounds; req/s per round: ${targets.map((t) => `${t.label}: ${(runs.get(t.label) ?? []).map((r) => r.requestsPerSecond.toFixed(0)).join('/')}`).join('; ')}\n`);
 printTable(summary);
 const bareLabel = summary[0]?.label ?? '';
+const slug = (label: string) => label.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+const figures: Record<string, Figure> = {};
+for (const r of summary) {
+  figures[`${slug(r.label)}_req_per_s`] = r.requestsPerSecond;
+  figures[`${slug(r.label)}_p99_ms`] = r.p99;
+  figures[`${slug(r.label)}_cpu_us_per_req`] = r.cpuMicrosPerRequest;
+  figures[`${slug(r.label)}_errors`] = r.errors + r.non2xx;
+}
 for (const r of summary.slice(1)) {
   const throughput = pairedRatio(runs, r.label, bareLabel, (x) => x.requestsPerSecond);
   const ofMedians = r.requestsPerSecond / (summary[0]?.requestsPerSecond ?? Number.NaN);
   process.stdout.write(`${r.label}: ${(100 * throughput).toFixed(0)}% of bare express's req/s (median of per-round ratios; ratio of medians ${(100 * ofMedians).toFixed(0)}%)\n`);
 }
+// The hub against its CRUD peer: the median of per-round ratios of each PATCH kind (issue 16 target >= 1.0x).
+for (const kind of ['EVSE status', 'connector']) {
+  const ratio = pairedRatio(runs, `hub PATCH ${kind}`, `CRUD peer PATCH ${kind}`, (x) => x.requestsPerSecond);
+  figures[`hub_to_peer_${slug(kind)}_ratio`] = ratio;
+  process.stdout.write(`hub PATCH ${kind}: ${ratio.toFixed(2)}x the CRUD peer's req/s (median of per-round ratios)\n`);
+}
+process.stdout.write(`ingress RSS at full PATCH load: max ${ingressRssMax.toFixed(0)} MiB, ${ingressRssEnd.toFixed(0)} MiB after the last hub round\n`);
 process.stdout.write(`(${seconds} s per run after ${warmupSeconds} s of warm-up, ${connections} connections, ${new Date().toISOString()}, node ${process.version})\n`);
+printFigures({ ...figures, ingress_rss_max_mib: ingressRssMax, ingress_rss_end_mib: ingressRssEnd, seconds_per_run: seconds, connections, rounds });
 process.exit(0);

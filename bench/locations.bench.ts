@@ -8,13 +8,14 @@
 //   - rebuild by replay (hubctl readmodel rebuild logic): events/s.
 // Run: npm run bench -- locations [locations=50000] [lag rate/s=1000] [lag seconds=20]
 import { join } from 'node:path';
-import { newEvent, topics } from '@hub/events';
-import { locationEventTypes, objectKey, pathSubject } from '@hub/read-models';
+import { locationEventTypes, newEvent, topics } from '@hub/events';
+import { objectKey, pathSubject } from '@hub/modules';
 import { rebuildReadModel } from '@hub/hubctl';
 import { postgresReadModelStore } from '@hub/store';
 import { call, createTestStack, repoRoot } from '@hub/testing';
 import { readFileSync } from 'node:fs';
-import { cpuSeconds, onboardForBench, percentile, postgresCpuSeconds, profiled, startNode } from './load.ts';
+import { cpuSeconds, followLinks, onboardForBench, percentile, postgresCpuSeconds, profiled, startNode } from './load.ts';
+import { printFigures, type Figure } from './figures.ts';
 
 const count = Number(process.argv[2] ?? 50_000);
 const lagRate = Number(process.argv[3] ?? 1000);
@@ -36,6 +37,7 @@ const ingress = await startNode(join(repoRoot, 'services', 'ingress', 'src', 'ma
 const hub = `http://127.0.0.1:${/"port":(\d+)/.exec(ingress.line)?.[1]}`;
 const { cpoToken, emspToken } = await onboardForBench(stack, hub, { cpo: { countryCode: 'NL', partyId: 'BEN' }, emsp: { countryCode: 'NL', partyId: 'EMB' } });
 const store = postgresReadModelStore(stack.pool);
+const figures: Record<string, Figure> = { locations: count };
 try {
   // 1. Append N location PUTs straight to the topic (the ingress path is measured separately).
   const t0 = Date.now();
@@ -62,6 +64,7 @@ try {
     await new Promise((r) => setTimeout(r, 100));
   }
   const projectSeconds = (Date.now() - t1) / 1000;
+  figures['projection_events_per_s'] = count / projectSeconds;
   out(`projector applied ${count} events in ${projectSeconds.toFixed(1)} s (${(count / projectSeconds).toFixed(0)} events/s, includes consumer start)`);
   // Steady state: autovacuum (tuned in migration 003) sets the visibility map shortly after a bulk
   // load; do it now instead of waiting for its next round.
@@ -76,22 +79,13 @@ try {
     pageTimes.push(performance.now() - started);
     if (res.body.status_code !== 1000) throw new Error(res.text);
   }
+  Object.assign(figures, { page_p50_ms: percentile(pageTimes, 50), page_p95_ms: percentile(pageTimes, 95) });
   out(`page of 100 at a random offset of ${count}: p50 ${percentile(pageTimes, 50).toFixed(1)} ms, p95 ${percentile(pageTimes, 95).toFixed(1)} ms, max ${Math.max(...pageTimes).toFixed(1)} ms (200 requests)`);
 
   // 3. Full sync by Link following.
-  const t2 = Date.now();
-  let path: string | undefined = '/ocpi/2.2.1/locations?limit=1000';
-  let records = 0;
-  let pages = 0;
-  while (path) {
-    const res: Awaited<ReturnType<typeof call<unknown[]>>> = await call<unknown[]>(hub, 'GET', path, { token: emspToken });
-    if (res.body.status_code !== 1000) throw new Error(`${path}: ${res.text.slice(0, 200)}`);
-    records += res.body.data?.length ?? 0;
-    pages++;
-    const next = /<([^>]+)>;\s*rel="next"/.exec(res.headers['link'] ?? '')?.[1];
-    path = next ? `${new URL(next).pathname}${new URL(next).search}` : undefined;
-  }
-  out(`full sync by Link following: ${records} locations in ${pages} pages, ${((Date.now() - t2) / 1000).toFixed(1)} s`);
+  const full = await followLinks(hub, emspToken, '/ocpi/2.2.1/locations?limit=1000');
+  figures['full_sync_s'] = full.seconds;
+  out(`full sync by Link following: ${full.records} locations in ${full.pages} pages, ${full.seconds.toFixed(1)} s`);
 
   // 4. Projection lag at a steady PATCH rate through the ingress.
   const lags: number[] = [];
@@ -133,6 +127,7 @@ try {
   }
   const sendSeconds = (Date.now() - lagStart) / 1000;
   await Promise.all(inFlight);
+  Object.assign(figures, { lag_p50_ms: percentile(lags, 50), lag_p95_ms: percentile(lags, 95), lag_achieved_per_s: sent / sendSeconds });
   out(`projection lag at ${lagRate} PATCH/s for ${lagSeconds} s (${sent} sent, ${(sent / sendSeconds).toFixed(0)}/s achieved, ${lags.length} sampled): p50 ${percentile(lags, 50).toFixed(0)} ms, p95 ${percentile(lags, 95).toFixed(0)} ms, max ${Math.max(...lags).toFixed(0)} ms`);
 
   const lagCpu = process.cpuUsage(lagCpuBefore.bench);
@@ -154,19 +149,12 @@ try {
     sinceTimes.push(performance.now() - started);
     if (res.body.status_code !== 1000) throw new Error(res.text);
   }
-  const t3 = Date.now();
-  let sincePath: string | undefined = `/ocpi/2.2.1/locations?date_from=${since}&limit=1000`;
-  let sinceRecords = 0;
-  while (sincePath) {
-    const res: Awaited<ReturnType<typeof call<unknown[]>>> = await call<unknown[]>(hub, 'GET', sincePath, { token: emspToken });
-    if (res.body.status_code !== 1000) throw new Error(`${sincePath}: ${res.text.slice(0, 200)}`);
-    sinceRecords += res.body.data?.length ?? 0;
-    const next = /<([^>]+)>;\s*rel="next"/.exec(res.headers['link'] ?? '')?.[1];
-    sincePath = next ? `${new URL(next).pathname}${new URL(next).search}` : undefined;
-  }
+  const incremental = await followLinks(hub, emspToken, `/ocpi/2.2.1/locations?date_from=${since}&limit=1000`);
+  const sinceRecords = incremental.records;
+  Object.assign(figures, { incremental_page_p95_ms: percentile(sinceTimes, 95), incremental_sync_s: incremental.seconds });
   out(
     `incremental sync (date_from, ${changed} of ${count} changed): page of 100 at a random offset p50 ${percentile(sinceTimes, 50).toFixed(1)} ms, ` +
-      `p95 ${percentile(sinceTimes, 95).toFixed(1)} ms (100 requests); all ${sinceRecords} by Link following in ${((Date.now() - t3) / 1000).toFixed(1)} s`,
+      `p95 ${percentile(sinceTimes, 95).toFixed(1)} ms (100 requests); all ${sinceRecords} by Link following in ${incremental.seconds.toFixed(1)} s`,
   );
 
   // 5. Rebuild by replay of everything in the topic.
@@ -184,6 +172,7 @@ try {
     `CPU during the rebuild: rebuild (this process) ${((rebuildCpu.user + rebuildCpu.system) / 1e6).toFixed(1)} s, Postgres ${(postgresCpuSeconds() - cpuBefore.postgres).toFixed(1)} s, ` +
       `broker ${brokerPid > 0 ? (cpuSeconds(brokerPid) - cpuBefore.broker).toFixed(1) : '-'} s`,
   );
+  figures['rebuild_events_per_s'] = result.eventsPerSecond;
   const applySeconds = result.seconds - (firstApplied - rebuildStart) / 1000;
   out(
     `rebuild by replay: ${result.events} events, ${result.rows} rows in ${result.seconds.toFixed(1)} s end to end (${result.eventsPerSecond.toFixed(0)} events/s); ` +
@@ -195,4 +184,5 @@ try {
   await stack.cleanup();
 }
 out(`(${new Date().toISOString()}, node ${process.version}, 2 cores)`);
+printFigures(figures);
 process.exit(0);

@@ -12,6 +12,7 @@ import { setRoutingRule } from '@hub/registry';
 import { postgresRegistryStore } from '@hub/store';
 import { call, createTestStack, repoRoot, startPartnerSimulator, type PartnerSimulator } from '@hub/testing';
 import { benchPlatform, rssMiB, startNode } from './load.ts';
+import { printFigures, type Figure } from './figures.ts';
 
 type Json = Record<string, unknown>;
 const minutes = Number(process.argv[2] ?? 10);
@@ -111,6 +112,7 @@ function fire(method: 'PUT' | 'PATCH' | 'POST' | 'GET', path: string, token: str
 
 const samples: Record<string, Array<[number, number]>> = Object.fromEntries(names.map((n) => [n, []]));
 const heapSamples: Record<string, Array<[number, number]>> = Object.fromEntries(names.map((n) => [n, []]));
+let figures: Record<string, Figure> = {};
 try {
   // The locations the PATCHes go to.
   for (let i = 0; i < LOCATIONS; i++) {
@@ -196,11 +198,12 @@ try {
     out(`${n}: RSS ${start.toFixed(0)} -> ${end.toFixed(0)} MiB (max ${max.toFixed(0)}); slope ${slope(secondHalf).toFixed(2)} MiB/min over the second half, ${slope(lastThird).toFixed(2)} over the last third`);
   }
   out(`(${new Date().toISOString()}, node ${process.version}, 2 cores)`);
-  out(JSON.stringify(result));
+  figures = result;
 } finally {
   for (const n of names) services[n].child.kill('SIGTERM');
   for (const e of emsps) await e.sim.close();
   await new Promise((r) => setTimeout(r, 1000));
   await stack.cleanup();
 }
+printFigures(figures);
 process.exit(0);

@@ -23,10 +23,18 @@ measure() {
     sleep 0.1
   done
   end=$(date +%s.%N)
-  printf '%-5s npm start to ready: %6.1f s   (stack CLI alone: %s)\n' "$label" "$(echo "$end - $start" | bc)" "$(grep -o 'ready in [0-9.]* s' "$log")"
+  seconds[$label]=$(echo "$end - $start" | bc)
+  cli[$label]=$(grep -o 'ready in [0-9.]* s' "$log" | grep -o '[0-9.]*' || echo null)
+  printf '%-5s npm start to ready: %6.1f s   (stack CLI alone: %s s)\n' "$label" "${seconds[$label]}" "${cli[$label]}"
   kill -INT -- -"$pid"
   wait "$pid" 2>/dev/null || true
 }
 
+declare -A seconds cli
 measure cold
 measure warm
+# The last line: the figures as one JSON object (bench/figures.ts), on the Node the clone installed
+# (the system's may be too old to run TypeScript).
+node=$(ls "$work"/main/.local/node/node_modules/node-*/bin/node "$repo"/.local/node/node_modules/node-*/bin/node 2>/dev/null | head -1)
+"${node:-node}" "$repo/bench/figures.ts" cold_start_to_ready_s="${seconds[cold]}" warm_start_to_ready_s="${seconds[warm]}" \
+  cold_stack_cli_ready_s="${cli[cold]}" warm_stack_cli_ready_s="${cli[warm]}"

@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { authHeader, createTestStack, repoRoot } from '@hub/testing';
 import { load, onboardForBench, pairedRatio, printTable, startNode, summarize, type LoadResult } from './load.ts';
+import { printFigures, type Figure } from './figures.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
 const connections = Number(process.argv[3] ?? 50);
@@ -43,15 +44,24 @@ const summary = summarize(targets.map((t) => t.label), runs);
 process.stdout.write(`medians of ${rounds} alternating rounds; per round req/s: ${targets.map((t) => `${t.label}: ${(runs.get(t.label) ?? []).map((r) => r.requestsPerSecond.toFixed(0)).join('/')}`).join('; ')}\n`);
 printTable(summary);
 const bare = summary[0];
+const slug = (label: string) => label.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+const figures: Record<string, Figure> = {};
+for (const r of summary) {
+  figures[`${slug(r.label)}_req_per_s`] = r.requestsPerSecond;
+  figures[`${slug(r.label)}_p99_ms`] = r.p99;
+  figures[`${slug(r.label)}_cpu_us_per_req`] = r.cpuMicrosPerRequest;
+}
 for (const r of summary.slice(1)) {
   const throughput = pairedRatio(runs, r.label, bare?.label ?? '', (x) => x.requestsPerSecond);
   const cpu = pairedRatio(runs, bare?.label ?? '', r.label, (x) => x.cpuMicrosPerRequest);
   const ofMedians = r.requestsPerSecond / (bare?.requestsPerSecond ?? Number.NaN);
   const cpuOfMedians = (bare?.cpuMicrosPerRequest ?? Number.NaN) / r.cpuMicrosPerRequest;
+  figures[`${slug(r.label)}_ratio_to_bare`] = throughput;
   process.stdout.write(
     `${r.label}: ${(100 * throughput).toFixed(0)}% of bare express's req/s (median of per-round ratios; ratio of medians ${(100 * ofMedians).toFixed(0)}%); ` +
       `${(100 * cpu).toFixed(0)}% by server CPU per request, bare µs / hub µs (ratio of medians ${(100 * cpuOfMedians).toFixed(0)}%)\n`,
   );
 }
 process.stdout.write(`(${seconds} s per run, ${connections} connections, ${new Date().toISOString()}, node ${process.version})\n`);
+printFigures({ ...figures, seconds_per_run: seconds, connections, rounds });
 process.exit(0);
