@@ -1,0 +1,131 @@
+// The event log's subscribe checks stored positions against the topic on a real broker (issue 14,
+// item 5): positions bound to this topic pass and are bound; after the topic is deleted and created
+// again they are refused (beyond the end, the end below the one seen), and so are positions bound to
+// another cluster id. A refusing subscription delivers nothing and starts by itself once the
+// positions are bound anew.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { RecordBatch, StoredPositions, TopicBinding } from '@hub/event-log';
+import { newEvent } from '@hub/events';
+import { createTestStack, type TestStack } from '@hub/testing';
+
+const TOPIC = 'probe.positions.v1';
+
+function memoryPositions(initial: Map<number, bigint>) {
+  const state = { positions: initial, binding: undefined as TopicBinding | undefined };
+  const port: StoredPositions = {
+    load: () => Promise.resolve(state.positions),
+    loadBinding: () => Promise.resolve(state.binding),
+    saveBinding: (_topic, binding) => {
+      state.binding = binding;
+      return Promise.resolve();
+    },
+  };
+  return { state, port };
+}
+
+describe('event log: stored positions bound to the cluster and the topic', () => {
+  let stack: TestStack;
+  /** Creates the topic, waiting while a deletion of the same name is still under way. */
+  const createTopic = async () => {
+    const admin = stack.eventLog.admin();
+    await admin.connect();
+    try {
+      for (let i = 0; ; i++) {
+        const created = await admin.createTopics({ topics: [{ topic: stack.eventLog.physical(TOPIC), numPartitions: 1, replicationFactor: 1 }], waitForLeaders: false }).catch(() => false);
+        if (created) return;
+        if (i > 100) throw new Error('the topic could not be created');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    } finally {
+      await admin.disconnect();
+    }
+  };
+  const append = async (n: number) => {
+    for (let i = 0; ; i++) {
+      try {
+        return await stack.eventLog.append(TOPIC, Array.from({ length: n }, (_, k) => newEvent({ type: 'test.v1', source: 'test', subject: `NL/STK/${k}`, key: 'K', data: { k } })));
+      } catch (e) {
+        if (i > 50) throw e;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  };
+  before(async () => {
+    stack = await createTestStack('positions_bound');
+    await createTopic();
+  });
+  after(async () => {
+    await stack?.cleanup();
+  });
+
+  it('binds matching positions, refuses them once the topic is recreated or for another cluster id', async () => {
+    await append(3);
+    const { state, port } = memoryPositions(new Map([[0, 3n]]));
+    assert.deepEqual(await stack.eventLog.verifyPositions([TOPIC], port), []);
+    assert.equal(state.binding?.partitions, 1);
+    assert.equal(state.binding?.ends.get(0), 3n);
+    const clusterId = state.binding?.clusterId ?? '';
+    assert.ok(clusterId.length > 0);
+
+    // The topic deleted and created again, with fewer records than the positions know of.
+    const admin = stack.eventLog.admin();
+    await admin.connect();
+    await admin.deleteTopics({ topics: [stack.eventLog.physical(TOPIC)] });
+    await admin.disconnect();
+    await createTopic();
+    await append(1);
+    const [recreated] = await stack.eventLog.verifyPositions([TOPIC], port);
+    assert.match(recreated?.reason ?? '', /partition 0 ends at 1, below the 3 seen before: the topic was recreated/);
+    assert.match(recreated?.reason ?? '', /the position 3 of partition 0 is beyond its end 1/);
+    assert.equal(state.binding?.ends.get(0), 3n, 'a refused binding is left as it was');
+
+    // Even without positions the recreated topic is recognised by the binding.
+    state.positions = new Map();
+    assert.equal((await stack.eventLog.verifyPositions([TOPIC], port)).length, 1);
+
+    const bound = state.binding;
+    assert.ok(bound);
+    state.binding = { ...bound, clusterId: 'another-cluster' };
+    const [other] = await stack.eventLog.verifyPositions([TOPIC], port);
+    assert.match(other?.reason ?? '', new RegExp(`taken from Kafka cluster another-cluster, the brokers are cluster ${clusterId}`));
+  });
+
+  it('a refusing subscription delivers nothing, and starts by itself once the positions are bound anew', async () => {
+    const { state, port } = memoryPositions(new Map([[0, 50n]]));
+    const batches: RecordBatch[] = [];
+    const mismatches: string[] = [];
+    const subscription = await stack.eventLog.subscribe({
+      group: 'positions-probe',
+      topics: [TOPIC],
+      positions: port,
+      recheckMs: 200,
+      ephemeral: true,
+      onMismatch: (found) => mismatches.push(...found.map((m) => m.reason)),
+      onBatch: async (batch) => void batches.push(batch),
+    });
+    try {
+      assert.equal(subscription.mismatches().length, 1);
+      // Producers go on appending while the consumer refuses: the reason's end offset changes, the
+      // refusal does not, and it is not reported again.
+      await append(1);
+      await new Promise((r) => setTimeout(r, 1_000));
+      assert.deepEqual(batches, []);
+      assert.equal(mismatches.length, 1, 'reported once, not at every recheck');
+
+      // The fix: positions from the current topic (its start), bound to it.
+      state.positions = new Map([[0, 0n]]);
+      assert.deepEqual(await stack.eventLog.verifyPositions([TOPIC], port, { rebind: true }), []);
+      for (let i = 0; batches.length === 0; i++) {
+        if (i > 150) assert.fail('the subscription did not start after the positions were bound');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.deepEqual(subscription.mismatches(), []);
+      const first = (batches as RecordBatch[])[0];
+      assert.equal(first?.records[0]?.offset, '0');
+      assert.deepEqual(first?.records[0]?.event?.data, { k: 0 });
+    } finally {
+      await subscription.stop();
+    }
+  });
+});

@@ -1,0 +1,69 @@
+import type { Pool, PoolClient } from './pool.ts';
+
+// A lease among replicas of one service: a session-level Postgres advisory lock held on one dedicated
+// connection. One replica at a time holds it; when that replica dies its connection closes, Postgres
+// releases the lock, and the next replica that asks takes it. Used where two replicas doing the same
+// work would be wrong or wasteful (the prober: one probe per partner per interval).
+
+export interface AdvisoryLease {
+  /**
+   * True when this process holds the lease: takes it when free, and when already held checks that its
+   * connection is still alive (a lost connection means Postgres released the lock: held no longer).
+   */
+  hold(): Promise<boolean>;
+  /** Gives the lease up (at stop), so a standby takes over without waiting for a dead connection. */
+  release(): Promise<void>;
+}
+
+/** Advisory lock keys in use: the outbox (7_331_002, transaction-scoped), migrations, and these. */
+export const LEASE_KEYS = { prober: 7_331_003 } as const;
+
+export function advisoryLease(pool: Pool, key: number, onChange: (held: boolean) => void = () => undefined): AdvisoryLease {
+  let client: PoolClient | undefined;
+  let asking: Promise<boolean> | undefined;
+  const drop = (c: PoolClient, broken: boolean) => {
+    if (client === c) client = undefined;
+    c.release(broken);
+    onChange(false);
+  };
+  const ask = async (): Promise<boolean> => {
+    if (client) {
+      const c = client;
+      try {
+        await c.query('select 1');
+        return true;
+      } catch {
+        drop(c, true);
+        return false;
+      }
+    }
+    const c = await pool.connect();
+    try {
+      const { rows } = await c.query<{ ok: boolean }>('select pg_try_advisory_lock($1) as ok', [key]);
+      if (!rows[0]?.ok) {
+        c.release();
+        return false;
+      }
+    } catch (e) {
+      c.release(true);
+      throw e;
+    }
+    client = c;
+    onChange(true);
+    return true;
+  };
+  return {
+    hold() {
+      // One question at a time: two concurrent callers would otherwise open two connections.
+      asking ??= ask().finally(() => (asking = undefined));
+      return asking;
+    },
+    async release() {
+      await asking?.catch(() => undefined);
+      const c = client;
+      if (!c) return;
+      await c.query('select pg_advisory_unlock($1)', [key]).catch(() => undefined);
+      drop(c, false);
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { Pool } from './pool.ts';
+
+// Which topic a consumer group's stored positions belong to (migration 015). The shape is
+// @hub/event-log's TopicBinding; the check itself is the event log's (position-check.ts).
+
+export interface PositionBinding {
+  readonly clusterId: string;
+  readonly partitions: number;
+  readonly ends: ReadonlyMap<number, bigint>;
+  readonly starts: ReadonlyMap<number, bigint>;
+}
+
+export interface PositionBindingStore {
+  load(consumerGroup: string, topic: string): Promise<PositionBinding | undefined>;
+  save(consumerGroup: string, topic: string, binding: PositionBinding): Promise<void>;
+}
+
+const toJson = (m: ReadonlyMap<number, bigint>) => JSON.stringify(Object.fromEntries([...m].map(([p, o]) => [String(p), o.toString()])));
+const fromJson = (j: Record<string, string>) => new Map(Object.entries(j).map(([p, o]) => [Number(p), BigInt(o)]));
+
+export function postgresPositionBindings(pool: Pool): PositionBindingStore {
+  return {
+    async load(consumerGroup, topic) {
+      const { rows } = await pool.query<{ cluster_id: string; partitions: number; starts: Record<string, string>; ends: Record<string, string> }>(
+        'select cluster_id, partitions, starts, ends from position_bindings where consumer_group = $1 and topic = $2',
+        [consumerGroup, topic],
+      );
+      const r = rows[0];
+      return r ? { clusterId: r.cluster_id, partitions: r.partitions, starts: fromJson(r.starts), ends: fromJson(r.ends) } : undefined;
+    },
+    async save(consumerGroup, topic, binding) {
+      await pool.query(
+        `insert into position_bindings (consumer_group, topic, cluster_id, partitions, starts, ends) values ($1, $2, $3, $4, $5::jsonb, $6::jsonb)
+         on conflict (consumer_group, topic) do update set cluster_id = excluded.cluster_id, partitions = excluded.partitions,
+           starts = excluded.starts, ends = excluded.ends, bound_at = now()`,
+        [consumerGroup, topic, binding.clusterId, binding.partitions, toJson(binding.starts), toJson(binding.ends)],
+      );
+    },
+  };
+}
