@@ -93,6 +93,21 @@ describe('commands forwarded to the CPO with results back to the eMSP', () => {
     await until('cancel result', () => resultsFor('cancel-1')[0]);
   });
 
+  it('UNLOCK_CONNECTOR goes to the CPO of the location, with the result back; an unknown connector is REJECTED', async () => {
+    // mod_commands.asciidoc, UnlockConnector Object: location_id, evse_uid and connector_id of the CPO's location.
+    const res = await send('UNLOCK_CONNECTOR', { response_url: responseUrl('unlock-1'), location_id: 'LOC1', evse_uid: '3256', connector_id: '2' });
+    assert.equal(res.body.status_code, 1000, res.text);
+    assert.equal(res.body.data?.['result'], 'ACCEPTED');
+    const forwarded = cpo.partner.commands.at(-1);
+    assert.equal(forwarded?.command, 'UNLOCK_CONNECTOR');
+    assert.deepEqual({ ...forwarded?.body, response_url: undefined }, { response_url: undefined, location_id: 'LOC1', evse_uid: '3256', connector_id: '2' });
+    assert.deepEqual((await until('unlock result at the eMSP', () => resultsFor('unlock-1')[0])).body, { result: 'ACCEPTED' });
+    const before = cpo.partner.commands.length;
+    const unknown = await send('UNLOCK_CONNECTOR', { response_url: responseUrl('unlock-2'), location_id: 'LOC1', evse_uid: '3256', connector_id: '9' });
+    assert.deepEqual([unknown.body.status_code, unknown.body.data?.['result']], [1000, 'REJECTED']);
+    assert.equal(cpo.partner.commands.length, before, 'an unknown connector is not forwarded');
+  });
+
   it('the Errors rows: unknown location or EVSE, unknown session, no routing, CPO unreachable give REJECTED', async () => {
     const before = cpo.partner.commands.length;
     const cases: Array<[string, Json, Record<string, string>?]> = [
