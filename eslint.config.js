@@ -30,4 +30,18 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
+  // Adapters own their drivers (issue 12, item 3): the Kafka client only in packages/event-log, the
+  // Postgres driver only in packages/store (their tests included). Everything else uses their ports.
+  ...driverBoundaries(),
 );
+
+function driverBoundaries() {
+  const kafka = { group: ['kafkajs', 'kafkajs/*'], message: 'kafkajs belongs to packages/event-log: use the EventLog port (@hub/event-log subscribe, append).' };
+  const postgres = { group: ['pg', 'pg/*', 'pg-*', '@databases/pg', '@databases/pg/*'], message: 'the Postgres driver belongs to packages/store: use its stores, or its Pool type.' };
+  const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+  return [
+    { files: ['**/*.ts', '**/*.js', '**/*.mjs'], ignores: ['packages/event-log/**', 'packages/store/**'], rules: restrict(kafka, postgres) },
+    { files: ['packages/event-log/**'], rules: restrict(postgres) },
+    { files: ['packages/store/**'], rules: restrict(kafka) },
+  ];
+}

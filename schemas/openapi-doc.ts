@@ -27,7 +27,7 @@ const param = (name: string): Json => ({ $ref: `#/components/parameters/${name}`
 const PATH_PARAMETERS: Record<string, Json> = {
   country_code: { $ref: componentRef('ocpi/types.json', '/$defs/CountryCode') },
   party_id: { $ref: componentRef('ocpi/types.json', '/$defs/PartyId') },
-  command: { type: 'string', description: 'START_SESSION, STOP_SESSION, RESERVE_NOW or CANCEL_RESERVATION (anything else: 2001)' },
+  command: { type: 'string', description: 'START_SESSION, STOP_SESSION, RESERVE_NOW, CANCEL_RESERVATION or UNLOCK_CONNECTOR (anything else: 2001)' },
   command_id: { type: 'string', description: 'The id the hub gave the command (in the response_url it forwarded)' },
 };
 

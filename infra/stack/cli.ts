@@ -14,10 +14,10 @@ import { local, migrationsDir, root, stackEnvFile, topicsFile } from './paths.ts
 import { provideDatabase, type Database } from './postgres.ts';
 import { freePort, say, stopProcess } from './proc.ts';
 import { secretKey } from './secret-key.ts';
-import { generateTypes, isProblem, runChild, stopWhenOrphaned, waitForHealth } from './supervise.ts';
+import { isProblem, runChild, stopWhenOrphaned, waitForHealth } from './supervise.ts';
+import { runTests } from './test-tiers.ts';
 
 const node = process.execPath;
-const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 
 
 interface Stack {
@@ -27,12 +27,15 @@ interface Stack {
   stop(): Promise<void>;
 }
 
-async function provideStack(mode: 'start' | 'test'): Promise<Stack> {
+/** kafka false: Postgres only (the cluster tier's files start their own brokers). */
+async function provideStack(mode: 'start' | 'test', kafka = true): Promise<Stack> {
   let broker: RunningBroker | RunningCluster | undefined;
   let brokers = process.env['KAFKA_BROKERS'];
   const db = await provideDatabase(process.env['DATABASE_URL']);
   try {
-    if (!brokers) {
+    if (!kafka) {
+      brokers = '';
+    } else if (!brokers) {
       if (mode === 'start') {
         broker = await startLocalKafka(process.env['KAFKA_NODES']);
       } else {
@@ -193,61 +196,19 @@ async function start(): Promise<void> {
   );
 }
 
-const TEST_GLOBS = {
-  unit: ['packages/*/test/**/*.unit.test.ts', 'services/*/test/**/*.unit.test.ts', 'infra/test/**/*.unit.test.ts', 'schemas/test/**/*.unit.test.ts'],
-  integration: ['packages/*/test/**/*.int.test.ts', 'services/*/test/**/*.int.test.ts', 'infra/test/**/*.int.test.ts'],
-  e2e: ['test/**/*.e2e.test.ts'],
-  // Seeded, bounded fuzzing of the partner API on the real services (issue 10, item 5): after e2e.
-  fuzz: ['test/**/*.fuzz.test.ts'],
-};
-
 async function test(args: string[]): Promise<number> {
-  const started = Date.now();
-  await generateTypes();
-  const only = args[0];
-  if (!only || only === 'lint') {
-    say('lint');
-    if ((await runChild(bin('eslint'), ['--max-warnings=0', '.'])) !== 0) return 1;
-    say('typecheck');
-    if ((await runChild(bin('tsc'), ['-p', 'tsconfig.json'])) !== 0) return 1;
-  }
-  // No --test-force-exit: with process isolation it ends test files before all their tests have
-  // reported (seen on Node 24: 248 to 263 of 279 unit tests, nondeterministically, with no failure).
-  // A test file that leaks a handle fails by --test-timeout instead.
-  const nodeTest = (globs: string[], env: NodeJS.ProcessEnv) =>
-    runChild(node, [...process.execArgv, '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=300000', ...globs], env);
-  if (!only || only === 'unit') {
-    say('unit tests');
-    if ((await nodeTest(TEST_GLOBS.unit, process.env)) !== 0) return 1;
-  }
-  if (only && only !== 'integration' && only !== 'e2e' && only !== 'fuzz') return 0;
-  const stack = await provideStack('test');
-  try {
-    const env = {
-      ...process.env,
-      TEST_KAFKA_BROKERS: stack.brokers,
-      TEST_DATABASE_URL: stack.db.url('postgres'),
-      TEST_BROKER_PID: stack.broker && 'pid' in stack.broker ? String(stack.broker.pid) : '',
+  return runTests(args, async (kafka) => {
+    const stack = await provideStack('test', kafka);
+    return {
+      env: {
+        ...process.env,
+        TEST_KAFKA_BROKERS: stack.brokers,
+        TEST_DATABASE_URL: stack.db.url('postgres'),
+        TEST_BROKER_PID: stack.broker && 'pid' in stack.broker ? String(stack.broker.pid) : '',
+      },
+      stop: () => stack.stop(),
     };
-    // `npm test -- integration|e2e FILE...` runs only those files (while working on one suite).
-    const files = args.slice(1);
-    const globs =
-      files.length > 0 ? files
-      : only === 'integration' ? TEST_GLOBS.integration
-      : only === 'e2e' ? TEST_GLOBS.e2e
-      : only === 'fuzz' ? TEST_GLOBS.fuzz
-      : [...TEST_GLOBS.integration, ...TEST_GLOBS.e2e];
-    say(only === 'fuzz' ? 'fuzz tests (real services, Kafka and Postgres)' : 'integration and end-to-end tests (real Kafka and Postgres)');
-    let code = await nodeTest(globs, env);
-    if (!only && code === 0) {
-      say('fuzz tests (real services, Kafka and Postgres)');
-      code = await nodeTest(TEST_GLOBS.fuzz, env);
-    }
-    say(`test suite finished in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-    return code;
-  } finally {
-    await stack.stop();
-  }
+  });
 }
 
 async function hubctl(args: string[]): Promise<number> {

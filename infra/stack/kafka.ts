@@ -201,6 +201,8 @@ export interface RunningCluster {
   readonly brokers: string;
   /** Node N is nodes[N-1]: its pid, and a stop of that node alone (a broker lost). */
   readonly nodes: readonly RunningBroker[];
+  /** Starts node N again on its data and ports (after a stop or a kill); nodes[N-1] becomes the new process. */
+  restartNode(nodeId: number): Promise<RunningBroker>;
   stop(): Promise<void>;
 }
 
@@ -217,17 +219,23 @@ export async function startCluster(o: ClusterOptions): Promise<RunningCluster> {
   const clusterId = clusterIdOf(o.home, o.nodes) ?? randomBytes(16).toString('base64url');
   const nodes: LaunchedBroker[] = [];
   const stopAll = () => Promise.all(nodes.map((n) => n.stop())).then(() => undefined);
+  const nodeOptions = (i: number): BrokerOptions => ({ home: join(o.home, `node-${i + 1}`), ...ports[i]!, nodeId: i + 1, quorumVoters: voters, clusterId, ...(o.heapMb ? { heapMb: o.heapMb } : {}) });
   try {
-    for (const [i, p] of ports.entries()) {
-      nodes.push(await launchBroker({ home: join(o.home, `node-${i + 1}`), ...p, nodeId: i + 1, quorumVoters: voters, clusterId, ...(o.heapMb ? { heapMb: o.heapMb } : {}) }));
-    }
+    for (const i of ports.keys()) nodes.push(await launchBroker(nodeOptions(i)));
     await Promise.all(nodes.map((n) => n.ready()));
     await waitForRegistration(nodes.map((n) => n.brokers), o.nodes);
   } catch (e) {
     await stopAll();
     throw e;
   }
-  return { brokers: nodes.map((n) => n.brokers).join(','), nodes, stop: stopAll };
+  const restartNode = async (nodeId: number) => {
+    await nodes[nodeId - 1]?.stop();
+    const node = await launchBroker(nodeOptions(nodeId - 1));
+    nodes[nodeId - 1] = node;
+    await node.ready();
+    return node;
+  };
+  return { brokers: nodes.map((n) => n.brokers).join(','), nodes, restartNode, stop: stopAll };
 }
 
 /**

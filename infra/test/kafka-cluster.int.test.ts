@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createKafkaEventLog, ensureTopics, readTopicDefinitions, type EventLog } from '@hub/event-log';
+import { createKafkaEventLog, ensureTopics, readTopicDefinitions, type KafkaEventLog } from '@hub/event-log';
 import { newEvent } from '@hub/events';
 import { createLogger } from '@hub/observability';
 import { startCluster, type RunningCluster } from '../stack/kafka.ts';
@@ -32,7 +32,7 @@ describe('a three-node local Kafka cluster', () => {
   const home = join(local, 'kafka', `cluster-test-${process.pid}`);
   const prefix = 'cluster3';
   let cluster: RunningCluster | undefined;
-  let log: EventLog | undefined;
+  let log: KafkaEventLog | undefined;
   before(async () => {
     rmSync(home, { recursive: true, force: true });
     const ports = [];

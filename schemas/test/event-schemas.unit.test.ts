@@ -6,8 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { commandEventTypes, registryEventTypes } from '@hub/events';
-import { cdrEventTypes, locationEventTypes, sessionEventTypes, tariffEventTypes } from '@hub/read-models';
+import { cdrEventTypes, commandEventTypes, locationEventTypes, registryEventTypes, sessionEventTypes, tariffEventTypes } from '@hub/events';
 import { createSchemaValidator, SCHEMA_BASE, type SchemaViolation } from '../index.ts';
 
 const eventsDir = fileURLToPath(new URL('../events/', import.meta.url));

@@ -1,5 +1,5 @@
 import { Kafka, logLevel } from 'kafkajs';
-import { kafkaConnection, type EventLogOptions, type LogSink } from './kafka-event-log.ts';
+import { kafkaConnection, type EventLogOptions, type LogSink } from './kafka-config.ts';
 
 // A secured cluster that refuses the hub's credentials or presents a certificate the hub does not
 // trust will refuse it on every retry: kafkajs would retry such a connection (TLS errors are

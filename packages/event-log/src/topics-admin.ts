@@ -39,9 +39,23 @@ export async function ensureTopics(
   definitions: readonly TopicDefinition[],
   prefix = '',
   report: (notice: TopicNotice) => void = () => undefined,
+  /**
+   * fullReplicationWithinMs: the cluster is known to have enough brokers (a multi-node test quorum),
+   * so a broker missing for a moment must not make topics smaller for good: wait up to this long for
+   * the brokers the definitions' replication needs instead of clamping.
+   */
+  options: { readonly fullReplicationWithinMs?: number } = {},
 ): Promise<string[]> {
-  const cluster = await admin.describeCluster();
-  const brokers = cluster.brokers.length;
+  let brokers = (await admin.describeCluster()).brokers.length;
+  const within = options.fullReplicationWithinMs;
+  if (within !== undefined) {
+    const needed = Math.max(1, ...definitions.map((d) => d.replicationFactor));
+    for (const deadline = Date.now() + within; brokers < needed && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 250));
+      brokers = (await admin.describeCluster()).brokers.length;
+    }
+    if (brokers < needed) throw new Error(`${brokers} brokers in the cluster after ${within} ms; the topics' replication needs ${needed}`);
+  }
   const existing = new Set(await admin.listTopics());
   const name = (d: TopicDefinition) => topicName(prefix, d.name);
   const missing = definitions.filter((d) => !existing.has(name(d)));

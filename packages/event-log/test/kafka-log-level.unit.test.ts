@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { logLevel } from 'kafkajs';
-import { kafkaLogLevel } from '../src/kafka-event-log.ts';
+import { kafkaLogLevel } from '../src/kafka-config.ts';
 
 describe('kafkaLogLevel', () => {
   it('logs retriable coordinator and leader errors at debug', () => {

@@ -14,13 +14,3 @@ export const registryEventTypes = {
 
 export type RegistryEventType = (typeof registryEventTypes)[keyof typeof registryEventTypes];
 
-/**
- * Commands topic (ocpi.commands.v1, key and subject = command id): every step of a command. Schemas:
- * schemas/events/ocpi.commands.*.json.
- */
-export const commandEventTypes = {
-  requested: 'ocpi.commands.requested.v1',
-  cpoResponded: 'ocpi.commands.cpo-responded.v1',
-  resultReceived: 'ocpi.commands.result-received.v1',
-  timedOut: 'ocpi.commands.timed-out.v1',
-} as const;

@@ -12,6 +12,50 @@ export const topics = {
 
 export type TopicId = keyof typeof topics;
 
+// Event types, beside the topics they are appended to (schemas: schemas/events/<type>.json). The record
+// value of an OCPI object event is the object or patch exactly as the party pushed and the hub
+// validated it; the subject carries its path (country_code/party_id/id[/evse_uid[/connector_id]], each
+// segment URI-encoded), so a consumer needs nothing else. Registry events: registry-events.ts.
+
+/** ocpi.locations.v1 (mod_locations.asciidoc, Receiver interface PUT and PATCH at each level). */
+export const locationEventTypes = {
+  locationPut: 'ocpi.locations.location-put.v1',
+  locationPatched: 'ocpi.locations.location-patched.v1',
+  evsePut: 'ocpi.locations.evse-put.v1',
+  evsePatched: 'ocpi.locations.evse-patched.v1',
+  connectorPut: 'ocpi.locations.connector-put.v1',
+  connectorPatched: 'ocpi.locations.connector-patched.v1',
+} as const;
+
+/** ocpi.tariffs.v1 (mod_tariffs.asciidoc, Receiver interface PUT and DELETE). */
+export const tariffEventTypes = {
+  tariffPut: 'ocpi.tariffs.tariff-put.v1',
+  /** mod_tariffs.asciidoc, Receiver interface, DELETE: the value is {}. */
+  tariffDeleted: 'ocpi.tariffs.tariff-deleted.v1',
+} as const;
+
+/**
+ * ocpi.sessions.v1: the full Session as pushed (PUT; ocpi-to names the eMSP), or the partial Session
+ * as patched (PATCH; merged by the dispatcher into the session it holds); subject cc/pid/session_id.
+ */
+export const sessionEventTypes = {
+  sessionPut: 'ocpi.sessions.session-put.v1',
+  sessionPatched: 'ocpi.sessions.session-patched.v1',
+} as const;
+
+/** ocpi.cdrs.v1 (the analytics contract, README): the CDR as posted; subject cc/pid/cdr_id. */
+export const cdrEventTypes = {
+  cdrPosted: 'ocpi.cdrs.cdr-posted.v1',
+} as const;
+
+/** ocpi.commands.v1 (key and subject = the hub's command id): every step of a command. */
+export const commandEventTypes = {
+  requested: 'ocpi.commands.requested.v1',
+  cpoResponded: 'ocpi.commands.cpo-responded.v1',
+  resultReceived: 'ocpi.commands.result-received.v1',
+  timedOut: 'ocpi.commands.timed-out.v1',
+} as const;
+
 /** The physical topic name: an optional prefix isolates test runs that share a broker. */
 export function topicName(prefix: string, topic: string): string {
   // TOPIC_PREFIX "x" and "x." both give "x.ocpi.locations.v1".

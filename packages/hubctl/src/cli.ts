@@ -3,6 +3,7 @@ import { OperatorInputError, parseCommandLine, type CommandGroup, type HubctlDep
 import { runDeliveriesCommand } from './deliveries-commands.ts';
 import { runEndpointCommand } from './endpoint-commands.ts';
 import { runPartyCommand } from './party-commands.ts';
+import { runPositionsCommand } from './positions-commands.ts';
 import { runQuarantineGroup } from './quarantine.ts';
 import { runReadmodelCommand } from './readmodel-commands.ts';
 import { runRoutingCommand } from './routing-commands.ts';
@@ -24,6 +25,7 @@ const GROUPS: Readonly<Record<string, CommandGroup>> = {
   deliveries: runDeliveriesCommand,
   readmodel: runReadmodelCommand,
   quarantine: runQuarantineGroup,
+  positions: runPositionsCommand,
   status: runStatusCommand,
 };
 

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { EventLog } from '@hub/event-log';
 import { OperatorInputError, type OperatorDeps, type RegistryStore } from '@hub/registry';
 import type { PartnerRole, PartyRole } from '@hub/ocpi';
-import type { DeliveryStore, Pool, QuarantineStore, ReadModelStore } from '@hub/store';
+import type { DeliveryStore, Pool, PositionBindingStore, QuarantineStore, ReadModelStore } from '@hub/store';
 import { UsageError } from './usage.ts';
 
 // What every hubctl command group (party-commands.ts, endpoint-commands.ts, routing-commands.ts,
@@ -11,8 +11,8 @@ import { UsageError } from './usage.ts';
 export interface HubctlDeps {
   readonly store: RegistryStore;
   /** Read models and the event log, for rebuilds; opened only by the commands that need them. */
-  readonly readModels: () => { store: ReadModelStore; eventLog: EventLog };
-  readonly deliveries: () => { deliveries: DeliveryStore; eventLog: EventLog };
+  readonly readModels: () => { store: ReadModelStore; eventLog: EventLog; bindings?: PositionBindingStore };
+  readonly deliveries: () => { deliveries: DeliveryStore; eventLog: EventLog; bindings?: PositionBindingStore };
   readonly quarantine: () => QuarantineStore;
   /** The registry's Postgres and the event log, for hubctl status's aggregate queries and lag. */
   readonly status: () => { pool: Pool; eventLog: EventLog };
@@ -46,6 +46,7 @@ const options = {
   all: { type: 'boolean', default: false },
   topic: { type: 'string' },
   group: { type: 'string' },
+  consumer: { type: 'string' },
   'from-time': { type: 'string' },
   'from-offset': { type: 'string' },
   rate: { type: 'string' },

@@ -1,4 +1,5 @@
 import { partyKey } from '@hub/ocpi';
+import { consumedDeliveryModules, isConsumedDeliveryModule, ocpiModules } from '@hub/modules';
 import { need, type CommandContext } from './command-context.ts';
 import { deliveryFilter, partyRef } from './delivery-filter.ts';
 import { progressBar } from './rebuild.ts';
@@ -47,7 +48,7 @@ export async function runDeliveriesCommand(action: string, ctx: CommandContext):
     }
     case 'replay': {
       const topic = need(values, 'topic');
-      if (topic !== 'sessions' && topic !== 'cdrs') throw new UsageError('--topic must be sessions or cdrs');
+      if (!isConsumedDeliveryModule(topic)) throw new UsageError(`--topic must be ${consumedDeliveryModules.join(' or ')}`);
       const emsp = partyRef(need(values, 'emsp'), 'emsp');
       const fromTime = values['from-time'] ? new Date(values['from-time']) : undefined;
       if (fromTime && Number.isNaN(fromTime.getTime())) throw new UsageError('--from-time must be an ISO 8601 date-time');
@@ -60,7 +61,7 @@ export async function runDeliveriesCommand(action: string, ctx: CommandContext):
       const result = await replayToEmsp(
         { ...deps.deliveries(), quarantine: deps.quarantine() },
         {
-          kind: topic === 'sessions' ? 'session' : 'cdr',
+          kind: ocpiModules[topic].delivery.kind,
           emsp,
           ...(fromTime ? { fromTime } : {}),
           ...(fromOffsetText !== undefined ? { fromOffset: BigInt(fromOffsetText) } : {}),

@@ -1,3 +1,4 @@
+import { isProjectedModule, projectedModules } from '@hub/modules';
 import { need, type CommandContext } from './command-context.ts';
 import { progressBar, rebuildReadModel } from './rebuild.ts';
 import { UsageError } from './usage.ts';
@@ -9,7 +10,7 @@ export async function runReadmodelCommand(action: string, ctx: CommandContext): 
   switch (action) {
     case 'rebuild': {
       const model = need(values, 'model');
-      if (model !== 'locations' && model !== 'tariffs') throw new UsageError('--model must be locations or tariffs');
+      if (!isProjectedModule(model)) throw new UsageError(`--model must be ${projectedModules.join(' or ')}`);
       let lastLine = 0;
       const result = await rebuildReadModel(deps.readModels(), model, (p) => {
         if (deps.interactive) deps.err(`\r${progressBar(p)}`);

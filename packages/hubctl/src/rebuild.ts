@@ -1,7 +1,7 @@
-import { topics } from '@hub/events';
-import type { EventLog } from '@hub/event-log';
+import type { ConsumedRecord, EventLog, StoredPositions } from '@hub/event-log';
+import { topicOf } from '@hub/modules';
 import { applyIsolating, hasObjectData, rawRecord, type Item } from '@hub/service-kit';
-import { postgresFailureKind, projectedRecord, type ProjectedRecord, type ReadModel, type ReadModelStore } from '@hub/store';
+import { postgresFailureKind, projectedRecord, type PositionBindingStore, type ProjectedRecord, type ReadModel, type ReadModelStore } from '@hub/store';
 
 // Rebuild of a read model from its topic while the old one keeps serving (issue #3, Projector):
 // a new generation is filled from the beginning of the topic by a consumer of its own, then made
@@ -35,6 +35,20 @@ export interface RebuildOptions {
    * both quarantine is listed once and re-driven (into the active generation) by the projector.
    */
   readonly quarantineGroup?: string;
+  /**
+   * hubctl positions reset: the live projection's positions belong to another cluster or topic, so
+   * the new generation replaces it without catching up with it, and the positions are bound anew.
+   */
+  readonly reset?: boolean;
+}
+
+/** The live projection's positions as the event log checks them (issue 14, item 5). */
+export function projectorPositions(store: ReadModelStore, bindings: PositionBindingStore, model: ReadModel, group: string): StoredPositions {
+  return {
+    load: () => store.positions(model),
+    loadBinding: (topic) => bindings.load(group, topic),
+    saveBinding: (topic, binding) => bindings.save(group, topic, binding),
+  };
 }
 
 /**
@@ -91,32 +105,31 @@ export function applyPipeline(concurrency: number, maxQueued: number, onError: (
   };
 }
 
-const TOPIC: Record<ReadModel, string> = { locations: topics.locations, tariffs: topics.tariffs };
-
 export async function rebuildReadModel(
-  deps: { eventLog: EventLog; store: ReadModelStore },
+  deps: { eventLog: EventLog; store: ReadModelStore; bindings?: PositionBindingStore | undefined },
   model: ReadModel,
   onProgress: (p: RebuildProgress) => void,
   options: RebuildOptions = {},
 ): Promise<RebuildResult> {
   const started = Date.now();
+  const topic = topicOf(model);
+  const quarantineGroup = options.quarantineGroup ?? 'projector';
+  const live = deps.bindings ? projectorPositions(deps.store, deps.bindings, model, quarantineGroup) : undefined;
+  // A rebuild would wait forever to catch up with positions of another topic: refuse, naming the fix.
+  const mismatches = options.reset || !live ? [] : await deps.eventLog.verifyPositions([topic], live);
+  if (mismatches.length > 0) throw new PositionsMismatchError(quarantineGroup, mismatches.map((m) => `${m.topic}: ${m.reason}`).join('; '));
   const { building } = await deps.store.beginRebuild(model);
-  const topic = TOPIC[model];
   const target = await deps.eventLog.latestOffsets(topic);
   const targetTotal = [...target.values()].reduce((a, b) => a + b, 0n);
   const applied = async () => [...(await deps.store.positions(model, building)).values()].reduce((a, b) => a + b, 0n);
 
   const groupId = `rebuild-${model}-g${building}-${Date.now()}`;
-  const quarantineGroup = options.quarantineGroup ?? 'projector';
-  const consumer = deps.eventLog.consumer(groupId, { maxBytesPerPartition: options.fetchBytesPerPartition ?? 1024 * 1024 });
-  await consumer.connect();
-  await consumer.subscribe({ topic: deps.eventLog.physical(topic), fromBeginning: true });
   const state: { failure?: Error } = {};
   const rethrow = (): void => {
     if (state.failure) throw state.failure;
   };
   // Fetching and decoding overlap with applying: each partition's batches are applied in order on a
-  // chain of their own, at most `applyConcurrency` transactions at once, while kafkajs fetches ahead.
+  // chain of their own, at most `applyConcurrency` transactions at once, while the event log fetches ahead.
   // At most `queuedBatches` decoded batches wait, so memory stays bounded however far behind Postgres is.
   const pipeline = applyPipeline(options.applyConcurrency ?? 3, options.queuedBatches ?? 12, (e) => {
     state.failure ??= e;
@@ -138,39 +151,40 @@ export async function rebuildReadModel(
         analyzing = undefined;
       });
   };
-  await consumer.run({
-    eachBatchAutoResolve: true,
-    partitionsConsumedConcurrently: 6,
-    eachBatch: async ({ batch }) => {
+  // The rebuild's own one-off group reads the topic from its start (no stored positions).
+  const subscription = await deps.eventLog.subscribe({
+    group: groupId,
+    topics: [topic],
+    ephemeral: true,
+    concurrency: 6,
+    maxBytesPerPartition: options.fetchBytesPerPartition ?? 1024 * 1024,
+    onBatch: async (batch) => {
       rethrow();
       // As the projector does (service-kit, poison-proof apply): a record the read model cannot store
       // is quarantined with the position; a failure of Postgres ends the rebuild (the old generation
       // keeps serving; run it again).
-      const items: Array<Item<(typeof batch.messages)[number]> & { projected: ProjectedRecord }> = batch.messages.map((message) => {
-        const decoded = deps.eventLog.decode(batch.topic, batch.partition, message)?.event;
-        const event = hasObjectData(decoded) ? decoded : undefined;
-        const projected = projectedRecord(message.offset, event);
-        return event ? { record: message, projected } : { record: message, projected, quarantine: { failure: 'undecodable', reason: 'not an event of the hub (CloudEvents binary mode with JSON data)' } };
+      const items: Array<Item<ConsumedRecord> & { projected: ProjectedRecord }> = batch.records.map((record) => {
+        const event = hasObjectData(record.event) ? record.event : undefined;
+        const projected = projectedRecord(record.offset, event);
+        return event ? { record, projected } : { record, projected, quarantine: { failure: 'undecodable', reason: 'not an event of the hub (CloudEvents binary mode with JSON data)' } };
       });
-      if (items.length > 0) {
-        await pipeline.enqueue(batch.partition, async () => {
-          const projectedOf = new Map(items.map((i) => [i.record, i.projected]));
-          await applyIsolating<(typeof batch.messages)[number]>(
-            items,
-            async (chunk) => {
-              const records = chunk.map(({ record, quarantine }) => {
-                const projected = projectedOf.get(record) as ProjectedRecord;
-                return quarantine
-                  ? { ...projected, quarantine: { consumerGroup: quarantineGroup, record: rawRecord(batch.topic, batch.partition, record), ceType: quarantine.failure === 'record' ? projected.type : undefined, failureKind: quarantine.failure, reason: quarantine.reason } }
-                  : projected;
-              });
-              await deps.store.applyBatch(model, batch.partition, records, building);
-            },
-            postgresFailureKind,
-          );
-          refreshStatistics(items.length);
-        });
-      }
+      await pipeline.enqueue(batch.partition, async () => {
+        const projectedOf = new Map(items.map((i) => [i.record, i.projected]));
+        await applyIsolating<ConsumedRecord>(
+          items,
+          async (chunk) => {
+            const records = chunk.map(({ record, quarantine }) => {
+              const projected = projectedOf.get(record) as ProjectedRecord;
+              return quarantine
+                ? { ...projected, quarantine: { consumerGroup: quarantineGroup, record: rawRecord(record), ceType: quarantine.failure === 'record' ? projected.type : undefined, failureKind: quarantine.failure, reason: quarantine.reason } }
+                : projected;
+            });
+            await deps.store.applyBatch(model, batch.partition, records, building);
+          },
+          postgresFailureKind,
+        );
+        refreshStatistics(items.length);
+      });
     },
   });
 
@@ -186,26 +200,31 @@ export async function rebuildReadModel(
     }
     // Live traffic kept arriving meanwhile: switch as soon as the new generation is not behind.
     const deadline = Date.now() + (options.switchTimeoutMs ?? 120_000);
-    while (!(await deps.store.switchOver(model, building))) {
+    while (!(await deps.store.switchOver(model, building, { force: options.reset === true }))) {
       rethrow();
       if (Date.now() > deadline) throw new Error('the rebuild could not catch up with the live projection in time; the old read model keeps serving');
       await new Promise((r) => setTimeout(r, 100));
     }
   } finally {
-    await consumer.disconnect();
+    await subscription.stop();
     await pipeline.drain();
     await analyzing;
-    const admin = deps.eventLog.admin();
-    await admin.connect();
-    // The rebuild's consumer group served once; leave no stale group behind.
-    await admin.deleteGroups([deps.eventLog.physicalGroup(groupId)]).catch(() => undefined);
-    await admin.disconnect();
   }
+  // The live projection now stands on the current topic: bind its positions to it.
+  if (options.reset && live) await deps.eventLog.verifyPositions([topic], live, { rebind: true });
   const events = await applied();
   const seconds = (Date.now() - started) / 1000;
   // The old generation is no longer served: drop its rows, reclaim the space, refresh statistics.
   await deps.store.maintain(model);
   return { model, generation: building, events, rows: await deps.store.counts(model, building), seconds, eventsPerSecond: Number(events) / Math.max(seconds, 0.001) };
+}
+
+/** Stored positions that do not belong to the current topics; the fix is hubctl positions reset. */
+export class PositionsMismatchError extends Error {
+  constructor(group: string, reasons: string) {
+    super(`the positions of consumer ${group} do not belong to the current topics (${reasons}): run hubctl positions reset --consumer ${group.startsWith('projector') ? 'projector' : 'dispatcher'}`);
+    this.name = 'PositionsMismatchError';
+  }
 }
 
 /** A one-line progress bar for a terminal (carriage return, no newline). */

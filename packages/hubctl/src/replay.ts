@@ -1,6 +1,6 @@
-import { recipientOf, topics } from '@hub/events';
-import type { EventLog } from '@hub/event-log';
-import { parseSubject, sessionEventTypes } from '@hub/read-models';
+import { recipientOf, sessionEventTypes, topics } from '@hub/events';
+import type { ConsumedRecord, EventLog } from '@hub/event-log';
+import { moduleOfDelivery, parseSubject } from '@hub/modules';
 import { applyIsolating, rawRecord, RetryLater, type Item } from '@hub/service-kit';
 import { postgresFailureKind, type DeliveryInput, type DeliveryKind, type DeliveryStore, type QuarantineStore } from '@hub/store';
 
@@ -31,26 +31,22 @@ export async function replayToEmsp(
   options: ReplayOptions,
   onProgress: (p: ReplayProgress) => void,
 ): Promise<{ scanned: number; matched: number; enqueued: number }> {
-  const topic = options.kind === 'session' ? topics.sessions : topics.cdrs;
-  const physical = deps.eventLog.physical(topic);
+  const topic = topics[moduleOfDelivery(options.kind).topic];
   const heads = await deps.eventLog.latestOffsets(topic);
-  const admin = deps.eventLog.admin();
-  await admin.connect();
   const starts = new Map<number, bigint>();
   if (options.fromTime) {
-    for (const o of await admin.fetchTopicOffsetsByTimestamp(physical, options.fromTime.getTime())) starts.set(o.partition, BigInt(o.offset));
+    for (const [partition, offset] of await deps.eventLog.offsetsAt(topic, options.fromTime)) starts.set(partition, offset);
   } else {
     for (const p of heads.keys()) starts.set(p, options.fromOffset ?? 0n);
   }
   // Records before a partition's log start are gone (retention): start there, or a partition with
   // nothing left between its start and head would be waited for forever.
-  for (const o of await admin.fetchTopicOffsets(physical)) {
-    const low = BigInt(o.low);
-    if ((starts.get(o.partition) ?? 0n) < low) starts.set(o.partition, low);
+  for (const [partition, { low }] of await deps.eventLog.offsetRanges(topic)) {
+    if ((starts.get(partition) ?? 0n) < low) starts.set(partition, low);
   }
   const total = [...heads].reduce((n, [p, head]) => n + Math.max(0, Number(head - (starts.get(p) ?? 0n))), 0);
   const groupId = `replay-${options.emsp.countryCode}${options.emsp.partyId}-${Date.now()}`;
-  const consumer = deps.eventLog.consumer(groupId);
+  let subscription: { stop(): Promise<void> } | undefined;
   let scanned = 0;
   let matched = 0;
   let enqueued = 0;
@@ -58,25 +54,26 @@ export async function replayToEmsp(
   const started = Date.now();
   try {
     if (finished.size < heads.size) {
-      await consumer.connect();
-      await consumer.subscribe({ topic: physical, fromBeginning: true });
       let done: () => void = () => undefined;
       const complete = new Promise<void>((resolve) => (done = resolve));
-      await consumer.run({
-        eachBatchAutoResolve: true,
-        eachBatch: async ({ batch }) => {
+      // A one-off group of its own, read from the start of the topic (records before `starts` skipped here).
+      subscription = await deps.eventLog.subscribe({
+        group: groupId,
+        topics: [topic],
+        ephemeral: true,
+        onBatch: async (batch) => {
           const head = heads.get(batch.partition) ?? 0n;
-          const rows: Array<Item<DeliveryInput & { message: (typeof batch.messages)[number] }>> = [];
-          for (const message of batch.messages) {
+          const rows: Array<Item<DeliveryInput & { message: ConsumedRecord }>> = [];
+          for (const message of batch.records) {
             const offset = BigInt(message.offset);
             if (offset < (starts.get(batch.partition) ?? 0n) || offset >= head) continue;
             scanned++;
-            const decoded = deps.eventLog.decode(batch.topic, batch.partition, message);
-            const path = decoded ? parseSubject(decoded.event.subject) : undefined;
+            const event = message.event;
+            const path = event ? parseSubject(event.subject) : undefined;
             // A session PATCH need not name the eMSP: the store applies it to this eMSP's sessions only.
-            const patch = decoded?.event.type === sessionEventTypes.sessionPatched;
-            const to = decoded ? recipientOf(decoded.event) : undefined;
-            if (!decoded || !path || (!patch && (to?.countryCode !== options.emsp.countryCode || to.partyId !== options.emsp.partyId))) continue;
+            const patch = event?.type === sessionEventTypes.sessionPatched;
+            const to = event ? recipientOf(event) : undefined;
+            if (!event || !path || (!patch && (to?.countryCode !== options.emsp.countryCode || to.partyId !== options.emsp.partyId))) continue;
             matched++;
             rows.push({ record: {
               message,
@@ -86,9 +83,9 @@ export async function replayToEmsp(
               objectId: path.id,
               partition: batch.partition,
               offset: message.offset,
-              payload: decoded.event.data as Record<string, unknown>,
-              correlationId: decoded.event.correlationId,
-              eventTime: decoded.event.time,
+              payload: event.data as Record<string, unknown>,
+              correlationId: event.correlationId,
+              eventTime: event.time,
               ...(patch ? { patch: true } : {}),
             } });
           }
@@ -102,7 +99,7 @@ export async function replayToEmsp(
             enqueued += await enqueuePoisonProof(deps, options.quarantineGroup ?? 'dispatcher', batch.topic, batch.partition, rows);
           }
           onProgress({ scanned, matched, total });
-          const last = BigInt(batch.lastOffset());
+          const last = BigInt(batch.lastOffset);
           if (last + 1n >= head) finished.add(batch.partition);
           if (finished.size >= heads.size) done();
         },
@@ -110,9 +107,7 @@ export async function replayToEmsp(
       await complete;
     }
   } finally {
-    await consumer.disconnect();
-    await admin.deleteGroups([deps.eventLog.physicalGroup(groupId)]).catch(() => undefined);
-    await admin.disconnect();
+    await subscription?.stop();
   }
   onProgress({ scanned, matched, total });
   return { scanned, matched, enqueued };
@@ -128,7 +123,7 @@ async function enqueuePoisonProof(
   group: string,
   topic: string,
   partition: number,
-  rows: ReadonlyArray<Item<DeliveryInput & { message: Parameters<typeof rawRecord>[2] }>>,
+  rows: ReadonlyArray<Item<DeliveryInput & { message: ConsumedRecord }>>,
 ): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     let enqueued = 0;
@@ -139,7 +134,7 @@ async function enqueuePoisonProof(
           const quarantined = chunk.filter((i) => i.quarantine);
           if (quarantined.length > 0) {
             await deps.quarantine.insert(
-              quarantined.map((i) => ({ consumerGroup: group, record: rawRecord(topic, partition, i.record.message), failureKind: i.quarantine?.failure ?? 'record', reason: i.quarantine?.reason ?? '' })),
+              quarantined.map((i) => ({ consumerGroup: group, record: rawRecord(i.record.message), failureKind: i.quarantine?.failure ?? 'record', reason: i.quarantine?.reason ?? '' })),
             );
           }
           enqueued += await deps.deliveries.enqueueForced(chunk.filter((i) => !i.quarantine).map((i) => i.record));

@@ -1,5 +1,6 @@
 import type { EventLog } from '@hub/event-log';
 import { topics } from '@hub/events';
+import { projectedModules, topicOf } from '@hub/modules';
 import type { Pool } from '@hub/store';
 import type { CommandGroup } from './command-context.ts';
 
@@ -74,7 +75,7 @@ export async function readHubStatus(pool: Pool, eventLog: EventLog): Promise<Hub
     positions.set(key, p);
     return p.at;
   };
-  const modelTopics: Record<string, string> = { locations: topics.locations, tariffs: topics.tariffs };
+  const modelTopics: Record<string, string> = Object.fromEntries(projectedModules.map((m) => [m, topicOf(m)]));
   for (const t of Object.values(modelTopics)) position('projector', t);
   for (const r of projector.rows) position('projector', modelTopics[r.model] ?? r.model).set(r.partition, BigInt(r.next_offset));
   const logicalOf = new Map(Object.values(topics).map((t) => [eventLog.physical(t), t]));

@@ -1,5 +1,7 @@
 // hubctl's usage text and the error that prints it (exit code 2).
 
+import { consumedDeliveryModules, projectedModules } from '@hub/modules';
+
 export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
 
   party register --role CPO|EMSP --country CC --party PID --name NAME [--platform ID]
@@ -20,12 +22,16 @@ export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
                                    dead letters, unroutable and pending records
   deliveries redrive (--id N | --emsp CC/PID | --cpo CC/PID | --reason TEXT | --older-than D | --all)
                                    make dead and unroutable records pending again (after a fix)
-  deliveries replay --topic sessions|cdrs --emsp CC/PID (--from-time ISO | --from-offset N)
+  deliveries replay --topic ${consumedDeliveryModules.join('|')} --emsp CC/PID (--from-time ISO | --from-offset N)
                     [--rate N] [--dry-run]
                                    deliver a topic again to one eMSP (rate cap in records/s)
-  readmodel rebuild --model locations|tariffs
+  readmodel rebuild --model ${projectedModules.join('|')}
                                    rebuild a read model from its topic while the old one serves,
                                    then switch over (progress on stderr)
+  positions reset --consumer projector|dispatcher [--group G]
+                                   after a consumer refused positions of another Kafka cluster or
+                                   a recreated topic: rebuild its state from the current topics
+                                   and bind its positions to them
   quarantine list [--group G] [--all]
                                    records consumers could not apply (--all: resolved ones too)
   quarantine redrive (--id N | --group G | --all)

@@ -3,8 +3,7 @@
 // it) and applies the records after it, instead of failing the rebuild or looping the replay.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newEvent, topics } from '@hub/events';
-import { locationEventTypes, sessionEventTypes } from '@hub/read-models';
+import { locationEventTypes, newEvent, sessionEventTypes, topics } from '@hub/events';
 import { postgresDeliveryStore, postgresQuarantineStore, postgresReadModelStore } from '@hub/store';
 import { givenTestStack } from '@hub/testing';
 import { rebuildReadModel } from '../src/rebuild.ts';

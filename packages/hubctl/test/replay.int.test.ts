@@ -1,8 +1,8 @@
 // hubctl deliveries replay on real Kafka and Postgres: a topic whose old records retention removed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newEvent, topics } from '@hub/events';
-import { objectKey, pathSubject, sessionEventTypes } from '@hub/read-models';
+import { newEvent, sessionEventTypes, topics } from '@hub/events';
+import { objectKey, pathSubject } from '@hub/modules';
 import { postgresDeliveryStore, postgresQuarantineStore } from '@hub/store';
 import { givenTestStack } from '@hub/testing';
 import { replayToEmsp } from '../src/replay.ts';

@@ -1,4 +1,5 @@
 import type { PartyRef } from '@hub/ocpi';
+import type { DeliveryKind } from '@hub/modules';
 
 // Routing (interface document, Routing; Events, rule 2): which party receives what, and where. The
 // port the dispatcher's delivery workers and the ingress's tokens and commands routes ask; its
@@ -10,8 +11,8 @@ export type RoutingTarget =
   | { readonly ok: true; readonly url: string; readonly partnerTokenSealed: Buffer }
   | { readonly ok: false; readonly reason: string };
 
-/** What the hub delivers to an eMSP: sessions, CDRs, command results. */
-export type DeliveredKind = 'session' | 'cdr' | 'command_result';
+/** What the hub delivers to an eMSP: sessions, CDRs, command results (the module table's delivery rules). */
+export type DeliveredKind = DeliveryKind;
 
 export interface RoutingDirectory {
   /**

@@ -2,6 +2,7 @@ import type { postgresFailureKind } from '@hub/store';
 
 /** dependency, record or unknown (@hub/ocpi FailureKind). */
 type FailureKind = ReturnType<typeof postgresFailureKind>;
+import type { BatchOutcome, PositionsMismatch } from '@hub/event-log';
 import { Counter, Gauge, type HealthProblem, type Logger, type Registry } from '@hub/observability';
 import type { QuarantinedRecord, QuarantineStore } from '@hub/store';
 import { RetryLater, failureReason } from './poison-proof.ts';
@@ -30,16 +31,32 @@ interface Standing {
 
 export interface ConsumerWatch {
   /**
-   * Runs one partition batch's work. On a failure that is not the record's the partition is paused
-   * where it is and resumed after an exponential backoff (kafkajs then fetches again from the last
-   * resolved offset): the consumer neither skips the batch nor restarts in a loop. Never throws.
+   * Runs one partition batch's work. On a failure that is not the record's it answers the backoff
+   * (exponential) the partition waits before the same batch is fetched again (the event log pauses
+   * it): the consumer neither skips the batch nor restarts in a loop. Never throws.
    */
-  guard(batch: { topic: string; partition: number; firstOffset: string }, pause: () => () => void, work: () => Promise<void>): Promise<boolean>;
+  guard(batch: { topic: string; partition: number; firstOffset: string }, work: () => Promise<void>): Promise<BatchOutcome>;
+  /**
+   * The event log found the group's stored positions do not belong to the current topics (or, with
+   * none, that they match again): /healthz down with the fix, hub_consumer_positions_mismatch, and one
+   * error line per change.
+   */
+  positionsMismatch(mismatches: readonly PositionsMismatch[]): void;
   /**
    * After a rebalance: a partition no longer assigned is no longer this member's to wait on (its
    * new owner reports it), so it stops counting as stuck here.
    */
   assigned(assignment: Readonly<Record<string, readonly number[]>>): void;
+  /**
+   * What a subscription reports to the watch (mismatched positions, start, assignment) and its lag,
+   * to spread into eventLog.subscribe's options: the same for every consumer.
+   */
+  subscriptionHooks(lag: Gauge<'group' | 'topic' | 'partition'>): {
+    onMismatch(found: readonly PositionsMismatch[]): void;
+    onStarted(): void;
+    onAssigned(assignment: Readonly<Record<string, readonly number[]>>): void;
+    onLag(topic: string, partition: number, records: number): void;
+  };
   /** Counts records quarantined (the counter; the gauge reads Postgres). */
   quarantined(topic: string, n: number): void;
   /** /healthz problems: quarantined records (degraded), partitions stuck beyond the bound (down). */
@@ -58,7 +75,7 @@ export function consumerWatch(options: ConsumerWatchOptions): ConsumerWatch {
   const backoff = options.backoff ?? { firstMs: 200, maxMs: 30_000 };
   const standing = new Map<string, Standing & { topic: string; partition: number }>();
   const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
-  const timers = new Set<NodeJS.Timeout>();
+  let mismatches: readonly PositionsMismatch[] = [];
 
   const quarantinedTotal = new Counter({ name: 'hub_consumer_quarantined_total', help: 'Records a consumer quarantined instead of applying (a data or constraint error, or not decodable)', labelNames: ['group', 'topic'], registers: [metrics] });
   new Gauge({
@@ -85,9 +102,12 @@ export function consumerWatch(options: ConsumerWatchOptions): ConsumerWatch {
     },
   });
 
+  const mismatchGauge = new Gauge({ name: 'hub_consumer_positions_mismatch', help: 'Topics whose stored positions belong to another cluster or topic (1): the consumer refuses to run until hubctl positions reset', labelNames: ['group', 'topic'], registers: [metrics] });
+  const fix = `hubctl positions reset --consumer ${group.startsWith('projector') ? 'projector' : 'dispatcher'}`;
+
   let redriveTimer: NodeJS.Timeout | undefined;
-  return {
-    async guard(batch, pause, work) {
+  const watch: ConsumerWatch = {
+    async guard(batch, work) {
       const k = key(batch.topic, batch.partition);
       const before = standing.get(k);
       // The same offset as the failed attempt keeps its first time: how long the partition waits.
@@ -97,7 +117,7 @@ export function consumerWatch(options: ConsumerWatchOptions): ConsumerWatch {
         await work();
         standing.delete(k);
         if (s.failures > 0) logger.info('partition moves again', { group, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset, failures: s.failures });
-        return true;
+        return undefined;
       } catch (e) {
         s.failures++;
         s.reason = failureReason(e instanceof RetryLater ? e.cause : e);
@@ -113,23 +133,33 @@ export function consumerWatch(options: ConsumerWatchOptions): ConsumerWatch {
           retryInMs: wait,
           reason: s.reason,
         });
-        const resume = pause();
-        const timer = setTimeout(() => {
-          timers.delete(timer);
-          resume();
-        }, wait);
-        timers.add(timer);
-        return false;
+        return { retryAfterMs: wait };
       }
+    },
+    positionsMismatch(found) {
+      const had = mismatches.length > 0;
+      for (const m of mismatches) mismatchGauge.set({ group, topic: m.topic }, 0);
+      for (const m of found) mismatchGauge.set({ group, topic: m.topic }, 1);
+      mismatches = found;
+      if (found.length === 0) return void (had && logger.info('stored positions match the topics again; consuming', { group }));
+      logger.error(`consumer ${group} refuses to run: its stored positions do not belong to the current topics; run ${fix}`, { group, mismatches: found });
     },
     assigned(assignment) {
       for (const [k, s] of standing) if (!assignment[s.topic]?.includes(s.partition)) standing.delete(k);
+    },
+    subscriptionHooks(lag) {
+      return {
+        onMismatch: (found) => watch.positionsMismatch(found),
+        onStarted: () => watch.positionsMismatch([]),
+        onAssigned: (assignment) => watch.assigned(assignment),
+        onLag: (topic, partition, records) => lag.set({ group, topic, partition: String(partition) }, records),
+      };
     },
     quarantined(topic, n) {
       if (n > 0) quarantinedTotal.inc({ group, topic }, n);
     },
     async problems() {
-      const problems: HealthProblem[] = [];
+      const problems: HealthProblem[] = mismatches.map((m) => ({ severity: 'down', reason: `consumer ${group} refuses to run on ${m.topic}: ${m.reason}; run ${fix}` }));
       const t = now();
       for (const s of standing.values()) {
         if (t - s.since <= options.stuckAfterMs) continue;
@@ -170,8 +200,7 @@ export function consumerWatch(options: ConsumerWatchOptions): ConsumerWatch {
     },
     stop() {
       clearInterval(redriveTimer);
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
     },
   };
+  return watch;
 }

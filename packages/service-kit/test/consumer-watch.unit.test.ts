@@ -1,5 +1,5 @@
-// The consumer watch (issue #10, item 2): a batch that fails for a reason not the record's pauses its
-// partition and resumes it after a growing backoff (never throws into kafkajs); a partition on one
+// The consumer watch (issue #10, item 2): a batch that fails for a reason not the record's makes its
+// partition wait a growing backoff (never throws into the event log); a partition on one
 // offset beyond the bound is a `down` health problem and shows in hub_consumer_stuck_seconds, even
 // when the cause is unknown (a batch that never finishes); quarantined records make health degraded.
 import assert from 'node:assert/strict';
@@ -18,53 +18,60 @@ function givenWatch(openCounts: Array<{ consumerGroup: string; topic: string; co
   stream.on('data', (d: Buffer) => logs.push(d.toString()));
   const quarantine = { openCounts: () => Promise.resolve(openCounts) } as unknown as QuarantineStore;
   const watch = consumerWatch({ group: 'projector', metrics, logger: createLogger({ service: 'test', stream }), quarantine, stuckAfterMs: 60_000, backoff: { firstMs: 1, maxMs: 4 }, now: () => clock.t });
-  const pauses: Array<{ resumed: boolean }> = [];
-  const pause = () => {
-    const p = { resumed: false };
-    pauses.push(p);
-    return () => (p.resumed = true);
-  };
-  return { clock, metrics, logs, watch, pauses, pause };
+  return { clock, metrics, logs, watch };
 }
 const batch = { topic: 'hub.locations', partition: 3, firstOffset: '41' };
 const postgresDown = () => Promise.reject(new RetryLater('dependency', Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })));
 
 describe('consumerWatch', () => {
-  it('a failing batch pauses its partition, does not throw, and resumes it after the backoff', async () => {
-    const { watch, pauses, pause } = givenWatch();
-    assert.equal(await watch.guard(batch, pause, postgresDown), false);
-    assert.equal(pauses.length, 1);
-    assert.equal(pauses[0]?.resumed, false);
-    await new Promise((r) => setTimeout(r, 20));
-    assert.equal(pauses[0]?.resumed, true);
-    assert.equal(await watch.guard(batch, pause, () => Promise.resolve()), true);
-    assert.equal(pauses.length, 1);
+  it('a failing batch does not throw and asks its partition to wait a growing backoff, up to the cap', async () => {
+    const { watch } = givenWatch();
+    assert.deepEqual(await watch.guard(batch, postgresDown), { retryAfterMs: 1 });
+    assert.deepEqual(await watch.guard(batch, postgresDown), { retryAfterMs: 2 });
+    assert.deepEqual(await watch.guard(batch, postgresDown), { retryAfterMs: 4 });
+    assert.deepEqual(await watch.guard(batch, postgresDown), { retryAfterMs: 4 });
+    assert.equal(await watch.guard(batch, () => Promise.resolve()), undefined);
+    watch.stop();
+  });
+
+  it('positions of another topic are down with the fix and set hub_consumer_positions_mismatch until they match', async () => {
+    const { watch, metrics, logs } = givenWatch();
+    watch.positionsMismatch([{ topic: 'hub.locations', reason: 'the position 9 of partition 0 is beyond its end 3' }]);
+    const problems = await watch.problems();
+    assert.equal(problems[0]?.severity, 'down');
+    assert.match(problems[0]?.reason ?? '', /beyond its end 3; run hubctl positions reset --consumer projector/);
+    assert.match(await metrics.metrics(), /hub_consumer_positions_mismatch\{group="projector",topic="hub.locations",service="test"\} 1/);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(logs.filter((l) => l.includes('"level":"error"') && l.includes('hubctl positions reset')).length, 1);
+    watch.positionsMismatch([]);
+    assert.deepEqual(await watch.problems(), []);
+    assert.match(await metrics.metrics(), /hub_consumer_positions_mismatch\{group="projector",topic="hub.locations",service="test"\} 0/);
     watch.stop();
   });
 
   it('a partition failing on one offset beyond the bound is down, with the reason, and in hub_consumer_stuck_seconds', async () => {
-    const { watch, clock, pause, metrics } = givenWatch();
-    await watch.guard(batch, pause, postgresDown);
+    const { watch, clock, metrics } = givenWatch();
+    await watch.guard(batch, postgresDown);
     clock.t += 30_000;
-    await watch.guard(batch, pause, postgresDown);
+    await watch.guard(batch, postgresDown);
     assert.deepEqual(await watch.problems(), [], 'within the bound');
     assert.match(await metrics.metrics(), /hub_consumer_stuck_seconds\{group="projector",topic="hub.locations",partition="3",service="test"\} 30/);
     clock.t += 30_001;
-    await watch.guard(batch, pause, postgresDown);
+    await watch.guard(batch, postgresDown);
     const problems = await watch.problems();
     assert.equal(problems.length, 1);
     assert.equal(problems[0]?.severity, 'down');
     assert.match(problems[0]?.reason ?? '', /hub\.locations partition 3 at offset 41 for 60 s: Error 57P01: terminating connection/);
     // Moving on clears it.
-    await watch.guard(batch, pause, () => Promise.resolve());
+    await watch.guard(batch, () => Promise.resolve());
     assert.deepEqual(await watch.problems(), []);
     assert.doesNotMatch(await metrics.metrics(), /hub_consumer_stuck_seconds\{/);
     watch.stop();
   });
 
   it('a partition another member took over in a rebalance is no longer stuck here', async () => {
-    const { watch, clock, pause } = givenWatch();
-    await watch.guard(batch, pause, postgresDown);
+    const { watch, clock } = givenWatch();
+    await watch.guard(batch, postgresDown);
     clock.t += 60_001;
     assert.equal((await watch.problems()).length, 1);
     watch.assigned({ 'hub.locations': [3] });
@@ -75,8 +82,8 @@ describe('consumerWatch', () => {
   });
 
   it('a batch that never finishes is stuck too (cause unknown)', async () => {
-    const { watch, clock, pause } = givenWatch();
-    void watch.guard(batch, pause, () => new Promise<void>(() => undefined));
+    const { watch, clock } = givenWatch();
+    void watch.guard(batch, () => new Promise<void>(() => undefined));
     clock.t += 60_001;
     const problems = await watch.problems();
     assert.equal(problems[0]?.severity, 'down');

@@ -1,3 +1,4 @@
+import type { DeliveryKind } from '@hub/modules';
 import { utcTime } from './utc-time.ts';
 
 // The delivery queue's records (issue #4; reference design, Delivery rules): what goes in, what comes
@@ -5,7 +6,7 @@ import { utcTime } from './utc-time.ts';
 
 type Json = Record<string, unknown>;
 
-export type DeliveryKind = 'session' | 'cdr' | 'command_result';
+export type { DeliveryKind };
 export type DeliveryState = 'pending' | 'delivered' | 'dead' | 'unroutable';
 
 export interface DeliveryInput {

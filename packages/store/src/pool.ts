@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { translatePostgresError } from './postgres-failure.ts';
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
@@ -20,8 +21,11 @@ export function createPool(databaseUrl: string, options: PoolOptions): Pool {
     // Room for sorting a page in memory when the planner cannot walk the page index. UTC: an OCPI
     // DateTime without a zone designator is UTC (types.asciidoc, DateTime), whatever the server's
     // time zone. asyncCommit: commits do not wait for the WAL flush (only for data whose last
-    // milliseconds may be lost).
-    options: `-c work_mem=16MB -c timezone=UTC${options.asyncCommit ? ' -c synchronous_commit=off' : ''}`,
+    // milliseconds may be lost). No JIT and no parallel workers: the hub's queries are short, and a
+    // plan the planner thinks costly (a claim at a backlog of a million rows, a page deep in 500k
+    // locations) paid 0.3-1 s of LLVM compilation, or was planned as a parallel walk of every row
+    // where one index range held the answer (issue 16, EXPLAIN ANALYZE).
+    options: `-c work_mem=16MB -c timezone=UTC -c jit=off -c max_parallel_workers_per_gather=0${options.asyncCommit ? ' -c synchronous_commit=off' : ''}`,
     max: options.max ?? 10,
     application_name: options.application ?? 'ocpi-hub',
     idleTimeoutMillis: 30_000,
@@ -31,8 +35,31 @@ export function createPool(databaseUrl: string, options: PoolOptions): Pool {
   // pg then also emits 'error' on the checked-out client, which has no listener of its own: without
   // this one the process would crash (seen when Postgres went away under load; issue 10, item 3).
   // Once per connection, nothing per query.
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    translateRejections(client, 'query');
+  });
+  translateRejections(pool, 'query');
+  translateRejections(pool, 'connect');
   return pool;
+}
+
+/**
+ * The store is the Postgres adapter: a failure of Postgres leaves it as DependencyUnavailable, so no
+ * caller above it (the ingress's error middleware, consumers) classifies driver errors (issue 12,
+ * item 3). Only the promise forms are wrapped (pg's pool calls its clients with callbacks); data and
+ * constraint errors pass unchanged, with their SQLSTATE.
+ */
+function translateRejections<T extends object, K extends keyof T & string>(target: T, method: K): void {
+  const original = (target[method] as (...args: unknown[]) => unknown).bind(target);
+  (target as Record<string, unknown>)[method] = (...args: unknown[]): unknown => {
+    const result = original(...args);
+    return result instanceof Promise
+      ? result.catch((e: unknown) => {
+          throw translatePostgresError(e);
+        })
+      : result;
+  };
 }
 
 /** Runs fn in a transaction; rolls back on any error. */

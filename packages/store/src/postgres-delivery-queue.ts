@@ -1,4 +1,4 @@
-import type { Pool } from './pool.ts';
+import { inTransaction, type Pool } from './pool.ts';
 import type { QuarantineEntry } from './consumer-quarantine.ts';
 import { DELIVERIES_CHANNEL, toDelivery, where, type Delivery, type DeliveryFilter, type DeliveryInput, type DeliveryPosition, type DeliveryState, type Row } from './delivery-records.ts';
 import { enqueueFolded, type EnqueueReport } from './delivery-enqueue.ts';
@@ -26,6 +26,11 @@ export interface DeliveryQueue {
   sessionExists(cpo: { countryCode: string; partyId: string }, sessionId: string): Promise<boolean>;
   /** The stored positions of a consumer group in a topic (next offset per partition). */
   deliveryPositions(consumerGroup: string, topic: string): Promise<Map<number, bigint>>;
+  /**
+   * Sets a group's positions in a topic back to the start of every partition (hubctl positions
+   * reset): the dispatcher then reads the current topic from its start again.
+   */
+  resetDeliveryPositions(consumerGroup: string, topic: string, partitions: readonly number[]): Promise<void>;
   /** Operator replay: the rows are made pending again even when delivered before. */
   enqueueForced(rows: readonly DeliveryInput[]): Promise<number>;
   /**
@@ -90,15 +95,29 @@ export function postgresDeliveryQueue(pool: Pool): DeliveryQueue {
       );
       return new Map(rows.map((r) => [r.partition, BigInt(r.next_offset)]));
     },
+    async resetDeliveryPositions(consumerGroup, topic, partitions) {
+      await inTransaction(pool, async (client) => {
+        await client.query('delete from delivery_positions where consumer_group = $1 and topic = $2', [consumerGroup, topic]);
+        await client.query('insert into delivery_positions (consumer_group, topic, partition, next_offset) select $1, $2, p, 0 from unnest($3::int[]) p', [consumerGroup, topic, [...partitions]]);
+      });
+    },
     enqueueForced: async (rows) => (await enqueueFolded(pool, rows, true)).n,
 
     async claimDue(limit, inFlight, perEmspCap, claimMs) {
       // eMSP by eMSP: each gets at most its free slots of its oldest due records (index
-      // deliveries_pending_emsp), so the cost does not grow with one eMSP's backlog.
+      // deliveries_pending_emsp), so the cost does not grow with one eMSP's backlog. The eMSPs with
+      // pending rows are found by skipping through that index, one probe per eMSP (issue 16: a
+      // DISTINCT read every due entry, 0.5 s at a backlog of a million rows).
       const { rows } = await pool.query<Row>(
-        `with emsps as (
-           select distinct emsp_country_code as cc, emsp_party_id as pid
-             from deliveries where state = 'pending' and next_attempt_at <= now()),
+        `with recursive emsps as (
+           (select emsp_country_code as cc, emsp_party_id as pid from deliveries
+             where state = 'pending' order by emsp_country_code, emsp_party_id limit 1)
+           union all
+           select n.cc, n.pid from emsps e
+           cross join lateral (
+             select emsp_country_code as cc, emsp_party_id as pid from deliveries
+              where state = 'pending' and (emsp_country_code, emsp_party_id) > (e.cc, e.pid)
+              order by emsp_country_code, emsp_party_id limit 1) n),
          picked as (
            select p.id from emsps e
            cross join lateral (

@@ -1,8 +1,9 @@
-import { findInLocation, type ObjectPath } from '@hub/read-models';
+import { isProjectedModule, projectionOf, type ObjectPath } from '@hub/modules';
 import { inTransaction, type Pool, type PoolClient } from './pool.ts';
 import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
 import { applyBatches } from './read-model-apply.ts';
-import { TABLE, type BatchOutcome, type Json, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
+import { type BatchOutcome, type Json, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
+import { readModelLists, sides } from './read-model-list.ts';
 import { redriveRecord } from './read-model-redrive.ts';
 
 export { creationTime, projectedRecord, type BatchOutcome, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
@@ -64,7 +65,7 @@ export interface ReadModelStore {
    * Makes the building generation active when it has applied at least everything the active one has;
    * false (nothing changed) when it is still behind. Old generations' rows are dropped.
    */
-  switchOver(model: ReadModel, building: number): Promise<boolean>;
+  switchOver(model: ReadModel, building: number, options?: { force?: boolean }): Promise<boolean>;
   counts(model: ReadModel, generation: number): Promise<number>;
   /**
    * Refreshes the planner's statistics of a read-model table. A rebuild fills a generation the
@@ -91,8 +92,8 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
     },
 
     redrive(model, record) {
-      if (!Object.hasOwn(TABLE, model)) throw new Error(`unknown read model ${model}`);
-      return redriveRecord(pool, TABLE[model], model, record);
+      if (!isProjectedModule(model)) throw new Error(`unknown read model ${String(model)}`);
+      return redriveRecord(pool, model, record);
     },
 
     async positions(model, generation) {
@@ -104,59 +105,25 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
       return new Map(rows.map((r) => [r.partition, BigInt(r.next_offset)]));
     },
 
-    async listVisible(model, platformId, page) {
-      const table = TABLE[model];
-      // Keys first, in creation order (migration 008: the order must not change while a partner pages
-      // through; its index carries every column the filter and the order need, so skipped rows are
-      // never fetched), documents only for the page; the count is a separate index scan.
-      // The visible CPOs are one array the scan filters by (chr(31), the unit separator, cannot occur
-      // in a CiString): joined instead, the planner expects one row, sorts every matching key and
-      // takes twice as long at deep offsets; filtered, it walks the page index in order and stops.
-      // Visibility is decided per request from the routing rules (interface document, Routing).
-      const visible = `
-        with visible_cpos as (
-          select a.cpo_country_code as cc, a.cpo_party_id as pid from (${ACTIVE_ROUTES}) a where a.emsp_platform_id = $1
-        ),
-        generation as (select active from read_model_generations where model = $2),
-        matching as (
-          select t.generation, t.created_at, t.country_code, t.party_id, t.id
-            from ${table} t
-           where t.generation = (select active from generation)
-             and t.country_code || chr(31) || t.party_id = any(array(select cc || chr(31) || pid from visible_cpos))
-             and ($3::timestamptz is null or t.last_updated >= $3)
-             and ($4::timestamptz is null or t.last_updated < $4)
-        )`;
-      const params = [platformId, model, page.dateFrom ?? null, page.dateTo ?? null];
-      const [docs, count] = await Promise.all([
-        pool.query<{ document: string }>(
-          `${visible},
-           page as (select * from matching order by created_at, country_code, party_id, id offset $5 limit $6)
-           select d.document::text as document
-             from page p join ${table} d using (generation, country_code, party_id, id)
-            order by p.created_at, p.country_code, p.party_id, p.id`,
-          [...params, page.offset, page.limit],
-        ),
-        pool.query<{ total: string }>(`${visible} select count(*) as total from matching`, params),
-      ]);
-      return { documentsJson: docs.rows.map((r) => r.document), total: Number(count.rows[0]?.total ?? 0) };
-    },
+    listVisible: readModelLists(pool),
 
     async findVisible(model, platformId, path) {
-      const table = TABLE[model];
+      const { table } = projectionOf(model);
+      const { owner, reader } = sides(model);
       const { rows } = await pool.query<{ document: Json }>(
         `select t.document from ${table} t
           where t.generation = (select active from read_model_generations where model = $2)
             and t.country_code = $3 and t.party_id = $4 and t.id = $5
             and (
-              exists (select 1 from parties o where o.platform_id = $1 and o.role = 'CPO' and o.country_code = t.country_code and o.party_id = t.party_id)
+              exists (select 1 from parties o where o.platform_id = $1 and o.role = '${owner.toUpperCase()}' and o.country_code = t.country_code and o.party_id = t.party_id)
               or exists (
                 select 1 from (${ACTIVE_ROUTES}) a
-                 where a.emsp_platform_id = $1 and a.cpo_country_code = t.country_code and a.cpo_party_id = t.party_id))`,
+                 where a.${reader}_platform_id = $1 and a.${owner}_country_code = t.country_code and a.${owner}_party_id = t.party_id))`,
         [platformId, model, path.countryCode, path.partyId, path.id.toUpperCase()],
       );
       const document = rows[0]?.document;
       if (!document) return undefined;
-      return model === 'locations' ? findInLocation(document, path) : document;
+      return projectionOf(model).find(document, path);
     },
 
     async locationOwners(locationId, emsp) {
@@ -176,7 +143,7 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
         const active = rows[0]?.active ?? 1;
         const building = active + 1;
         // Leftovers of an aborted rebuild of the same generation start from scratch.
-        await client.query(`delete from ${TABLE[model]} where generation = $1`, [building]);
+        await client.query(`delete from ${projectionOf(model).table} where generation = $1`, [building]);
         await client.query('delete from projection_offsets where model = $1 and generation = $2', [model, building]);
         await client.query('delete from projection_rejects where model = $1 and generation = $2', [model, building]);
         await client.query('update read_model_generations set building = $2 where model = $1', [model, building]);
@@ -184,7 +151,7 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
       });
     },
 
-    switchOver(model, building) {
+    switchOver(model, building, options = {}) {
       return inTransaction(pool, async (client) => {
         // Exclusive: waits for the projector's batches in flight, holds off new ones until commit.
         const { rows } = await client.query<{ active: number }>('select active from read_model_generations where model = $1 for update', [model]);
@@ -200,7 +167,8 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
           );
         const live = await positions(active);
         const rebuilt = await positions(building);
-        if (![...live].every(([p, offset]) => (rebuilt.get(p) ?? 0n) >= offset)) return false;
+        // Forced (hubctl positions reset): the live positions belong to another topic and say nothing.
+        if (!options.force && ![...live].every(([p, offset]) => (rebuilt.get(p) ?? 0n) >= offset)) return false;
         await client.query('update read_model_generations set active = $2, building = null where model = $1', [model, building]);
         await client.query('delete from projection_offsets where model = $1 and generation < $2', [model, building]);
         return true;
@@ -208,16 +176,16 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
     },
 
     async maintain(model) {
-      await pool.query(`delete from ${TABLE[model]} where generation < (select active from read_model_generations where model = $1)`, [model]);
-      await pool.query(`vacuum (analyze) ${TABLE[model]}`);
+      await pool.query(`delete from ${projectionOf(model).table} where generation < (select active from read_model_generations where model = $1)`, [model]);
+      await pool.query(`vacuum (analyze) ${projectionOf(model).table}`);
     },
 
     async analyze(model) {
-      await pool.query(`analyze ${TABLE[model]}`);
+      await pool.query(`analyze ${projectionOf(model).table}`);
     },
 
     async counts(model, generation) {
-      const { rows } = await pool.query<{ n: string }>(`select count(*) as n from ${TABLE[model]} where generation = $1`, [generation]);
+      const { rows } = await pool.query<{ n: string }>(`select count(*) as n from ${projectionOf(model).table} where generation = $1`, [generation]);
       return Number(rows[0]?.n ?? 0);
     },
 
@@ -226,13 +194,13 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
       // is looked up in the location document, as a detail GET finds it.
       const needsDocument = path.evseUid !== undefined;
       const { rows } = await pool.query<{ document: Json | null }>(
-        `select ${needsDocument ? 'document' : 'null as document'} from ${TABLE[model]}
+        `select ${needsDocument ? 'document' : 'null as document'} from ${projectionOf(model).table}
           where generation = (select active from read_model_generations where model = $1) and country_code = $2 and party_id = $3 and id = $4`,
         [model, path.countryCode, path.partyId, path.id.toUpperCase()],
       );
       const row = rows[0];
       if (!row) return false;
-      return !needsDocument || (row.document !== null && findInLocation(row.document, path) !== undefined);
+      return !needsDocument || (row.document !== null && projectionOf(model).find(row.document, path) !== undefined);
     },
   };
 }

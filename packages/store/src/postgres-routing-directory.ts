@@ -1,3 +1,4 @@
+import { deliveryRuleOf } from '@hub/modules';
 import type { RoutingDirectory } from '@hub/registry';
 import type { Pool } from './pool.ts';
 
@@ -7,11 +8,12 @@ import type { Pool } from './pool.ts';
 
 /**
  * The routes in force: an enabled routing rule whose eMSP and CPO are both registered and not
- * suspended, with the eMSP's platform (the caller of a list pull). A subquery the planner inlines,
+ * suspended, with both parties' platforms (the caller of a list pull is on the side that does not own
+ * the objects: the eMSP for locations and tariffs). A subquery the planner inlines,
  * so each user filters it by the columns it knows.
  */
 export const ACTIVE_ROUTES = `
-  select r.emsp_country_code, r.emsp_party_id, r.cpo_country_code, r.cpo_party_id, e.platform_id as emsp_platform_id
+  select r.emsp_country_code, r.emsp_party_id, r.cpo_country_code, r.cpo_party_id, e.platform_id as emsp_platform_id, c.platform_id as cpo_platform_id
     from routing_rules r
     join parties e on e.role = 'EMSP' and e.suspended_at is null
                   and e.country_code = r.emsp_country_code and e.party_id = r.emsp_party_id
@@ -22,7 +24,7 @@ export const ACTIVE_ROUTES = `
 export function postgresRoutingDirectory(pool: Pool): RoutingDirectory {
   const directory: RoutingDirectory = {
     deliveryTarget(kind, emsp, cpo, targetUrl) {
-      return directory.receiverTarget('EMSP', kind === 'session' ? 'sessions' : kind === 'cdr' ? 'cdrs' : 'commands', emsp, cpo, targetUrl);
+      return directory.receiverTarget('EMSP', deliveryRuleOf(kind).receiverModule, emsp, cpo, targetUrl);
     },
 
     async receiverTarget(receiverRole, module, emsp, cpo, fixedUrl) {

@@ -1,7 +1,7 @@
-import { applyLocationEvent, applyTariffEvent, parseSubject, replacesWholeObject, type ObjectPath } from '@hub/read-models';
+import { isProjectedModule, parseSubject, projectionOf, type ObjectPath } from '@hub/modules';
 import { quarantineInsertSql, quarantineParam, type QuarantineEntry } from './consumer-quarantine.ts';
 import type { Pool, PoolClient } from './pool.ts';
-import { creationTime, TABLE, type BatchOutcome, type Json, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
+import { creationTime, type BatchOutcome, type Json, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
 
 // The projector's hot path (postgres-read-model-store.ts applyBatch/applyBatches): plan (positions and
 // the stored objects the batches build on), apply (the events, in memory), write (rows, rejects,
@@ -70,13 +70,13 @@ async function load(client: PoolClient, model: ReadModel, gen: number, work: rea
       const key = keyOf(path);
       if (seen.has(key)) return;
       seen.add(key);
-      if (!replacesWholeObject(model, record.type)) needed.push(key.split('\u0000'));
+      if (!projectionOf(model).replacesWholeObject(record.type)) needed.push(key.split('\u0000'));
     });
   });
   const documents = new Map<string, Json>();
   if (needed.length > 0) {
     const loaded = await client.query<{ country_code: string; party_id: string; id: string; document: Json }>(
-      `select country_code, party_id, id, document from ${TABLE[model]}
+      `select country_code, party_id, id, document from ${projectionOf(model).table}
           where generation = $1 and (country_code, party_id, id) in (select * from unnest($2::text[], $3::text[], $4::text[]))`,
       [gen, needed.map((k) => k[0]), needed.map((k) => k[1]), needed.map((k) => k[2])],
     );
@@ -113,9 +113,7 @@ function apply(model: ReadModel, work: readonly Work[], parsed: ReadonlyArray<Re
       const path = parsed[wi]?.[i];
       const result = !path
         ? ({ kind: 'rejected', reason: `unreadable subject ${record.subject}` } as const)
-        : model === 'locations'
-          ? applyLocationEvent(documents.get(keyOf(path)), record.type, path, record.data)
-          : applyTariffEvent(documents.get(keyOf(path)), record.type, record.data);
+        : projectionOf(model).evolve(documents.get(keyOf(path)), record.type, path, record.data);
       if (result.kind === 'deleted' && path) {
         // Gone from here on: a later event of this batch sees no stored object.
         documents.delete(keyOf(path));
@@ -138,7 +136,7 @@ function apply(model: ReadModel, work: readonly Work[], parsed: ReadonlyArray<Re
 
 /** Writes what apply did, moves the positions and commits. */
 async function write(client: PoolClient, model: ReadModel, gen: number, work: readonly Work[], a: Applied): Promise<void> {
-  const table = TABLE[model];
+  const { table } = projectionOf(model);
   if (a.deleted.size > 0) {
     const keys = [...a.deleted].map((k) => k.split('\u0000') as [string, string, string]);
     await client.query(
@@ -205,7 +203,7 @@ async function write(client: PoolClient, model: ReadModel, gen: number, work: re
  */
 export async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray<PartitionBatch>, generation: number | undefined): Promise<BatchOutcome[]> {
   const partitions = batches.map((b) => b.partition);
-  if (!Object.hasOwn(TABLE, model) || !partitions.every(Number.isInteger) || new Set(partitions).size !== partitions.length || (generation !== undefined && !Number.isInteger(generation))) {
+  if (!isProjectedModule(model) || !partitions.every(Number.isInteger) || new Set(partitions).size !== partitions.length || (generation !== undefined && !Number.isInteger(generation))) {
     throw new Error(`bad batch coordinates ${model}/${partitions.join(',')}/${generation}`);
   }
   if (batches.length === 0) return [];

@@ -1,10 +1,12 @@
 import type { HubEvent } from '@hub/events';
+import type { ProjectedModuleId } from '@hub/modules';
 import type { QuarantineEntry } from './consumer-quarantine.ts';
 import { utcTime } from './utc-time.ts';
 
 // What the projector hands the read-model store (postgres-read-model-store.ts, read-model-apply.ts).
 
-export type ReadModel = 'locations' | 'tariffs';
+/** A read model: a module of the module table with a projection (@hub/modules, modules.ts). */
+export type ReadModel = ProjectedModuleId;
 
 export type Json = Record<string, unknown>;
 
@@ -44,8 +46,6 @@ export interface BatchOutcome {
   readonly rejected: number;
   readonly quarantined: number;
 }
-
-export const TABLE: Record<ReadModel, string> = { locations: 'locations', tariffs: 'tariffs' };
 
 /**
  * The creation time an event gives its object, as Postgres reads it; '' (the object then takes its

@@ -1,4 +1,4 @@
-import { applyLocationEvent, applyTariffEvent, parseSubject } from '@hub/read-models';
+import { parseSubject, projectionOf } from '@hub/modules';
 import { inTransaction, type Pool } from './pool.ts';
 import type { ProjectedRecord, ReadModel } from './postgres-read-model-store.ts';
 import { utcTime } from './utc-time.ts';
@@ -21,14 +21,16 @@ export class NotApplicable extends Error {
  * Applies one quarantined record to the active generation outside the position order (see
  * ReadModelStore.redrive): only when the stored object is not newer, else 'superseded'.
  */
-export async function redriveRecord(pool: Pool, table: string, model: ReadModel, record: ProjectedRecord): Promise<'redriven' | 'superseded'> {
+export async function redriveRecord(pool: Pool, model: ReadModel, record: ProjectedRecord): Promise<'redriven' | 'superseded'> {
+  const projection = projectionOf(model);
+  const table = projection.table;
   const path = parseSubject(record.subject);
   if (!path) throw new NotApplicable(`unreadable subject ${record.subject}`);
   const key = [path.countryCode, path.partyId, path.id.toUpperCase()];
   return inTransaction(pool, async (client) => {
     const gen = (await client.query<{ active: number }>('select active from read_model_generations where model = $1 for share', [model])).rows[0]?.active ?? 1;
     const stored = (await client.query<{ document: Json; last_updated: Date }>(`select document, last_updated from ${table} where generation = $1 and country_code = $2 and party_id = $3 and id = $4 for update`, [gen, ...key])).rows[0];
-    const result = model === 'locations' ? applyLocationEvent(stored?.document, record.type, path, record.data) : applyTariffEvent(stored?.document, record.type, record.data);
+    const result = projection.evolve(stored?.document, record.type, path, record.data);
     if (result.kind === 'rejected') throw new NotApplicable(result.reason);
     const newer = (time: unknown) => stored !== undefined && typeof time === 'string' && stored.last_updated.getTime() > Date.parse(time);
     if (result.kind === 'deleted') {

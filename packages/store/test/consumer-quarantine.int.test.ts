@@ -4,7 +4,8 @@
 // re-drive and discard move its state; a re-driven projector event never regresses a newer object.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { locationEventTypes, pathSubject } from '@hub/read-models';
+import { locationEventTypes } from '@hub/events';
+import { pathSubject } from '@hub/modules';
 import { NotApplicable, postgresDeliveryStore, postgresQuarantineStore, postgresReadModelStore, type DeliveryInput, type ProjectedRecord, type QuarantineEntry } from '@hub/store';
 import { givenTestStack } from '@hub/testing';
 

@@ -118,3 +118,24 @@ describe('delivery store on Postgres: consumer positions', () => {
     assert.equal(rows[0]?.claimed, true);
   });
 });
+
+describe('delivery store on Postgres: claiming eMSP by eMSP', () => {
+  const given = givenTestStack('delivery_claims');
+  const store = (): DeliveryStore => postgresDeliveryStore(given.stack.pool);
+  const forEmsp = (partyId: string, id: string): DeliveryInput => ({ ...session(id, 1, '2026-01-01T10:00:00Z', 'ACTIVE'), emsp: { countryCode: 'NL', partyId } });
+  const claimedBy = (claimed: readonly { emsp: { partyId: string } }[]) =>
+    claimed.reduce<Record<string, number>>((counts, d) => ({ ...counts, [d.emsp.partyId]: (counts[d.emsp.partyId] ?? 0) + 1 }), {});
+
+  it('gives every eMSP with due rows its free slots, also behind an eMSP whose rows are all waiting for a retry', async () => {
+    // AAA sorts first and has nothing due (down, backing off); BBB has more due rows than its cap;
+    // CCC has two deliveries in flight already, so one free slot of its cap of three.
+    await store().enqueue([...['A1', 'A2'].map((id) => forEmsp('AAA', id)), ...['B1', 'B2', 'B3', 'B4', 'B5'].map((id) => forEmsp('BBB', id)), ...['C1', 'C2', 'C3'].map((id) => forEmsp('CCC', id))]);
+    await given.stack.pool.query("update deliveries set next_attempt_at = now() + interval '1 hour' where emsp_party_id = 'AAA'");
+    const first = await store().claimDue(100, new Map([['NL/CCC', 2]]), 3, 60_000);
+    assert.deepEqual(claimedBy(first), { BBB: 3, CCC: 1 });
+    // Claimed rows are not claimed again; the rest of each eMSP's due rows are.
+    const second = await store().claimDue(100, new Map(), 3, 60_000);
+    assert.deepEqual(claimedBy(second), { BBB: 2, CCC: 2 });
+    assert.deepEqual(claimedBy(await store().claimDue(100, new Map(), 3, 60_000)), {});
+  });
+});

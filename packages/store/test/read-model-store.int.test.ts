@@ -3,7 +3,8 @@
 // unreadable records kept as rejects, outcomes in the caller's order.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { locationEventTypes, pathSubject, tariffEventTypes } from '@hub/read-models';
+import { locationEventTypes, tariffEventTypes } from '@hub/events';
+import { pathSubject } from '@hub/modules';
 import { createPool, postgresReadModelStore, projectedRecord, type ProjectedRecord, type ReadModelStore } from '@hub/store';
 import { createTestStack, type TestStack } from '@hub/testing';
 

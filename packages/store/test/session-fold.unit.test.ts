@@ -2,7 +2,7 @@
 // Method): merged into the newest full session, in batch order, newest wins as for PUT.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mergeSessionPatch } from '@hub/read-models';
+import { mergeSessionPatch } from '@hub/modules';
 import { foldSessionEvents, type StoredSession } from '../src/session-fold.ts';
 import type { DeliveryInput } from '../src/postgres-delivery-store.ts';
 import { cpo, emsp, fullSession, sessionPatch, sessionPut } from './session-events.fixture.ts';

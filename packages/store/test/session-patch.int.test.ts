@@ -3,7 +3,7 @@
 // newest wins as for PUT, a batch applied in its order, one PATCH rule (mergeSessionPatch).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mergeSessionPatch } from '@hub/read-models';
+import { mergeSessionPatch } from '@hub/modules';
 import { postgresDeliveryStore, type DeliveryStore } from '@hub/store';
 import { givenTestStack } from '@hub/testing';
 import { cpo, emsp, fullSession, sessionPatch, sessionPut } from './session-events.fixture.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createKafkaEventLog, ensureTopics, readTopicDefinitions, type EventLog, type TopicDefinition } from '@hub/event-log';
+import { createKafkaEventLog, ensureTopics, readTopicDefinitions, type KafkaEventLog, type TopicDefinition } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
 import { createPool, dropDatabase, ensureDatabase, migrate, type Pool } from '@hub/store';
 
@@ -25,7 +25,7 @@ export interface TestStack {
   readonly brokers: string[];
   readonly topicPrefix: string;
   readonly pool: Pool;
-  readonly eventLog: EventLog;
+  readonly eventLog: KafkaEventLog;
   /** Environment for a service process pointed at this slice. */
   env(extra?: Record<string, string>): Record<string, string>;
   cleanup(): Promise<void>;
@@ -35,9 +35,10 @@ export function topicDefinitions(): TopicDefinition[] {
   return readTopicDefinitions(join(repoRoot, 'infra', 'topics.json'));
 }
 
-export async function createTestStack(label: string, options: { brokers?: string[] } = {}): Promise<TestStack> {
-  const { brokers: sharedBrokers, serverUrl } = testEnv();
-  const brokers = options.brokers ?? sharedBrokers;
+/** fullReplication: the brokers form a quorum big enough for every topic's defined replication (no clamping). */
+export async function createTestStack(label: string, options: { brokers?: string[]; fullReplication?: boolean } = {}): Promise<TestStack> {
+  // Brokers of the test's own (the cluster tier starts its own and no shared broker): Postgres only.
+  const { brokers, serverUrl } = options.brokers ? { brokers: options.brokers, serverUrl: process.env['TEST_DATABASE_URL'] ?? testEnv().serverUrl } : testEnv();
   const suffix = randomBytes(4).toString('hex');
   const name = `hubtest_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${suffix}`;
   const url = new URL(serverUrl);
@@ -56,7 +57,7 @@ export async function createTestStack(label: string, options: { brokers?: string
   try {
     const admin = eventLog.admin();
     await admin.connect();
-    await ensureTopics(admin, topicDefinitions(), topicPrefix);
+    await ensureTopics(admin, topicDefinitions(), topicPrefix, undefined, options.fullReplication ? { fullReplicationWithinMs: 60_000 } : {});
     await admin.disconnect();
   } catch (e) {
     await eventLog.close();

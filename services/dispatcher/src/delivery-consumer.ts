@@ -1,9 +1,9 @@
-import type { ConsumedEvent } from '@hub/event-log';
-import { recipientOf, topics } from '@hub/events';
+import { decodeRecord, type ConsumedRecord } from '@hub/event-log';
+import { recipientOf, type HubEvent } from '@hub/events';
 import type { Gauge } from '@hub/observability';
-import { parseSubject } from '@hub/read-models';
-import { applyIsolating, consumerWatch, hasObjectData, rawRecord, seekToStoredPositions, type Item, type ServiceShell } from '@hub/service-kit';
-import { postgresFailureKind, postgresQuarantineStore, type DeliveryInput, type DeliveryStore, type EnqueueReport, type RawRecord } from '@hub/store';
+import { consumedDeliveryModules, ocpiModules, parseSubject, topicOf, type DeliveryKind } from '@hub/modules';
+import { applyIsolating, consumerWatch, hasObjectData, rawRecord, type Item, type ServiceShell } from '@hub/service-kit';
+import { postgresFailureKind, postgresPositionBindings, postgresQuarantineStore, type DeliveryInput, type DeliveryStore, type EnqueueReport, type RawRecord } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
 import { isSessionPatch } from './session-patch.ts';
 
@@ -14,10 +14,9 @@ import { isSessionPatch } from './session-patch.ts';
 // quarantined in the same statement; a Postgres failure keeps the partition waiting (service-kit).
 
 type Json = Record<string, unknown>;
-type DeliveryKind = 'session' | 'cdr';
 
 /** The delivery row one consumed event becomes; undefined for an event without an OCPI object path. */
-export function deliveryInputOf(kind: DeliveryKind, decoded: ConsumedEvent): DeliveryInput | undefined {
+export function deliveryInputOf(kind: DeliveryKind, decoded: { readonly partition: number; readonly offset: string; readonly event: HubEvent }): DeliveryInput | undefined {
   const path = parseSubject(decoded.event.subject);
   if (!path) return undefined;
   const data = decoded.event.data as Json;
@@ -49,48 +48,47 @@ export async function startDeliveryConsumer(
   const { logger, metrics, eventLog, pool } = shell;
   const { deliveries, lag, wake, reportSessionPatches } = deps;
   const group = config.groupId;
-  const kindOf = new Map([
-    [eventLog.physical(topics.sessions), 'session' as const],
-    [eventLog.physical(topics.cdrs), 'cdr' as const],
-  ]);
+  // The topics whose events become deliveries, and as what (the module table's delivery rules).
+  const kindOf = new Map(consumedDeliveryModules.map((m) => [eventLog.physical(topicOf(m)), ocpiModules[m].delivery.kind] as const));
   const watch = consumerWatch({ group, metrics, logger, quarantine: postgresQuarantineStore(pool), stuckAfterMs: config.consumerStuckAfterMs });
   shell.addHealthProblems(() => watch.problems());
-  const decodeRow = (topic: string, raw: RawRecord, message: Parameters<typeof eventLog.decode>[2]): Consumed => {
-    const kind = kindOf.get(topic) ?? kindOf.get(eventLog.physical(topic));
-    const decoded = eventLog.decode(topic, raw.partition, message);
-    const row = kind && decoded && hasObjectData(decoded.event) ? deliveryInputOf(kind, decoded) : undefined;
-    return { raw, ...(row ? { row } : {}), ...(decoded ? { ceType: decoded.event.type, ceId: decoded.event.id } : {}) };
+  const decodeRow = (raw: RawRecord, event: HubEvent | undefined): Consumed => {
+    const kind = kindOf.get(raw.topic) ?? kindOf.get(eventLog.physical(raw.topic));
+    const row = kind && event && hasObjectData(event) ? deliveryInputOf(kind, { partition: raw.partition, offset: raw.offset, event }) : undefined;
+    return { raw, ...(row ? { row } : {}), ...(event ? { ceType: event.type, ceId: event.id } : {}) };
   };
   // Re-drives (hubctl quarantine redrive) make the delivery row as the consumer would; the store's
   // newest-wins rule keeps an older session state from replacing a newer one.
   watch.startRedrives(async (q) => {
-    const { row } = decodeRow(q.record.topic, q.record, { ...q.record, timestamp: '0', attributes: 0 });
+    const { row } = decodeRow(q.record, decodeRecord(q.record));
     if (!row) throw Object.assign(new Error('not an event of the hub with an OCPI object path'), { code: '22000' });
     reportSessionPatches(await deliveries.enqueue([row]));
     wake();
     return 'redriven';
   }, postgresFailureKind);
 
-  const consumer = eventLog.consumer(group);
-  await consumer.connect();
-  for (const topic of kindOf.keys()) await consumer.subscribe({ topic, fromBeginning: true });
-  // Each partition starts where the delivery rows end (the position stored with them): if Postgres
-  // lost recent rows (a failover, a restore), their events are read and enqueued again.
-  consumer.on(consumer.events.GROUP_JOIN, (e) => watch.assigned(e.payload.memberAssignment));
-  seekToStoredPositions(consumer, logger, (topic) => (kindOf.has(topic) ? deliveries.deliveryPositions(group, topic) : undefined));
-  await consumer.run({
-    eachBatchAutoResolve: false,
+  const bindings = postgresPositionBindings(pool);
+  const subscription = await eventLog.subscribe({
+    group,
+    topics: consumedDeliveryModules.map((m) => topicOf(m)),
+    // Each partition starts where the delivery rows end (the position stored with them): if Postgres
+    // lost recent rows (a failover, a restore), their events are read and enqueued again. Positions
+    // of another cluster or topic stop the consumer instead (issue 14, item 5).
+    positions: {
+      load: (topic) => deliveries.deliveryPositions(group, topic),
+      loadBinding: (topic) => bindings.load(group, topic),
+      saveBinding: (topic, binding) => bindings.save(group, topic, binding),
+    },
+    ...watch.subscriptionHooks(lag),
     // Partitions are handed off in parallel (each keeps its order): a fetch spanning twelve partitions
     // does not wait for twelve Postgres round trips one after the other.
-    partitionsConsumedConcurrently: 6,
-    eachBatch: async (payload) => {
-      const { batch } = payload;
-      if (!kindOf.has(batch.topic) || batch.messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
-      const items: Array<Item<Consumed>> = batch.messages.map((message) => {
-        const consumed = decodeRow(batch.topic, rawRecord(batch.topic, batch.partition, message), message);
+    concurrency: 6,
+    onBatch: async (batch) => {
+      const items: Array<Item<Consumed>> = batch.records.map((record: ConsumedRecord) => {
+        const consumed = decodeRow(rawRecord(record), record.event);
         return consumed.row ? { record: consumed } : { record: consumed, quarantine: { failure: 'undecodable', reason: 'not an event of the hub with an OCPI object path (CloudEvents binary mode with a JSON object as data)' } };
       });
-      const done = await watch.guard({ topic: batch.topic, partition: batch.partition, firstOffset: batch.firstOffset() ?? '0' }, () => payload.pause(), async () => {
+      const outcome = await watch.guard({ topic: batch.topic, partition: batch.partition, firstOffset: batch.firstOffset }, async () => {
         const quarantined = await applyIsolating(
           items,
           async (chunk) => {
@@ -110,18 +108,14 @@ export async function startDeliveryConsumer(
         watch.quarantined(batch.topic, quarantined.length);
         for (const q of quarantined) logger.error('record quarantined: it cannot become a delivery row', { topic: batch.topic, partition: batch.partition, offset: q.record.raw.offset, reason: q.quarantine?.reason });
       });
-      if (!done) return;
-      payload.resolveOffset(batch.lastOffset());
-      await payload.commitOffsetsIfNecessary();
-      lag.set({ group, topic: batch.topic, partition: String(batch.partition) }, Number(batch.offsetLag()));
-      await payload.heartbeat();
-      wake();
+      if (!outcome) wake();
+      return outcome;
     },
   });
   return {
     async stop() {
       watch.stop();
-      await consumer.disconnect();
+      await subscription.stop();
     },
   };
 }

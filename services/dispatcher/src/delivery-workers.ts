@@ -1,5 +1,6 @@
 import { Counter, Histogram } from '@hub/observability';
 import { isSuccessCode } from '@hub/ocpi';
+import { deliveryRuleOf } from '@hub/modules';
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, cachedLookup, PartnerCallError, type RoutingDirectory } from '@hub/registry';
 import type { ServiceShell } from '@hub/service-kit';
@@ -62,14 +63,12 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
       logger.warn('delivery unroutable, kept for re-drive', { kind: d.kind, emsp, objectId: d.objectId, reason: target.reason, correlationId: d.correlationId });
       return;
     }
-    // Interface document, Receiver endpoints: session PUT {receiver}/{cpo cc}/{cpo pid}/{session id}
-    // (always the full latest state), CDR POST {receiver}.
-    const base = target.url.replace(/\/+$/, '');
-    // Command results go to the response_url the eMSP gave (mod_commands.asciidoc, CommandResult).
-    const url = d.kind === 'session' ? `${base}/${d.cpo.countryCode}/${d.cpo.partyId}/${encodeURIComponent(d.objectId)}` : d.kind === 'cdr' ? base : target.url;
+    // Where and how each kind goes: the module table's delivery rule (@hub/modules, modules.ts).
+    const rule = deliveryRuleOf(d.kind);
+    const url = rule.url(target.url, d.cpo, d.objectId);
     let accepted = false;
     try {
-      const result = await partners.call(d.kind === 'session' ? 'PUT' : 'POST', url, cipher.open(target.partnerTokenSealed), { correlationId: d.correlationId ?? `delivery-${d.id}` }, d.payload, {
+      const result = await partners.call(rule.method, url, cipher.open(target.partnerTokenSealed), { correlationId: d.correlationId ?? `delivery-${d.id}` }, d.payload, {
         // transport_and_format.asciidoc, Message routing headers: from the CPO, to the eMSP.
         'ocpi-from-country-code': d.cpo.countryCode,
         'ocpi-from-party-id': d.cpo.partyId,

@@ -1,5 +1,5 @@
+import { sessionEventTypes } from '@hub/events';
 import { Counter, type Logger, type Registry } from '@hub/observability';
-import { sessionEventTypes } from '@hub/read-models';
 import type { EnqueueReport } from '@hub/store';
 
 // Session PATCH events in the dispatcher (mod_sessions.asciidoc, PATCH Method; README, Delivery

@@ -86,7 +86,7 @@ export const API_CATALOGUE: readonly RouteSpec[] = [
   },
   {
     method: 'post', path: `${V}/commands/{command}`, module: 'commands', summary: 'eMSP command, forwarded to the CPO', auth: 'hub-token',
-    body: { schemas: ['ocpi/start_session.json', 'ocpi/stop_session.json', 'ocpi/reserve_now.json', 'ocpi/cancel_reservation.json'] }, data: { schema: 'ocpi/command_response.json' }, requestHeaders: ['OCPI-from', 'OCPI-to'],
+    body: { schemas: ['ocpi/start_session.json', 'ocpi/stop_session.json', 'ocpi/reserve_now.json', 'ocpi/cancel_reservation.json', 'ocpi/unlock_connector.json'] }, data: { schema: 'ocpi/command_response.json' }, requestHeaders: ['OCPI-from', 'OCPI-to'],
     errors: ['INVALID_PARAMETERS', 'FOREIGN_PARTY', 'RATE_LIMITED', 'NOT_ENOUGH_INFORMATION', 'NOT_FOUND'],
   },
   { method: 'post', path: `${V}/commands/callback/{command_id}`, module: 'commands', summary: "The CPO's CommandResult for a command the hub forwarded", auth: 'none', body: { schemas: ['ocpi/command_result.json'] }, errors: ['INVALID_PARAMETERS', 'NOT_FOUND'] },

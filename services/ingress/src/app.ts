@@ -8,8 +8,8 @@ import { locationsRouter, tariffsRouter, type ObjectRoutesDeps } from './routes/
 import { cdrsRouter, sessionsRouter } from './routes/sessions-cdrs.ts';
 import { tokensRouter, type TokensDeps } from './routes/tokens.ts';
 import { commandCallbackRouter, commandsRouter, type CommandsDeps } from './routes/commands.ts';
-import type { DeliveryStore } from '@hub/store';
 import { authenticate } from './authenticate.ts';
+import type { IngressDeliveries } from './ports.ts';
 import type { DispatcherWait } from './known-sessions.ts';
 import { errorMiddleware } from './http.ts';
 import { credentialsRouter } from './routes/credentials.ts';
@@ -36,7 +36,7 @@ export interface IngressDeps {
   /** Called after a registry change so the outbox is published promptly. */
   readonly onRegistryChange: () => void;
   readonly objects: Omit<ObjectRoutesDeps, 'validator' | 'publicBaseUrl'>;
-  readonly deliveries: DeliveryStore;
+  readonly deliveries: IngressDeliveries;
   /** Who receives what, and where (tokens and commands forwards). */
   readonly routing: RoutingDirectory;
   readonly dispatcherWait: DispatcherWait;

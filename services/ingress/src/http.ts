@@ -1,6 +1,5 @@
 import type { Duplex } from 'node:stream';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { kafkaFailureKind } from '@hub/event-log';
 import { DependencyUnavailable, HubError, failure, ocpiTimestamp, success, acknowledged, type OcpiEnvelope } from '@hub/ocpi';
 import { postgresFailureKind } from '@hub/store';
 
@@ -105,9 +104,12 @@ function dataError(err: unknown): HubError | undefined {
   return undefined;
 }
 
-/** Kafka or Postgres unavailable, restarting or too slow: the caller retries, nothing was accepted. */
+/**
+ * Kafka or Postgres unavailable, restarting or too slow: the caller retries, nothing was accepted.
+ * The adapters (event-log, store) throw DependencyUnavailable for it; no driver error is classified here.
+ */
 function dependencyError(err: unknown): HubError | undefined {
-  if (err instanceof DependencyUnavailable || kafkaFailureKind(err) === 'dependency' || postgresFailureKind(err) === 'dependency') {
+  if (err instanceof DependencyUnavailable) {
     return new HubError('UNAVAILABLE', { cause: err });
   }
   return undefined;
@@ -116,7 +118,7 @@ function dependencyError(err: unknown): HubError | undefined {
 /**
  * The one place that turns errors into answers (error registry: @hub/ocpi errors.ts): HubErrors by
  * their kind, unreadable requests by express's and body-parser's error types, dependency failures by
- * the drivers' classifications (503 with Retry-After). Anything else is a bug, logged with its stack
+ * DependencyUnavailable from the adapters (503 with Retry-After). Anything else is a bug, logged with its stack
  * and answered 500 without internals.
  */
 export function errorMiddleware() {

@@ -1,7 +1,7 @@
 import { topics } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
 import { HubError } from '@hub/ocpi';
-import { pathSubject, type ObjectPath } from '@hub/read-models';
+import { pathSubject, type ObjectPath } from '@hub/modules';
 import type { DeliveryStore } from '@hub/store';
 
 // Whether the hub holds a session, before a PATCH of it is accepted (mod_sessions.asciidoc, PATCH
@@ -17,7 +17,7 @@ export interface DispatcherWait {
   caughtUp(): Promise<boolean>;
 }
 
-export function dispatcherWait(eventLog: EventLog, deliveries: DeliveryStore, dispatcherGroupId: string, timeoutMs: number): DispatcherWait {
+export function dispatcherWait(eventLog: Pick<EventLog, 'latestOffsets' | 'physical'>, deliveries: Pick<DeliveryStore, 'deliveryPositions'>, dispatcherGroupId: string, timeoutMs: number): DispatcherWait {
   // The dispatcher stores its positions under the physical topic name (the one its batches carry).
   const physical = eventLog.physical(topics.sessions);
   return {
@@ -55,7 +55,7 @@ export class KnownSessions {
 }
 
 /** The session must exist for a PATCH: UNKNOWN_SESSION otherwise, and nothing is appended. */
-export async function requireKnownSession(deliveries: DeliveryStore, wait: DispatcherWait, known: KnownSessions, path: ObjectPath): Promise<void> {
+export async function requireKnownSession(deliveries: Pick<DeliveryStore, 'sessionExists'>, wait: DispatcherWait, known: KnownSessions, path: ObjectPath): Promise<void> {
   if (known.has(path)) return;
   const cpo = { countryCode: path.countryCode, partyId: path.partyId };
   if (await deliveries.sessionExists(cpo, path.id)) return known.add(path);

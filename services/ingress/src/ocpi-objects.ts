@@ -2,9 +2,23 @@ import type { Request, RequestHandler } from 'express';
 import { newEvent } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
 import { HubError, partyKey, sameParty } from '@hub/ocpi';
-import { objectKey, pathSubject, type ObjectPath } from '@hub/read-models';
+import { objectKey, ocpiModules, pathSubject, topicOf, type ObjectPath } from '@hub/modules';
 import { describeViolations, type SchemaValidator } from '@hub/schemas';
 import type { ReadModel, ReadModelStore } from '@hub/store';
+import type { EventAppender } from './ports.ts';
+import type { CancelReservation } from '@hub/schemas/generated/ocpi/cancel_reservation';
+import type { Cdr } from '@hub/schemas/generated/ocpi/cdr';
+import type { Connector } from '@hub/schemas/generated/ocpi/connector';
+import type { Credentials } from '@hub/schemas/generated/ocpi/credentials';
+import type { Evse } from '@hub/schemas/generated/ocpi/evse';
+import type { Location } from '@hub/schemas/generated/ocpi/location';
+import type { LocationReferences } from '@hub/schemas/generated/ocpi/location_references';
+import type { ReserveNow } from '@hub/schemas/generated/ocpi/reserve_now';
+import type { Session } from '@hub/schemas/generated/ocpi/session';
+import type { StartSession } from '@hub/schemas/generated/ocpi/start_session';
+import type { StopSession } from '@hub/schemas/generated/ocpi/stop_session';
+import type { Tariff } from '@hub/schemas/generated/ocpi/tariff';
+import type { UnlockConnector } from '@hub/schemas/generated/ocpi/unlock_connector';
 
 // What the location and tariff routes share: path checks, ownership, schema validation, the event
 // append, and waiting for the projection (read-your-writes).
@@ -59,24 +73,56 @@ export function requireOwnCpo(req: Request, path: ObjectPath): void {
   if (!own) throw new HubError('FOREIGN_PARTY', { detail: `these credentials do not act as CPO ${partyKey(path)}` });
 }
 
+/** The generated type (schemas/generated, from the same schemas that validate) of each body schema. */
+export interface OcpiBodies {
+  'ocpi/location.json': Location;
+  'ocpi/evse.json': Evse;
+  'ocpi/connector.json': Connector;
+  'ocpi/tariff.json': Tariff;
+  'ocpi/session.json': Session;
+  'ocpi/cdr.json': Cdr;
+  'ocpi/credentials.json': Credentials;
+  'ocpi/location_references.json': LocationReferences;
+  'ocpi/start_session.json': StartSession;
+  'ocpi/stop_session.json': StopSession;
+  'ocpi/reserve_now.json': ReserveNow;
+  'ocpi/cancel_reservation.json': CancelReservation;
+  'ocpi/unlock_connector.json': UnlockConnector;
+}
+
+/** A PATCH body: any top-level member of the object, null removing it; last_updated always there. */
+export type OcpiPatch<T> = { [K in keyof T]?: T[K] | null } & { last_updated: string };
+
 /**
  * The body as the schema layer normalized it (schemas/index.ts, Validation: null members of a PUT
- * absent, a PATCH's top-level nulls kept as removals), or 2001 naming each violation by JSON pointer.
- * Every route that takes an OCPI object validates through here.
+ * absent, a PATCH's top-level nulls kept as removals), typed by its schema, or 2001 naming each
+ * violation by JSON pointer. Every route that takes an OCPI object validates through here.
  */
-export function validateBody(validator: SchemaValidator, schema: string, body: unknown, partial = false): Json {
+export function validateBody<S extends keyof OcpiBodies>(validator: SchemaValidator, schema: S, body: unknown, partial?: false): OcpiBodies[S];
+export function validateBody<S extends keyof OcpiBodies>(validator: SchemaValidator, schema: S, body: unknown, partial: true): OcpiPatch<OcpiBodies[S]>;
+export function validateBody<S extends keyof OcpiBodies>(validator: SchemaValidator, schema: S, body: unknown, partial: boolean): OcpiBodies[S] | OcpiPatch<OcpiBodies[S]>;
+export function validateBody(validator: SchemaValidator, schema: keyof OcpiBodies, body: unknown, partial = false): object {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new HubError('INVALID_PARAMETERS', { detail: 'body must be a JSON object' });
   const { document, violations } = partial ? validator.validatePartial(schema, body) : validator.validate(schema, body);
   if (violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: describeViolations(violations), data: violations });
   // mod_locations.asciidoc, PATCH Method: "Any request to the PATCH method SHALL contain the last_updated field".
   if (partial && typeof (document as Json)['last_updated'] !== 'string') throw new HubError('INVALID_PARAMETERS', { detail: '/: required field last_updated missing (a PATCH must contain it)' });
+  return document as object;
+}
+
+/**
+ * An OCPI object as the JSON object the event log and the stores carry. The generated types are
+ * interfaces (no index signature), so they are not Records to the compiler: this is the one place
+ * that says they are.
+ */
+export function asJson(document: object): Json {
   return document as Json;
 }
 
 /** Ids in the body must be the ids in the path (mod_locations.asciidoc, PUT request parameters). */
-export function requireSameIds(body: Json, expected: Record<string, string>, caseInsensitive: readonly string[] = ['country_code', 'party_id']): void {
+export function requireSameIds(body: object, expected: Record<string, string>, caseInsensitive: readonly string[] = ['country_code', 'party_id']): void {
   for (const [field, value] of Object.entries(expected)) {
-    const got = body[field];
+    const got = asJson(body)[field];
     if (got === undefined) continue;
     const text = typeof got === 'string' ? got : JSON.stringify(got);
     const same = caseInsensitive.includes(field) ? text.toUpperCase() === value.toUpperCase() : text === value;
@@ -89,7 +135,7 @@ export interface ProjectionWait {
   caughtUp(model: ReadModel): Promise<boolean>;
 }
 
-export function projectionWait(eventLog: EventLog, store: ReadModelStore, topicOf: (m: ReadModel) => string, timeoutMs: number): ProjectionWait {
+export function projectionWait(eventLog: Pick<EventLog, 'latestOffsets'>, store: Pick<ReadModelStore, 'positions'>, timeoutMs: number): ProjectionWait {
   return {
     async caughtUp(model) {
       const heads = await eventLog.latestOffsets(topicOf(model));
@@ -184,7 +230,7 @@ const childEntry = (path: ObjectPath): string => `${path.evseUid ?? ''}\u0000${p
  * deleted).
  */
 export async function requireExisting(
-  store: ReadModelStore,
+  store: Pick<ReadModelStore, 'exists'>,
   wait: ProjectionWait,
   model: ReadModel,
   path: ObjectPath,
@@ -196,16 +242,16 @@ export async function requireExisting(
   const caughtUp = await wait.caughtUp(model);
   if (await store.exists(model, path)) return known?.add(model, path);
   if (!caughtUp) throw new HubError('UNAVAILABLE', { detail: 'the read model is behind; retry shortly' });
-  throw new HubError(model === 'locations' ? 'UNKNOWN_LOCATION_PUSH' : 'UNKNOWN_TARIFF', { detail: `unknown ${what} ${pathSubject(path)}` });
+  throw new HubError(ocpiModules[model].notFound.push, { detail: `unknown ${what} ${pathSubject(path)}` });
 }
 
 export async function appendObjectEvent(
-  eventLog: EventLog,
+  eventLog: EventAppender,
   req: Request,
   topic: string,
   type: string,
   path: ObjectPath,
-  data: Json,
+  data: object,
   to?: string,
 ): Promise<void> {
   await eventLog.append(topic, [

@@ -1,9 +1,9 @@
-import { appendInOrder, createKafkaEventLog, verifyKafkaAccessAtStart, type EventLog } from '@hub/event-log';
-import { Counter, createAppendMetrics, createHttpMetrics, createLogger, createMetricsRegistry, startOperatorServer, type Logger } from '@hub/observability';
+import { appendInOrder } from '@hub/event-log';
+import { Counter, createHttpMetrics, type Logger } from '@hub/observability';
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay } from '@hub/registry';
 import { createSchemaValidator } from '@hub/schemas';
-import { topics } from '@hub/events';
+import { startServiceShell } from '@hub/service-kit';
 import { cachedCallerLookup, createPool, drainOutbox, postgresCommandStore, postgresDeliveryStore, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore, postgresRoutingDirectory } from '@hub/store';
 import { projectionWait } from './ocpi-objects.ts';
 import { dispatcherWait } from './known-sessions.ts';
@@ -22,9 +22,16 @@ export interface RunningIngress {
 
 /** Wires adapters to the app and starts listening. main.ts and in-process tests both call this. */
 export async function startIngress(config: IngressConfig, options: { logStream?: NodeJS.WritableStream } = {}): Promise<RunningIngress> {
-  const logger = createLogger({ service: 'ingress', level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) });
-  const registry = createMetricsRegistry('ingress');
-  const pool = createPool(config.databaseUrl, { application: 'ocpi-hub-ingress', max: 20, onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }) });
+  // The shell every service starts with (service-kit): logger, metrics, Postgres pool, event log and
+  // operator port; /healthz asks Postgres only (while Kafka is away pushes are answered 503 one by one).
+  const shell = await startServiceShell('ingress', config, {
+    ...options,
+    poolMax: 20,
+    health: 'postgres',
+    appendTimeoutMs: config.appendTimeoutMs,
+    lingerMs: config.appendLingerMs,
+  });
+  const { logger, metrics: registry, pool, eventLog } = shell;
   const store = postgresRegistryStore(pool);
   const counters = createPool(config.databaseUrl, {
     application: 'ocpi-hub-ingress-counters',
@@ -37,17 +44,6 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     ttlMs: config.callerCacheTtlMs,
     onError: (e) => logger.warn('credentials listener error; cache bypassed until reconnected', { err: e }),
   });
-  const kafkaOptions = {
-    brokers: config.kafkaBrokers,
-    ...config.kafkaSecurity,
-    clientId: 'ingress',
-    topicPrefix: config.topicPrefix,
-    logger,
-    appendTimeoutMs: config.appendTimeoutMs,
-    lingerMs: config.appendLingerMs,
-  };
-  await verifyKafkaAccessAtStart(kafkaOptions);
-  const eventLog: EventLog = createKafkaEventLog({ ...kafkaOptions, onAppendSettled: createAppendMetrics(registry) });
   const readModels = postgresReadModelStore(pool);
   const deliveries = postgresDeliveryStore(pool);
   const partners = ocpiPartnerClient({
@@ -95,7 +91,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     objects: {
       eventLog,
       readModels,
-      wait: projectionWait(eventLog, readModels, (m) => (m === 'locations' ? topics.locations : topics.tariffs), config.readYourWritesTimeoutMs),
+      wait: projectionWait(eventLog, readModels, config.readYourWritesTimeoutMs),
       rateLimiter: postgresRateLimiter(counters),
       limits: { defaultLimit: config.defaultPageLimit, maxLimit: config.maxPageLimit, locationListsPerMinute: config.locationListsPerMinute },
     },
@@ -121,18 +117,10 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     },
   });
   server.on('request', app);
-  const operator = await startOperatorServer({
-    port: config.operatorPort,
-    registry,
-    health: async () => {
-      const db = await pool.query('select 1').then(() => true, () => false);
-      return { postgres: db };
-    },
-  });
-  logger.info('ingress listening', { url: publicBaseUrl, port, operatorPort: operator.port });
+  logger.info('ingress listening', { url: publicBaseUrl, port, operatorPort: shell.operator.port });
   return {
     port,
-    operatorPort: operator.port,
+    operatorPort: shell.operator.port,
     logger,
     async stop() {
       await new Promise<void>((resolve) => {
@@ -140,9 +128,8 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
         server.closeAllConnections();
       });
       await relay.stop();
-      await operator.close();
-      await Promise.allSettled([callers.close(), eventLog.close(), partners.close(), realtime.close()]);
-      await Promise.allSettled([pool.end(), counters.end()]);
+      await Promise.allSettled([callers.close(), partners.close(), realtime.close()]);
+      await Promise.allSettled([shell.stop(), counters.end()]);
     },
   };
 }

@@ -1,11 +1,12 @@
 // The one error middleware (issue 10, item 3): no 500 for bad input. Unreadable requests are 4xx by
-// express's and body-parser's error types, dependency failures 503 with Retry-After by the drivers'
-// classifications (Postgres SQLSTATE 57P03, 57P01, 08xxx; Kafka client errors), everything with an
+// express's and body-parser's error types, dependency failures 503 with Retry-After once the adapters
+// translated them (Postgres SQLSTATE 57P03, 57P01, 08xxx; Kafka client errors), everything with an
 // OCPI envelope; and every known path answers other methods with 405 and Allow.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import { AppendTimeoutError } from '@hub/event-log';
+import { AppendTimeoutError, translateKafkaError } from '@hub/event-log';
+import { translatePostgresError } from '@hub/store';
 import { DependencyUnavailable, HubError } from '@hub/ocpi';
 import { errorMiddleware, RETRY_AFTER_SECONDS } from '../src/http.ts';
 import { notServed, refuseOtherMethods } from '../src/method-not-allowed.ts';
@@ -72,13 +73,14 @@ describe('errorMiddleware: bad input is never a 500', () => {
 });
 
 describe('errorMiddleware: dependencies unavailable are 503 with Retry-After', () => {
+  // Driver errors reach the middleware as the adapters translate them (store pool.ts, event log).
   const cases: Array<[string, unknown]> = [
-    ['Postgres starting up (57P03)', pgError('57P03')],
-    ['Postgres admin shutdown (57P01)', pgError('57P01')],
-    ['Postgres connection failure (08006)', pgError('08006')],
-    ['Postgres cannot connect now (08001)', pgError('08001')],
-    ['Postgres refusing connections (ECONNREFUSED)', pgError('ECONNREFUSED')],
-    ['a Kafka client error', Object.assign(new Error('Connection error: connect ECONNREFUSED'), { name: 'KafkaJSConnectionError' })],
+    ['Postgres starting up (57P03)', translatePostgresError(pgError('57P03'))],
+    ['Postgres admin shutdown (57P01)', translatePostgresError(pgError('57P01'))],
+    ['Postgres connection failure (08006)', translatePostgresError(pgError('08006'))],
+    ['Postgres cannot connect now (08001)', translatePostgresError(pgError('08001'))],
+    ['Postgres refusing connections (ECONNREFUSED)', translatePostgresError(pgError('ECONNREFUSED'))],
+    ['a Kafka client error', translateKafkaError(Object.assign(new Error('Connection error: connect ECONNREFUSED'), { name: 'KafkaJSConnectionError' }))],
     ['an append timeout', new AppendTimeoutError('ocpi.sessions.v1', 2000)],
     ['DependencyUnavailable', new DependencyUnavailable('postgres', 'Postgres unavailable')],
   ];

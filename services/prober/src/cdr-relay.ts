@@ -1,7 +1,7 @@
 import { topics } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
 import type { Logger } from '@hub/observability';
-import { cdrPostedEvent } from '@hub/read-models';
+import { cdrPostedEvent } from '@hub/modules';
 import type { CdrReceipts } from '@hub/store';
 
 /**

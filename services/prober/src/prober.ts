@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { appendInOrder, createKafkaEventLog, verifyKafkaAccessAtStart } from '@hub/event-log';
-import { Counter, Gauge, createAppendMetrics, createLogger, createMetricsRegistry, startOperatorServer, type Logger } from '@hub/observability';
+import { appendInOrder } from '@hub/event-log';
+import { Counter, Gauge, type Logger } from '@hub/observability';
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay, probePlatform, type ProbeDeps } from '@hub/registry';
-import { createPool, drainOutbox, pendingOutbox, postgresCdrReceipts, postgresRegistryStore } from '@hub/store';
+import { startServiceShell } from '@hub/service-kit';
+import { advisoryLease, drainOutbox, LEASE_KEYS, pendingOutbox, postgresCdrReceipts, postgresRegistryStore } from '@hub/store';
 import { appendUnappendedCdrs } from './cdr-relay.ts';
 import type { ProberConfig } from './config.ts';
 
@@ -15,14 +16,15 @@ import type { ProberConfig } from './config.ts';
 export interface RunningProber {
   readonly logger: Logger;
   readonly operatorPort: number;
-  /** Runs one probe round now (tests and the first round at start). */
+  /** Runs one probe round now, lease or not (tests). */
   probeAll(): Promise<void>;
   stop(): Promise<void>;
 }
 
 export async function startProber(config: ProberConfig, options: { logStream?: NodeJS.WritableStream } = {}): Promise<RunningProber> {
-  const logger = createLogger({ service: 'prober', level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) });
-  const registry = createMetricsRegistry('prober');
+  // The shell every service starts with (service-kit); /healthz asks Postgres only, as before.
+  const shell = await startServiceShell('prober', config, { ...options, poolMax: 4, health: 'postgres' });
+  const { logger, metrics: registry, pool, eventLog } = shell;
   const up = new Gauge({
     name: 'hub_partner_up',
     help: '1 when the last probe of the partner platform found OCPI 2.2.1, else 0; parties lists its cc/pid/role',
@@ -31,19 +33,28 @@ export async function startProber(config: ProberConfig, options: { logStream?: N
   });
   const probes = new Counter({ name: 'hub_partner_probes_total', help: 'Health probes by result', labelNames: ['result'], registers: [registry] });
   const outboxGauge = new Gauge({ name: 'hub_registry_outbox_pending', help: 'Registry audit events not yet on Kafka', registers: [registry] });
-  const pool = createPool(config.databaseUrl, { application: 'ocpi-hub-prober', max: 4, onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }) });
   const store = postgresRegistryStore(pool);
   const partners = ocpiPartnerClient({ policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts }, timeoutMs: config.timeoutMs });
-  const kafkaOptions = { brokers: config.kafkaBrokers, ...config.kafkaSecurity, clientId: 'prober', topicPrefix: config.topicPrefix, logger };
-  await verifyKafkaAccessAtStart(kafkaOptions);
-  const eventLog = createKafkaEventLog({ ...kafkaOptions, onAppendSettled: createAppendMetrics(registry) });
   const deps: ProbeDeps = { store, partners, cipher: aesGcmTokenCipher(config.secretKey), source: 'prober' };
   const unappendedGauge = new Gauge({ name: 'hub_cdrs_unappended', help: 'CDRs received and stored but not yet on Kafka', registers: [registry] });
   const deliveries = postgresCdrReceipts(pool);
+  // One active prober among replicas (README, Running replicas): the holder of a Postgres advisory
+  // lease probes partners and relays CDRs; the others stand by and take over at their next interval.
+  const active = new Gauge({ name: 'hub_prober_active', help: '1 while this replica holds the prober lease (probes partners, relays CDRs); 0 on a standby', registers: [registry] });
+  const lease = advisoryLease(pool, LEASE_KEYS.prober, (held) => {
+    active.set(held ? 1 : 0);
+    logger.info(held ? 'prober lease taken: this replica probes partners' : 'prober lease lost: standing by');
+  });
+  const holdsLease = () =>
+    lease.hold().catch((e: unknown) => {
+      logger.warn('prober lease not checked (Postgres unreachable)', { err: e });
+      return false;
+    });
   const cdrRelay = createOutboxRelay({
     intervalMs: 5_000,
     onError: (e) => logger.warn('unappended CDRs not appended yet', { err: e }),
     drain: async () => {
+      if (!(await holdsLease())) return 0;
       const n = await appendUnappendedCdrs({ deliveries, eventLog, logger }, config.cdrRelayAfterSeconds);
       unappendedGauge.set(await deliveries.unappendedCdrCount());
       return n;
@@ -88,26 +99,24 @@ export async function startProber(config: ProberConfig, options: { logStream?: N
     return round;
   };
 
-  const timer = setInterval(() => void probeAll(), config.intervalMs);
-  void probeAll();
-  const operator = await startOperatorServer({
-    port: config.operatorPort,
-    registry,
-    health: async () => ({ postgres: await pool.query('select 1').then(() => true, () => false) }),
-  });
-  logger.info('prober running', { intervalMs: config.intervalMs, operatorPort: operator.port });
+  const probeIfActive = async () => {
+    if (await holdsLease()) await probeAll();
+  };
+  const timer = setInterval(() => void probeIfActive(), config.intervalMs);
+  void probeIfActive();
+  logger.info('prober running', { intervalMs: config.intervalMs, operatorPort: shell.operator.port });
   return {
     logger,
-    operatorPort: operator.port,
+    operatorPort: shell.operator.port,
     probeAll,
     async stop() {
       clearInterval(timer);
       await round;
       await relay.stop();
       await cdrRelay.stop();
-      await operator.close();
-      await Promise.allSettled([eventLog.close(), partners.close()]);
-      await pool.end();
+      await lease.release();
+      await partners.close().catch(() => undefined);
+      await shell.stop();
     },
   };
 }

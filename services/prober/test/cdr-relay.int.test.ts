@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { createHash } from 'node:crypto';
 import { topics } from '@hub/events';
 import { createLogger } from '@hub/observability';
-import { cdrPostedEvent } from '@hub/read-models';
+import { cdrPostedEvent } from '@hub/modules';
 import { postgresDeliveryStore, type DeliveryStore } from '@hub/store';
 import { givenTestStack } from '@hub/testing';
 import { appendUnappendedCdrs } from '../src/cdr-relay.ts';

@@ -1,6 +1,6 @@
 /**
  * Group commit for the projector: batches submitted while a transaction is being prepared or runs
- * travel together in the next one. kafkajs hands the partitions of one fetch to eachBatch side by
+ * travel together in the next one. The event log hands the partitions of one fetch to onBatch side by
  * side, so what one fetch brought is applied in one transaction instead of one per partition (a
  * fetch under steady PATCH traffic holds a few events per partition: per-transaction overhead was
  * most of the projector's and Postgres's work). At most one item per key (partition) per round:

@@ -1,9 +1,10 @@
 import type { ConsumerConfig } from '@hub/config';
-import { topics } from '@hub/events';
 import { Counter, Histogram } from '@hub/observability';
-import { applyIsolating, consumerLagGauge, hasObjectData, consumerWatch, rawRecord, seekToStoredPositions, startServiceShell, type Item, type ServiceShell } from '@hub/service-kit';
+import { projectedModules, topicOf } from '@hub/modules';
+import { applyIsolating, decodeRecord, consumerLagGauge, hasObjectData, consumerWatch, rawRecord, startServiceShell, type Item, type ServiceShell } from '@hub/service-kit';
 import {
   postgresFailureKind,
+  postgresPositionBindings,
   postgresQuarantineStore,
   postgresReadModelStore,
   projectedRecord,
@@ -23,10 +24,8 @@ import { groupApply } from './group-apply.ts';
 // is quarantined with the position that moves past it; a failure of Postgres keeps the partition
 // waiting (service-kit, poison-proof apply).
 
-const MODELS: ReadonlyArray<{ model: ReadModel; topic: string }> = [
-  { model: 'locations', topic: topics.locations },
-  { model: 'tariffs', topic: topics.tariffs },
-];
+// Every read model of the module table (@hub/modules, modules.ts), each from its topic.
+const MODELS: ReadonlyArray<{ model: ReadModel; topic: string }> = projectedModules.map((model) => ({ model, topic: topicOf(model) }));
 
 type Consumed = { readonly projected: ProjectedRecord; readonly raw: RawRecord; readonly ceId?: string | undefined };
 
@@ -45,19 +44,10 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
   // Re-drives (hubctl quarantine redrive) through the read model's own apply rules.
   watch.startRedrives((q) => {
     const model = modelOfTopic(q.record.topic) ?? 'locations';
-    const decoded = eventLog.decode(q.record.topic, q.record.partition, { ...q.record, timestamp: '0', attributes: 0 });
+    const event = decodeRecord(q.record);
     // Still undecodable: the store refuses its empty subject, and the record stays quarantined.
-    return store.redrive(model, projectedRecord(q.record.offset, hasObjectData(decoded?.event) ? decoded?.event : undefined));
+    return store.redrive(model, projectedRecord(q.record.offset, hasObjectData(event) ? event : undefined));
   }, postgresFailureKind);
-  const consumer = eventLog.consumer(group);
-  await consumer.connect();
-  for (const m of MODELS) await consumer.subscribe({ topic: eventLog.physical(m.topic), fromBeginning: true });
-  // Each partition starts where the read model stands (records already applied are skipped anyway).
-  consumer.on(consumer.events.GROUP_JOIN, (e) => watch.assigned(e.payload.memberAssignment));
-  seekToStoredPositions(consumer, logger, (topic) => {
-    const model = modelOf.get(topic);
-    return model ? store.positions(model) : undefined;
-  });
   // One group commit per read model: the partitions of a fetch are applied in one transaction.
   const groupFor = (model: ReadModel) =>
     groupApply<PartitionBatch, BatchOutcome>(
@@ -78,23 +68,31 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
     events.inc({ model, outcome: 'quarantined' }, outcome.quarantined);
     if (outcome.rejected > 0) logger.warn('events not applicable to the read model were kept as rejects', { model, rejected: outcome.rejected });
   };
-  const grouped: Record<ReadModel, ReturnType<typeof groupFor>> = { locations: groupFor('locations'), tariffs: groupFor('tariffs') };
-  await consumer.run({
-    eachBatchAutoResolve: false,
+  const grouped = Object.fromEntries(projectedModules.map((m) => [m, groupFor(m)])) as Record<ReadModel, ReturnType<typeof groupFor>>;
+  const bindings = postgresPositionBindings(pool);
+  const subscription = await eventLog.subscribe({
+    group,
+    topics: MODELS.map((m) => m.topic),
+    // Each partition starts where the read model stands (records already applied are skipped anyway),
+    // once those positions are known to belong to the current topics (issue 14, item 5).
+    positions: {
+      load: (topic) => store.positions(modelOfTopic(topic) ?? 'locations'),
+      loadBinding: (topic) => bindings.load(group, topic),
+      saveBinding: (topic, binding) => bindings.save(group, topic, binding),
+    },
+    ...watch.subscriptionHooks(lag),
     // The partitions of a fetch side by side (up to 32; infra/topics.json has 9 for the two models):
     // their batches meet in one group commit. Objects never span partitions, so order is kept.
-    partitionsConsumedConcurrently: 32,
-    eachBatch: async (payload) => {
-      const { batch } = payload;
-      const model = modelOf.get(batch.topic);
-      if (!model || batch.messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
-      const items: Array<Item<Consumed>> = batch.messages.map((message) => {
-        const decoded = eventLog.decode(batch.topic, batch.partition, message);
-        const readable = decoded && hasObjectData(decoded.event) ? decoded : undefined;
-        const consumed = { projected: projectedRecord(message.offset, readable?.event), raw: rawRecord(batch.topic, batch.partition, message), ceId: decoded?.event.id };
+    concurrency: 32,
+    onBatch: async (batch) => {
+      const model = modelOfTopic(batch.topic);
+      if (!model) return;
+      const items: Array<Item<Consumed>> = batch.records.map((record) => {
+        const readable = hasObjectData(record.event) ? record.event : undefined;
+        const consumed = { projected: projectedRecord(record.offset, readable), raw: rawRecord(record), ceId: record.event?.id };
         return readable ? { record: consumed } : { record: consumed, quarantine: { failure: 'undecodable', reason: 'not an event of the hub (CloudEvents binary mode with a JSON object as data)' } };
       });
-      const done = await watch.guard({ topic: batch.topic, partition: batch.partition, firstOffset: batch.firstOffset() ?? '0' }, () => payload.pause(), async () => {
+      return watch.guard({ topic: batch.topic, partition: batch.partition, firstOffset: batch.firstOffset }, async () => {
         const quarantined = await applyIsolating(
           items,
           async (chunk) => {
@@ -108,11 +106,6 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
         watch.quarantined(batch.topic, quarantined.length);
         for (const q of quarantined) logger.error('record quarantined: the read model cannot apply it', { model, partition: batch.partition, offset: q.record.raw.offset, reason: q.quarantine?.reason });
       });
-      if (!done) return;
-      payload.resolveOffset(batch.lastOffset());
-      lag.set({ group, topic: batch.topic, partition: String(batch.partition) }, Number(batch.offsetLag()));
-      await payload.commitOffsetsIfNecessary();
-      await payload.heartbeat();
     },
   });
   logger.info('projector running', { operatorPort: shell.operator.port, models: MODELS.map((m) => m.model) });
@@ -120,7 +113,7 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
     ...shell,
     async stop() {
       watch.stop();
-      await consumer.disconnect();
+      await subscription.stop();
       await shell.stop();
     },
   };

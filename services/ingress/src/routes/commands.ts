@@ -1,38 +1,55 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import { commandEventTypes, newEvent, topics } from '@hub/events';
-import type { EventLog } from '@hub/event-log';
 import { HubError, isSuccessCode, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
 import { checkOutboundUrl, type OcpiPartnerClient, type OutboundPolicy } from '@hub/partners';
 import { PartnerCallError, type RoutingDirectory, type TokenCipher } from '@hub/registry';
 import { describeViolations, type SchemaValidator } from '@hub/schemas';
-import type { CommandStore, DeliveryQueue, RateLimiter, ReadModelStore } from '@hub/store';
+import type { CommandStore, DeliveryQueue, RateLimiter } from '@hub/store';
+import type { EventAppender, ReadModelReads } from '../ports.ts';
 import { handle, namedSender, send } from '../http.ts';
 import { refuseOtherMethods } from '../method-not-allowed.ts';
-import { validateBody } from '../ocpi-objects.ts';
+import type { CommandResponse } from '@hub/schemas/generated/ocpi/command_response';
+import type { CommandResult } from '@hub/schemas/generated/ocpi/command_result';
+import { asJson, validateBody, type OcpiBodies } from '../ocpi-objects.ts';
 
 // Commands (interface document, Commands, Command request/response, Errors, Limits; OCPI 2.2.1
 // mod_commands.asciidoc). The hub forwards the command to the CPO with response_url rewritten to its
 // own callback, answers the eMSP with the CPO's immediate response, and delivers the CPO's result to
 // the eMSP's response_url through the dispatcher (or TIMEOUT when none comes).
 
-type Json = Record<string, unknown>;
-
-
-const SCHEMA: Record<string, string> = {
+const SCHEMA = {
   START_SESSION: 'ocpi/start_session.json',
   STOP_SESSION: 'ocpi/stop_session.json',
   RESERVE_NOW: 'ocpi/reserve_now.json',
   CANCEL_RESERVATION: 'ocpi/cancel_reservation.json',
-};
+  // mod_commands.asciidoc, UnlockConnector Object: the connector of a location's EVSE.
+  UNLOCK_CONNECTOR: 'ocpi/unlock_connector.json',
+} as const;
+
+type CommandType = keyof typeof SCHEMA;
+
+/** A command request typed by its command (mod_commands.asciidoc, Object description). */
+type CommandRequest = { [C in CommandType]: { readonly command: C; readonly body: OcpiBodies[(typeof SCHEMA)[C]] } }[CommandType];
+
+const isCommandType = (command: string): command is CommandType => Object.hasOwn(SCHEMA, command);
+
+function validateCommand(validator: SchemaValidator, command: CommandType, body: unknown): CommandRequest {
+  return { command, body: validateBody(validator, SCHEMA[command], body) } as CommandRequest;
+}
+
+/** The commands whose CPO is the owner of the location they name (location_id in the body). */
+const AT_A_LOCATION = new Set<CommandType>(['START_SESSION', 'RESERVE_NOW', 'UNLOCK_CONNECTOR']);
+type AtALocation = Extract<CommandRequest, { command: 'START_SESSION' | 'RESERVE_NOW' | 'UNLOCK_CONNECTOR' }>;
+const atALocation = (request: CommandRequest): request is AtALocation => AT_A_LOCATION.has(request.command);
 
 export interface CommandsDeps {
   readonly commands: CommandStore;
   readonly targets: RoutingDirectory;
   /** Where a CPO's command result waits for delivery to the eMSP's response_url. */
   readonly deliveries: Pick<DeliveryQueue, 'enqueue'>;
-  readonly readModels: ReadModelStore;
-  readonly eventLog: EventLog;
+  readonly readModels: Pick<ReadModelReads, 'locationOwners' | 'exists'>;
+  readonly eventLog: EventAppender;
   readonly realtime: OcpiPartnerClient;
   readonly cipher: TokenCipher;
   readonly rateLimiter: RateLimiter;
@@ -52,7 +69,7 @@ function rejected(res: Response, message: string): void {
   send(res, 200, success({ result: 'REJECTED', timeout: 0, message: [{ language: 'en', text: message.slice(0, 512) }] }));
 }
 
-async function appendCommandEvent(deps: CommandsDeps, type: string, id: string, data: Json, correlationId: string, from: string, to: string): Promise<void> {
+async function appendCommandEvent(deps: CommandsDeps, type: string, id: string, data: object, correlationId: string, from: string, to: string): Promise<void> {
   await deps.eventLog.append(topics.commands, [newEvent({ type, source: 'ingress', subject: id, key: id, data, correlationId, from, to })]);
 }
 
@@ -63,8 +80,7 @@ export function commandsRouter(deps: CommandsDeps): Router {
     '/:command',
     handle(async (req: Request, res: Response) => {
       const command = String(req.params['command']);
-      const schema = SCHEMA[command];
-      if (!schema) throw new HubError('INVALID_PARAMETERS', { detail: `unsupported command ${command}; use START_SESSION, STOP_SESSION, RESERVE_NOW or CANCEL_RESERVATION` });
+      if (!isCommandType(command)) throw new HubError('INVALID_PARAMETERS', { detail: `unsupported command ${command}; use ${Object.keys(SCHEMA).join(', ')}` });
       const emspParties = req.caller.parties.filter((p) => p.role === 'EMSP' && !p.suspended);
       const sender = namedSender(req);
       const emsp = sender ? emspParties.find((p) => sameParty(p, sender)) : emspParties.length === 1 ? emspParties[0] : undefined;
@@ -72,11 +88,12 @@ export function commandsRouter(deps: CommandsDeps): Router {
       // Interface document, Limits: per party (each eMSP party of a platform has its own budget).
       const decision = await deps.rateLimiter.hit('commands', partyKey(emsp), deps.perMinute);
       if (!decision.allowed) throw new HubError('RATE_LIMITED', { detail: `at most ${deps.perMinute} commands per minute`, headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
-      const body = validateBody(deps.validator, schema, req.body);
+      const request = validateCommand(deps.validator, command, req.body);
+      const body = request.body;
 
       // response_url: https (http only behind the development switch), never a special address, and
       // only a host the eMSP registered or the operator allowed.
-      const responseUrl = String(body['response_url']);
+      const responseUrl = body.response_url;
       let url: URL;
       try {
         url = checkOutboundUrl(deps.policy, responseUrl);
@@ -94,17 +111,18 @@ export function commandsRouter(deps: CommandsDeps): Router {
       const toCc = typeof req.headers['ocpi-to-country-code'] === 'string' ? req.headers['ocpi-to-country-code'].toUpperCase() : undefined;
       const toPid = typeof req.headers['ocpi-to-party-id'] === 'string' ? req.headers['ocpi-to-party-id'].toUpperCase() : undefined;
       if (toCc && toPid) cpo = { countryCode: toCc, partyId: toPid };
-      else if (command === 'START_SESSION' || command === 'RESERVE_NOW') {
-        const owners = await deps.readModels.locationOwners(String(body['location_id']), emsp);
+      else if (atALocation(request)) {
+        const owners = await deps.readModels.locationOwners(request.body.location_id, emsp);
         if (owners.length > 1) throw new HubError('NOT_ENOUGH_INFORMATION', { detail: 'several CPOs have this location: name one in the OCPI-to headers' });
         cpo = owners[0];
-      } else if (command === 'STOP_SESSION') cpo = await deps.commands.sessionCpo(emsp, String(body['session_id']));
-      else cpo = await deps.commands.reservationCpo(emsp, String(body['reservation_id']));
+      } else if (request.command === 'STOP_SESSION') cpo = await deps.commands.sessionCpo(emsp, request.body.session_id);
+      else cpo = await deps.commands.reservationCpo(emsp, request.body.reservation_id);
       if (!cpo) return rejected(res, command === 'STOP_SESSION' ? 'unknown session' : command === 'CANCEL_RESERVATION' ? 'unknown reservation' : 'unknown location');
-      if ((command === 'START_SESSION' || command === 'RESERVE_NOW') && !(toCc && toPid)) {
-        const evseUid = typeof body['evse_uid'] === 'string' ? body['evse_uid'] : undefined;
-        const known = await deps.readModels.exists('locations', { ...cpo, id: String(body['location_id']), ...(evseUid ? { evseUid } : {}) });
-        if (!known) return rejected(res, evseUid ? 'unknown EVSE' : 'unknown location');
+      if (atALocation(request) && !(toCc && toPid)) {
+        const evseUid = request.body.evse_uid;
+        const connectorId = 'connector_id' in request.body ? request.body.connector_id : undefined;
+        const known = await deps.readModels.exists('locations', { ...cpo, id: request.body.location_id, ...(evseUid ? { evseUid } : {}), ...(evseUid && connectorId ? { connectorId } : {}) });
+        if (!known) return rejected(res, connectorId ? 'unknown connector' : evseUid ? 'unknown EVSE' : 'unknown location');
       }
       const target = await deps.targets.receiverTarget('CPO', 'commands', emsp, cpo);
       if (!target.ok) return rejected(res, target.reason);
@@ -118,12 +136,12 @@ export function commandsRouter(deps: CommandsDeps): Router {
         emsp,
         cpo,
         responseUrl,
-        ...(typeof body['reservation_id'] === 'string' ? { reservationId: body['reservation_id'] } : {}),
+        ...(request.command === 'RESERVE_NOW' || request.command === 'CANCEL_RESERVATION' ? { reservationId: request.body.reservation_id } : {}),
         correlationId: req.ctx.correlationId,
       });
       const forwarded = { ...body, response_url: `${deps.publicBaseUrl}/ocpi/2.2.1/commands/callback/${id}` };
       await appendCommandEvent(deps, commandEventTypes.requested, id, { command, request: { ...body } }, req.ctx.correlationId, from, to);
-      let answer: Json | undefined;
+      let answer: CommandResponse | undefined;
       try {
         const r = await deps.realtime.call('POST', `${target.url.replace(/\/+$/, '')}/${command}`, deps.cipher.open(target.partnerTokenSealed), { correlationId: req.ctx.correlationId }, forwarded, {
           'ocpi-from-country-code': emsp.countryCode,
@@ -133,13 +151,13 @@ export function commandsRouter(deps: CommandsDeps): Router {
         });
         // The CPO's answer as the schema layer normalized it (no null members), as every body the hub passes on.
         const checked = deps.validator.validate('ocpi/command_response.json', r.envelope.data);
-        if (r.httpStatus >= 200 && r.httpStatus < 300 && isSuccessCode(r.envelope.status_code) && checked.violations.length === 0) answer = checked.document as Json;
+        if (r.httpStatus >= 200 && r.httpStatus < 300 && isSuccessCode(r.envelope.status_code) && checked.violations.length === 0) answer = checked.document as CommandResponse;
       } catch (e) {
         if (!(e instanceof PartnerCallError)) throw e;
         req.ctx.log.warn('command not answered by the CPO: REJECTED', { cpo: to, reason: e.reason, error: e.message });
       }
-      const accepted = answer?.['result'] === 'ACCEPTED';
-      const timeout = typeof answer?.['timeout'] === 'number' ? answer['timeout'] : 0;
+      const accepted = answer?.result === 'ACCEPTED';
+      const timeout = answer?.timeout ?? 0;
       await deps.commands.answered(id, accepted, timeout, deps.graceSeconds);
       await appendCommandEvent(deps, commandEventTypes.cpoResponded, id, { response: answer ?? null }, req.ctx.correlationId, to, from);
       if (!answer) return rejected(res, `CPO ${to} did not answer the command`);
@@ -159,8 +177,8 @@ export function commandCallbackRouter(deps: Pick<CommandsDeps, 'commands' | 'del
       const { document, violations } = deps.validator.validate('ocpi/command_result.json', req.body);
       // Refused without a trace of whether the id exists: a guessed id learns nothing.
       if (violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: describeViolations(violations) });
-      const result = document as Json;
-      const { outcome, command } = await deps.commands.result(id, result);
+      const result = document as CommandResult;
+      const { outcome, command } = await deps.commands.result(id, asJson(result));
       if (outcome === 'unknown' || !command) throw new HubError('NOT_FOUND', { detail: 'no command waits for a result under this id' });
       const from = partyKey(command.cpo);
       const to = partyKey(command.emsp);
@@ -176,7 +194,7 @@ export function commandCallbackRouter(deps: Pick<CommandsDeps, 'commands' | 'del
             objectId: id,
             partition: 0,
             offset: '0',
-            payload: result,
+            payload: asJson(result),
             correlationId: command.correlationId,
             eventTime: new Date().toISOString(),
             targetUrl: command.responseUrl,

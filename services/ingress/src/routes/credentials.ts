@@ -17,9 +17,7 @@ import { validateBody } from '../ocpi-objects.ts';
 export function credentialsRouter(deps: CredentialsDeps & { validator: SchemaValidator; onChange: () => void }): Router {
   const router = Router();
   const ids = (req: Request) => ({ requestId: req.ctx.requestId, correlationId: req.ctx.correlationId });
-  const body = (req: Request): CredentialsBody => {
-    return validateBody(deps.validator, 'ocpi/credentials.json', req.body) as unknown as CredentialsBody;
-  };
+  const body = (req: Request): CredentialsBody => validateBody(deps.validator, 'ocpi/credentials.json', req.body);
 
   router.get('/', (req, res) => ok(res, currentCredentials(deps, req.presentedToken)));
   router.post(

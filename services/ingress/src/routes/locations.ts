@@ -1,22 +1,23 @@
 import { Router, type Request, type Response } from 'express';
-import { topics } from '@hub/events';
-import type { EventLog } from '@hub/event-log';
+import { locationEventTypes, tariffEventTypes, topics } from '@hub/events';
 import { HubError, partyKey, sameParty } from '@hub/ocpi';
-import { locationEventTypes, mergePatch, tariffEventTypes, type ObjectPath } from '@hub/read-models';
+import { mergePatch, ocpiModules, projectionOf, type ObjectPath } from '@hub/modules';
 import type { SchemaValidator } from '@hub/schemas';
-import type { RateLimiter, ReadModel, ReadModelStore } from '@hub/store';
+import type { RateLimiter, ReadModel } from '@hub/store';
 import { handle, namedSender, ok, okEmpty, okPreserializedList } from '../http.ts';
 import { notServed, refuseOtherMethods } from '../method-not-allowed.ts';
-import { appendObjectEvent, KnownObjects, objectPath, refuseEmptySegments, requireExisting, requireOwnCpo, requireSameIds, validateBody, type ProjectionWait } from '../ocpi-objects.ts';
+import type { Location } from '@hub/schemas/generated/ocpi/location';
+import { appendObjectEvent, asJson, KnownObjects, type OcpiBodies, type OcpiPatch, objectPath, refuseEmptySegments, requireExisting, requireOwnCpo, requireSameIds, validateBody, type ProjectionWait } from '../ocpi-objects.ts';
 import { parsePage, setPageHeaders } from '../pagination.ts';
+import type { EventAppender, ReadModelReads } from '../ports.ts';
 
 // Locations and tariffs (interface document, Locations, Tariffs, Pagination, Limits; OCPI 2.2.1
 // mod_locations.asciidoc and mod_tariffs.asciidoc). Pushes become events on the topics; pulls read the
 // projected read models, filtered by routing rules.
 
 export interface ObjectRoutesDeps {
-  readonly eventLog: EventLog;
-  readonly readModels: ReadModelStore;
+  readonly eventLog: EventAppender;
+  readonly readModels: ReadModelReads;
   readonly wait: ProjectionWait;
   readonly validator: SchemaValidator;
   readonly rateLimiter: RateLimiter;
@@ -39,9 +40,10 @@ export function listingParty(req: Request): string {
 
 function list(deps: ObjectRoutesDeps, model: ReadModel) {
   return handle(async (req: Request, res: Response) => {
-    if (model === 'locations') {
+    const { listBudget } = projectionOf(model);
+    if (listBudget) {
       // Interface document, Limits: location list requests, 200 per minute per party.
-      const decision = await deps.rateLimiter.hit('locations-list', listingParty(req), deps.limits.locationListsPerMinute);
+      const decision = await deps.rateLimiter.hit(listBudget, listingParty(req), deps.limits.locationListsPerMinute);
       if (!decision.allowed) {
         throw new HubError('RATE_LIMITED', {
           detail: `at most ${deps.limits.locationListsPerMinute} location list requests per minute`,
@@ -66,7 +68,7 @@ function detail(deps: ObjectRoutesDeps, model: ReadModel) {
     const isOwner = req.caller.parties.some((p) => p.role === 'CPO' && partyKey(p) === partyKey(path));
     if (isOwner) await deps.wait.caughtUp(model);
     const found = await deps.readModels.findVisible(model, req.caller.platformId, path);
-    if (!found) throw new HubError(model === 'locations' ? 'UNKNOWN_LOCATION' : 'UNKNOWN_TARIFF');
+    if (!found) throw new HubError(ocpiModules[model].notFound.pull);
     ok(res, found);
   });
 }
@@ -76,7 +78,7 @@ type Level = 'location' | 'evse' | 'connector';
 /** Location, EVSE, connector and tariff ids are CiStrings (types.asciidoc): compared case-insensitively. */
 const CI_STRING_IDS = ['country_code', 'party_id', 'id', 'uid'];
 
-const schemaOf: Record<Level, string> = { location: 'ocpi/location.json', evse: 'ocpi/evse.json', connector: 'ocpi/connector.json' };
+const schemaOf = { location: 'ocpi/location.json', evse: 'ocpi/evse.json', connector: 'ocpi/connector.json' } as const satisfies Record<Level, keyof OcpiBodies>;
 
 function levelOf(path: ObjectPath): Level {
   return path.connectorId !== undefined ? 'connector' : path.evseUid !== undefined ? 'evse' : 'location';
@@ -105,12 +107,12 @@ const eventType: Record<Level, { put: string; patch: string }> = {
  * checked against the stored location it merges into (read after the projection caught up, as the
  * owner's reads are), so the merged location an eMSP pulls obeys the rule too.
  */
-async function requirePublishRule(deps: ObjectRoutesDeps, req: Request, path: ObjectPath, patch: Record<string, unknown>): Promise<void> {
+async function requirePublishRule(deps: ObjectRoutesDeps, req: Request, path: ObjectPath, patch: OcpiPatch<Location>): Promise<void> {
   await deps.wait.caughtUp('locations');
   const stored = await deps.readModels.findVisible('locations', req.caller.platformId, path);
   // Merged as the projector will merge it: a null removes the field (mergePatch), and an empty list is
   // no list (terminology.asciidoc, Cardinality '*').
-  const merged = mergePatch(stored ?? {}, patch);
+  const merged = mergePatch(stored ?? {}, asJson(patch));
   const allowedTo = merged['publish_allowed_to'];
   if (merged['publish'] === true && Array.isArray(allowedTo) && allowedTo.length > 0) {
     throw new HubError('INVALID_PARAMETERS', { detail: 'publish_allowed_to may only be used when publish is false: PATCH both, or publish false' });

@@ -1,24 +1,22 @@
 import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import { topics } from '@hub/events';
-import type { EventLog } from '@hub/event-log';
+import { sessionEventTypes, topics } from '@hub/events';
 import { HubError, partyKey } from '@hub/ocpi';
-import { cdrPostedEvent, sessionEventTypes } from '@hub/read-models';
+import { cdrPostedEvent } from '@hub/modules';
 import type { SchemaValidator } from '@hub/schemas';
-import type { DeliveryStore } from '@hub/store';
 import { handle, ok, okEmpty } from '../http.ts';
 import { refuseOtherMethods } from '../method-not-allowed.ts';
 import { KnownSessions, requireKnownSession, type DispatcherWait } from '../known-sessions.ts';
-import { appendObjectEvent, objectPath, refuseEmptySegments, requireOwnCpo, requireSameIds, validateBody } from '../ocpi-objects.ts';
+import type { EventAppender, IngressDeliveries } from '../ports.ts';
+import type { CdrToken } from '@hub/schemas/generated/ocpi/cdr_token';
+import { appendObjectEvent, asJson, objectPath, refuseEmptySegments, requireOwnCpo, requireSameIds, validateBody } from '../ocpi-objects.ts';
 
 // Sessions and CDRs (interface document, Sessions, CDRs; OCPI 2.2.1 mod_sessions.asciidoc,
 // mod_cdrs.asciidoc): the CPO pushes, the hub appends an event and the dispatcher delivers it.
 
-type Json = Record<string, unknown>;
-
 export interface SessionCdrDeps {
-  readonly eventLog: EventLog;
-  readonly deliveries: DeliveryStore;
+  readonly eventLog: EventAppender;
+  readonly deliveries: Pick<IngressDeliveries, 'receiveCdr' | 'markCdrAppended' | 'findCdr' | 'sessionExists'>;
   readonly validator: SchemaValidator;
   readonly publicBaseUrl: string;
   /** Waits for the dispatcher before a PATCH of a session not (yet) held is refused. */
@@ -29,10 +27,9 @@ export interface SessionCdrDeps {
  * cdr_token must name the eMSP (interface document, CDR token: "must identify the eMSP; used for
  * routing"): refused at once with 2001 so the CPO learns about it, rather than undeliverable later.
  */
-function requireEmspToken(body: Json): void {
-  const token = body['cdr_token'] as Json | undefined;
-  const cc = token?.['country_code'];
-  const pid = token?.['party_id'];
+function requireEmspToken(token: CdrToken | null | undefined): asserts token is CdrToken {
+  const cc: unknown = token?.country_code;
+  const pid: unknown = token?.party_id;
   if (typeof cc !== 'string' || typeof pid !== 'string' || !/^[A-Za-z]{2}$/.test(cc) || !/^[A-Za-z0-9]{3}$/.test(pid)) {
     throw new HubError('INVALID_PARAMETERS', { detail: 'cdr_token must carry the country_code and party_id of the eMSP' });
   }
@@ -42,9 +39,10 @@ function requireEmspToken(body: Json): void {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Json)[k])}`)
+    // Keys in UTF-16 code unit order, as Array.prototype.sort orders strings.
+    return `{${Object.entries(value)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
       .join(',')}}`;
   }
   return JSON.stringify(value);
@@ -60,8 +58,8 @@ export function sessionsRouter(deps: SessionCdrDeps): Router {
       requireOwnCpo(req, path);
       const body = validateBody(deps.validator, 'ocpi/session.json', req.body, false);
       requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, id: path.id });
-      requireEmspToken(body);
-      await appendObjectEvent(deps.eventLog, req, topics.sessions, sessionEventTypes.sessionPut, path, body, eMspOf(body));
+      requireEmspToken(body.cdr_token);
+      await appendObjectEvent(deps.eventLog, req, topics.sessions, sessionEventTypes.sessionPut, path, body, eMspOf(body.cdr_token));
       okEmpty(res);
     }),
   );
@@ -76,21 +74,20 @@ export function sessionsRouter(deps: SessionCdrDeps): Router {
       // Partial Session; last_updated required (mod_sessions.asciidoc, PATCH Method).
       const body = validateBody(deps.validator, 'ocpi/session.json', req.body, true);
       requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, id: path.id });
-      if (body['cdr_token'] !== undefined) requireEmspToken(body);
+      if (body.cdr_token !== undefined) requireEmspToken(body.cdr_token);
       // "If existing ChargingPeriod objects ... need to be replaced or removed, the Sender SHALL use the
       // PUT method" (mod_sessions.asciidoc, PATCH Method): a PATCH only adds periods.
-      if (body['charging_periods'] === null) throw new HubError('INVALID_PARAMETERS', { detail: 'charging_periods cannot be removed by PATCH: PUT the whole session' });
+      if (body.charging_periods === null) throw new HubError('INVALID_PARAMETERS', { detail: 'charging_periods cannot be removed by PATCH: PUT the whole session' });
       await requireKnownSession(deps.deliveries, deps.dispatcherWait, known, path);
-      await appendObjectEvent(deps.eventLog, req, topics.sessions, sessionEventTypes.sessionPatched, path, body, body['cdr_token'] !== undefined ? eMspOf(body) : undefined);
+      await appendObjectEvent(deps.eventLog, req, topics.sessions, sessionEventTypes.sessionPatched, path, body, body.cdr_token ? eMspOf(body.cdr_token) : undefined);
       okEmpty(res);
     }),
   );
   return refuseOtherMethods(router);
 }
 
-function eMspOf(body: Json): string {
-  const token = body['cdr_token'] as Json;
-  return partyKey({ countryCode: String(token['country_code']), partyId: String(token['party_id']) });
+function eMspOf(token: CdrToken): string {
+  return partyKey({ countryCode: token.country_code, partyId: token.party_id });
 }
 
 export function cdrsRouter(deps: SessionCdrDeps): Router {
@@ -101,11 +98,11 @@ export function cdrsRouter(deps: SessionCdrDeps): Router {
     handle(async (req: Request, res: Response) => {
       const body = validateBody(deps.validator, 'ocpi/cdr.json', req.body, false);
       // For CDRs the owner is in the body (mod_cdrs.asciidoc, POST: the endpoint has no path ids).
-      const path = { countryCode: String(body['country_code']).toUpperCase(), partyId: String(body['party_id']).toUpperCase(), id: String(body['id']) };
+      const path = { countryCode: body.country_code.toUpperCase(), partyId: body.party_id.toUpperCase(), id: body.id };
       requireOwnCpo(req, path);
-      requireEmspToken(body);
+      requireEmspToken(body.cdr_token);
       const contentHash = createHash('sha256').update(canonical(body)).digest('hex');
-      const receipt = await deps.deliveries.receiveCdr({ ...path, contentHash, document: body });
+      const receipt = await deps.deliveries.receiveCdr({ ...path, contentHash, document: asJson(body) });
       // Interface document, What the service does 6: CDRs are immutable; corrections need a new CDR.
       if (receipt === 'conflict') {
         throw new HubError('INVALID_PARAMETERS', { detail: `a different CDR with id ${path.id} was already received; CDRs are immutable, send a corrected CDR under a new id` });
@@ -113,7 +110,7 @@ export function cdrsRouter(deps: SessionCdrDeps): Router {
       if (receipt !== 'duplicate') {
         // A retry of an append that timed out (it may have landed) appends the same event again: one
         // ce_id for one CDR, so analytics that dedupe on it count the CDR once (README, CDR topic).
-        await deps.eventLog.append(topics.cdrs, [cdrPostedEvent(path, body, contentHash, { source: 'ingress', correlationId: req.ctx.correlationId, requestId: req.ctx.requestId })]);
+        await deps.eventLog.append(topics.cdrs, [cdrPostedEvent(path, asJson(body), contentHash, { source: 'ingress', correlationId: req.ctx.correlationId, requestId: req.ctx.requestId })]);
         await deps.deliveries.markCdrAppended(path);
       }
       // mod_cdrs.asciidoc, POST response headers: Location of the CDR, where its owner can GET it.

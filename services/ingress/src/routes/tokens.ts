@@ -3,24 +3,24 @@ import { HubError, isSuccessCode, partyKey, sameParty, type PartyRef } from '@hu
 import type { OcpiPartnerClient } from '@hub/partners';
 import { cachedLookup, PartnerCallError, type RoutingDirectory, type RoutingTarget, type TokenCipher } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
-import type { RateLimiter, ReadModelStore } from '@hub/store';
+import type { RateLimiter } from '@hub/store';
 import type { Counter } from '@hub/observability';
 import { handle, send } from '../http.ts';
 import { refuseOtherMethods } from '../method-not-allowed.ts';
 import { objectPath, refuseEmptySegments, validateBody } from '../ocpi-objects.ts';
+import type { LocationReferences } from '@hub/schemas/generated/ocpi/location_references';
 import { success } from '@hub/ocpi';
+import type { ReadModelReads } from '../ports.ts';
 
 // Real-time token authorization (interface document, Token authorization, Errors, Limits): the eMSP
 // asks the hub, the hub forwards at once to the CPO that owns the location and returns the CPO's
 // answer unchanged. A CPO that cannot be reached, times out or answers garbage yields UNKNOWN.
 
-type Json = Record<string, unknown>;
-
 export interface TokensDeps {
   readonly realtime: OcpiPartnerClient;
   readonly cipher: TokenCipher;
   readonly targets: RoutingDirectory;
-  readonly readModels: ReadModelStore;
+  readonly readModels: Pick<ReadModelReads, 'locationOwners'>;
   readonly rateLimiter: RateLimiter;
   readonly validator: SchemaValidator;
   readonly perMinute: number;
@@ -35,11 +35,11 @@ function header(req: Request, name: string): string | undefined {
 }
 
 /** The CPO: OCPI-to headers when present (transport_and_format.asciidoc, routing headers), else the location's owner. */
-async function targetCpo(deps: TokensDeps, req: Request, emsp: PartyRef, body: Json | undefined): Promise<PartyRef> {
+async function targetCpo(deps: TokensDeps, req: Request, emsp: PartyRef, body: LocationReferences | undefined): Promise<PartyRef> {
   const toCc = header(req, 'ocpi-to-country-code');
   const toPid = header(req, 'ocpi-to-party-id');
   if (toCc && toPid) return { countryCode: toCc, partyId: toPid };
-  const locationId = typeof body?.['location_id'] === 'string' ? body['location_id'] : undefined;
+  const locationId = body?.location_id;
   if (!locationId) throw new HubError('NOT_ENOUGH_INFORMATION', { detail: 'name the CPO in the OCPI-to-country-code/OCPI-to-party-id headers or give a location_id' });
   const owners = await deps.readModels.locationOwners(locationId, emsp);
   if (owners.length === 0) throw new HubError('UNKNOWN_LOCATION_PUSH', { detail: `no routed CPO has location ${locationId}` });
@@ -72,7 +72,7 @@ export function tokensRouter(deps: TokensDeps): Router {
       const decisionPromise = deps.rateLimiter.hit('tokens-authorize', partyKey(path), deps.perMinute);
       decisionPromise.catch(() => undefined);
       const hasBody = req.body !== undefined && !(typeof req.body === 'object' && req.body !== null && Object.keys(req.body as object).length === 0);
-      let body: Json | undefined;
+      let body: LocationReferences | undefined;
       if (hasBody) {
         body = validateBody(deps.validator, 'ocpi/location_references.json', req.body);
       }
@@ -97,10 +97,11 @@ export function tokensRouter(deps: TokensDeps): Router {
           'ocpi-to-country-code': cpo.countryCode,
           'ocpi-to-party-id': cpo.partyId,
         });
-        const data = answer.envelope.data as Json | undefined;
+        // The CPO's AuthorizationInfo, passed on unchanged once its `allowed` is one OCPI knows.
+        const data = answer.envelope.data as { allowed?: unknown } | undefined;
         const statusCode = answer.envelope.status_code;
-        if (answer.httpStatus >= 200 && answer.httpStatus < 300 && isSuccessCode(statusCode) && typeof data?.['allowed'] === 'string' && ALLOWED.has(data['allowed'])) {
-          deps.outcomes.inc({ outcome: String(data['allowed']).toLowerCase() });
+        if (answer.httpStatus >= 200 && answer.httpStatus < 300 && isSuccessCode(statusCode) && typeof data?.allowed === 'string' && ALLOWED.has(data.allowed)) {
+          deps.outcomes.inc({ outcome: data.allowed.toLowerCase() });
           send(res, 200, success(data)); // the CPO's answer, unchanged
           return;
         }

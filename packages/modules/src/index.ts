@@ -3,3 +3,4 @@ export * from './apply.ts';
 export * from './cdr-event.ts';
 export * from './merge-patch.ts';
 export * from './session-patch.ts';
+export * from './modules.ts';

@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { applyLocationEvent, applyTariffEvent, findInLocation, replacesWholeObject } from '../src/apply.ts';
+import { locationEventTypes, tariffEventTypes } from '@hub/events';
+import { applyLocationEvent, applyTariffEvent, findInLocation } from '../src/apply.ts';
 import type { ApplyResult } from '../src/apply.ts';
-import { locationEventTypes, objectKey, parseSubject, pathSubject, tariffEventTypes } from '../src/location-events.ts';
+import { objectKey, parseSubject, pathSubject } from '../src/location-events.ts';
 import type { ObjectPath } from '../src/location-events.ts';
 
 type Json = Record<string, unknown>;
@@ -407,16 +408,5 @@ describe('objectKey', () => {
 
   it('differs between locations', () => {
     assert.notEqual(objectKey(loc), objectKey({ ...loc, id: 'LOC2' }));
-  });
-});
-
-describe('replacesWholeObject', () => {
-  it('only a location PUT and a tariff PUT replace the whole object (a rebuild loads nothing for them)', () => {
-    assert.equal(replacesWholeObject('locations', locationEventTypes.locationPut), true);
-    assert.equal(replacesWholeObject('tariffs', tariffEventTypes.tariffPut), true);
-    for (const type of [locationEventTypes.locationPatched, locationEventTypes.evsePut, locationEventTypes.evsePatched, locationEventTypes.connectorPut, locationEventTypes.connectorPatched, tariffEventTypes.tariffPut, 'unknown']) {
-      assert.equal(replacesWholeObject('locations', type), false, `locations: ${type}`);
-    }
-    assert.equal(replacesWholeObject('tariffs', locationEventTypes.locationPut), false, 'a location PUT on the tariffs topic replaces no tariff');
   });
 });

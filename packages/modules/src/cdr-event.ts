@@ -1,6 +1,6 @@
-import { eventIdFor, newEvent, type HubEvent } from '@hub/events';
+import { cdrEventTypes, eventIdFor, newEvent, type HubEvent } from '@hub/events';
 import { partyKey } from '@hub/ocpi';
-import { cdrEventTypes, objectKey, pathSubject, type ObjectPath } from './location-events.ts';
+import { objectKey, pathSubject, type ObjectPath } from './location-events.ts';
 
 /**
  * The event of an accepted CDR, whoever appends it (the ingress when the CPO posts it, the prober when

@@ -1,4 +1,5 @@
-import { locationEventTypes, sameId, tariffEventTypes, type ObjectPath } from './location-events.ts';
+import { locationEventTypes, tariffEventTypes } from '@hub/events';
+import { sameId, type ObjectPath } from './location-events.ts';
 import { mergePatch } from './merge-patch.ts';
 
 // How an event changes the stored Location or Tariff (OCPI 2.2.1 mod_locations.asciidoc, Receiver
@@ -66,11 +67,6 @@ export function applyLocationEvent(stored: Json | undefined, type: string, path:
     default:
       return { kind: 'rejected', reason: `unknown event type ${type}` };
   }
-}
-
-/** Whether an event replaces its whole object, so what is stored does not matter to it (a rebuild's PUTs). */
-export function replacesWholeObject(model: 'locations' | 'tariffs', type: string): boolean {
-  return model === 'locations' ? type === locationEventTypes.locationPut : type === tariffEventTypes.tariffPut;
 }
 
 export function applyTariffEvent(stored: Json | undefined, type: string, data: Json): ApplyResult {

@@ -1,35 +1,5 @@
-// Events of the locations and tariffs topics. The record value is the OCPI object or patch exactly as
-// the CPO pushed and the hub validated it; the subject carries the path (country_code/party_id/
-// location_id[/evse_uid[/connector_id]], each segment URI-encoded), so a consumer needs nothing else.
-
-export const locationEventTypes = {
-  locationPut: 'ocpi.locations.location-put.v1',
-  locationPatched: 'ocpi.locations.location-patched.v1',
-  evsePut: 'ocpi.locations.evse-put.v1',
-  evsePatched: 'ocpi.locations.evse-patched.v1',
-  connectorPut: 'ocpi.locations.connector-put.v1',
-  connectorPatched: 'ocpi.locations.connector-patched.v1',
-} as const;
-
-export const tariffEventTypes = {
-  tariffPut: 'ocpi.tariffs.tariff-put.v1',
-  /** mod_tariffs.asciidoc, Receiver interface, DELETE: the value is {}. */
-  tariffDeleted: 'ocpi.tariffs.tariff-deleted.v1',
-} as const;
-
-/**
- * Sessions topic: the full Session as pushed (PUT; ocpi-to names the eMSP), or the partial Session
- * as patched (PATCH; merged by the dispatcher into the session it holds); subject cc/pid/session_id.
- */
-export const sessionEventTypes = {
-  sessionPut: 'ocpi.sessions.session-put.v1',
-  sessionPatched: 'ocpi.sessions.session-patched.v1',
-} as const;
-
-/** CDRs topic (the analytics contract, README): the CDR as posted; subject cc/pid/cdr_id. */
-export const cdrEventTypes = {
-  cdrPosted: 'ocpi.cdrs.cdr-posted.v1',
-} as const;
+// The subject and key of an OCPI object event: its path, and the Kafka key that keeps every event of
+// one object on one partition.
 
 export interface ObjectPath {
   readonly countryCode: string;

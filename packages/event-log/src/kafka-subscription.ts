@@ -1,0 +1,176 @@
+import type { Admin, Consumer, KafkaMessage } from 'kafkajs';
+import { checkPositions, type ObservedTopic } from './position-check.ts';
+import { decodeRecord, type ConsumedRecord, type PositionsMismatch, type StoredPositions, type SubscribeOptions, type Subscription, type TopicBinding } from './subscription.ts';
+import type { LogSink } from './kafka-config.ts';
+
+// The Kafka adapter of EventLog.subscribe (subscription.ts): the only code that drives a kafkajs
+// consumer. It starts each partition where the caller's store says it stands (Postgres is the truth,
+// Kafka's committed offset only a hint), resolves and commits an offset only after the handler is
+// done with its batch, heartbeats between batches, and pauses a partition for the backoff the
+// handler asks for (kafkajs then fetches again from the last resolved offset: nothing is skipped).
+
+export interface KafkaSubscriptionContext {
+  readonly consumer: (group: string, options: { maxBytesPerPartition?: number }) => Consumer;
+  readonly admin: () => Promise<Admin>;
+  readonly physical: (topic: string) => string;
+  readonly physicalGroup: (group: string) => string;
+  readonly logger: LogSink;
+}
+
+/**
+ * Cluster id and the offset range of every partition of a (physical) topic. A leader that just moved
+ * (a broker restarting, a topic just created) answers NOT_LEADER and the like, retriable: asked again
+ * for up to `retryForMs`, as kafkajs's consumer would while joining its group.
+ */
+export async function observeTopic(admin: Admin, physicalTopic: string, retryForMs = 30_000): Promise<ObservedTopic> {
+  const giveUpAt = Date.now() + retryForMs;
+  for (;;) {
+    try {
+      const [cluster, offsets] = await Promise.all([admin.describeCluster(), admin.fetchTopicOffsets(physicalTopic)]);
+      return { clusterId: cluster.clusterId, ranges: new Map(offsets.map((o) => [o.partition, { low: BigInt(o.low), high: BigInt(o.high) }])) };
+    } catch (e) {
+      if ((e as { retriable?: unknown }).retriable !== true || Date.now() >= giveUpAt) throw e;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+/** Checks stored positions against the topics as they are; saves the binding of those that match. */
+export async function verifyPositions(admin: Admin, physicalTopics: readonly string[], positions: StoredPositions, options: { rebind?: boolean } = {}): Promise<PositionsMismatch[]> {
+  const mismatches: PositionsMismatch[] = [];
+  const bindings: Array<[string, TopicBinding]> = [];
+  for (const topic of physicalTopics) {
+    const observed = await observeTopic(admin, topic);
+    const stored = options.rebind ? new Map<number, bigint>() : await positions.load(topic);
+    const bound = options.rebind ? undefined : await positions.loadBinding?.(topic);
+    const checked = checkPositions(topic, observed, stored, bound);
+    mismatches.push(...checked.mismatches);
+    bindings.push([topic, checked.binding]);
+  }
+  // Bound only when every topic matches: a refusing consumer leaves the evidence as it found it.
+  if (mismatches.length === 0 && positions.saveBinding) for (const [topic, binding] of bindings) await positions.saveBinding(topic, binding);
+  return mismatches;
+}
+
+function consumedRecord(topic: string, partition: number, message: KafkaMessage): ConsumedRecord {
+  const headers: Record<string, Buffer | string | undefined> = {};
+  for (const [k, v] of Object.entries(message.headers ?? {})) {
+    const first: unknown = Array.isArray(v) ? v[0] : v;
+    headers[k] = Buffer.isBuffer(first) || typeof first === 'string' ? first : undefined;
+  }
+  const raw = { topic, partition, offset: message.offset, key: message.key ?? null, value: message.value, headers };
+  return { ...raw, event: decodeRecord(raw) };
+}
+
+export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: SubscribeOptions): Promise<Subscription> {
+  const physicalTopics = options.topics.map(ctx.physical);
+  const owned = new Set(physicalTopics);
+  const timers = new Set<NodeJS.Timeout>();
+  let mismatches: PositionsMismatch[] = [];
+  let consumer: Consumer | undefined;
+  let stopped = false;
+  let recheck: NodeJS.Timeout | undefined;
+
+  const seekToStoredPositions = (c: Consumer, assignment: Record<string, number[]>): void => {
+    const positions = options.positions;
+    if (!positions) return;
+    void (async () => {
+      for (const [topic, partitions] of Object.entries(assignment)) {
+        if (!owned.has(topic)) continue;
+        const stored = await positions.load(topic);
+        for (const partition of partitions) {
+          const position = stored.get(partition);
+          if (position !== undefined) c.seek({ topic, partition, offset: position.toString() });
+        }
+      }
+    })().catch((err: unknown) => ctx.logger.warn('could not seek to the stored positions; resuming from Kafka offsets', { err, group: options.group }));
+  };
+
+  const run = async (): Promise<void> => {
+    const c = ctx.consumer(options.group, options.maxBytesPerPartition ? { maxBytesPerPartition: options.maxBytesPerPartition } : {});
+    consumer = c;
+    await c.connect();
+    // Stopped while connecting (a recheck that found the positions fixed as the service stopped).
+    if (stopped) return void (await c.disconnect());
+    for (const topic of physicalTopics) await c.subscribe({ topic, fromBeginning: true });
+    c.on(c.events.GROUP_JOIN, (e) => {
+      options.onAssigned?.(e.payload.memberAssignment);
+      seekToStoredPositions(c, e.payload.memberAssignment);
+    });
+    await c.run({
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: options.concurrency ?? 1,
+      eachBatch: async (payload) => {
+        const { batch } = payload;
+        if (!owned.has(batch.topic) || batch.messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
+        const outcome = await options.onBatch({
+          topic: batch.topic,
+          partition: batch.partition,
+          firstOffset: batch.firstOffset() ?? '0',
+          lastOffset: batch.lastOffset(),
+          records: batch.messages.map((m) => consumedRecord(batch.topic, batch.partition, m)),
+        });
+        if (outcome) {
+          // Not done: the partition waits where it is and is fetched again after the backoff.
+          const resume = payload.pause();
+          const timer = setTimeout(() => {
+            timers.delete(timer);
+            resume();
+          }, outcome.retryAfterMs);
+          timers.add(timer);
+          return;
+        }
+        payload.resolveOffset(batch.lastOffset());
+        await payload.commitOffsetsIfNecessary();
+        options.onLag?.(batch.topic, batch.partition, Number(batch.offsetLag()));
+        await payload.heartbeat();
+      },
+    });
+    options.onStarted?.();
+  };
+
+  // The positions are checked before the consumer joins its group, and again every recheckMs while
+  // they mismatch: once an operator ran the fix (hubctl positions reset), the consumer starts.
+  const start = async (): Promise<void> => {
+    if (stopped) return;
+    const positions = options.positions;
+    if (positions?.loadBinding) {
+      const found = await verifyPositions(await ctx.admin(), physicalTopics, positions);
+      // Reported when the set of refused topics changes, not when a reason's figures do: a live
+      // topic's end grows while the consumer waits, and one warning per recheck would drown the log.
+      const topicsOf = (list: readonly PositionsMismatch[]) => list.map((m) => m.topic).sort().join('\n');
+      const changed = topicsOf(found) !== topicsOf(mismatches);
+      mismatches = found;
+      if (found.length > 0) {
+        if (changed) options.onMismatch?.(found);
+        recheck = setTimeout(() => void start().catch(retry), options.recheckMs ?? 5_000);
+        return;
+      }
+    }
+    if (!stopped) await run();
+  };
+  const retry = (err: unknown): void => {
+    if (stopped) return;
+    ctx.logger.warn('could not start the consumer; retried', { group: options.group, err: (err as Error).message });
+    recheck = setTimeout(() => void start().catch(retry), options.recheckMs ?? 5_000);
+  };
+  // The first check and start fail the caller (as a consumer that cannot connect did); later
+  // rechecks only warn and try again.
+  await start();
+
+  return {
+    mismatches: () => mismatches,
+    async stop() {
+      stopped = true;
+      clearTimeout(recheck);
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      await consumer?.disconnect();
+      if (options.ephemeral) {
+        const admin = await ctx.admin().catch(() => undefined);
+        // A one-off group served once; leave no stale group behind.
+        await admin?.deleteGroups([ctx.physicalGroup(options.group)]).catch(() => undefined);
+      }
+    },
+  };
+}

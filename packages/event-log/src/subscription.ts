@@ -1,0 +1,103 @@
+import { eventFromRecord, type HubEvent } from '@hub/events';
+
+// The consuming half of the EventLog port (issue 12, item 3). A consumer declares what it reads and
+// where it stands; the adapter (kafka-subscription.ts) owns the driver: group membership, seeking to
+// the positions the caller stores, heartbeats, commits, pausing a partition for a backoff, lag. The
+// callers (projector, dispatcher, hubctl rebuild and replay) see only these types.
+
+/** One consumed record, byte-exact (what the quarantine keeps), with the hub event it carries. */
+export interface ConsumedRecord {
+  /** The topic as the cluster names it (prefix applied). */
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly headers: Readonly<Record<string, Buffer | string | undefined>>;
+  /** The hub event (CloudEvents binary mode); undefined for a record that is not one. */
+  readonly event: HubEvent | undefined;
+}
+
+/** Records of one partition, in offset order, as one fetch brought them. */
+export interface RecordBatch {
+  readonly topic: string;
+  readonly partition: number;
+  readonly firstOffset: string;
+  readonly lastOffset: string;
+  readonly records: readonly ConsumedRecord[];
+}
+
+/**
+ * What a handler answers for a batch: nothing when it is done (the position moves past it), or the
+ * time to wait before the same batch is fetched again (the partition pauses; nothing is skipped).
+ */
+export type BatchOutcome = void | { readonly retryAfterMs: number };
+
+/** Why a consumer must not start: its stored positions do not belong to the topics it would read. */
+export interface PositionsMismatch {
+  readonly topic: string;
+  readonly reason: string;
+}
+
+/** Identity of the topic partition positions were taken from (migration 015). */
+export interface TopicBinding {
+  readonly clusterId: string;
+  readonly partitions: number;
+  /** Highest end and start offset seen per partition: a topic's offsets never go backwards. */
+  readonly ends: ReadonlyMap<number, bigint>;
+  readonly starts: ReadonlyMap<number, bigint>;
+}
+
+/**
+ * Where a consumer stands, kept by the caller in its own store (Postgres: the position moves in the
+ * same transaction as what it applied). `load` gives the next offset per partition of a topic.
+ */
+export interface StoredPositions {
+  load(topic: string): Promise<ReadonlyMap<number, bigint>>;
+  /** The identity the positions are bound to; both absent: positions are not checked. */
+  loadBinding?(topic: string): Promise<TopicBinding | undefined>;
+  saveBinding?(topic: string, binding: TopicBinding): Promise<void>;
+}
+
+export interface SubscribeOptions {
+  /** Consumer group (logical; the prefix is applied). */
+  readonly group: string;
+  /** Logical topic names. */
+  readonly topics: readonly string[];
+  /** Stored positions to start from on every assignment; absent: Kafka's committed offsets, else the beginning. */
+  readonly positions?: StoredPositions;
+  readonly onBatch: (batch: RecordBatch) => Promise<BatchOutcome>;
+  /** Partitions handled side by side (each keeps its order). */
+  readonly concurrency?: number;
+  readonly maxBytesPerPartition?: number;
+  /** After each (re)assignment: the partitions now this member's, by topic. */
+  readonly onAssigned?: (assignment: Readonly<Record<string, readonly number[]>>) => void;
+  /** After each handled batch: records behind the partition head. */
+  readonly onLag?: (topic: string, partition: number, lag: number) => void;
+  /**
+   * The stored positions do not belong to the current topics (another cluster, a recreated topic,
+   * beyond the end): the subscription does not start and checks again every `recheckMs`.
+   */
+  readonly onMismatch?: (mismatches: readonly PositionsMismatch[]) => void;
+  /** Called once when positions match (again) and consuming starts. */
+  readonly onStarted?: () => void;
+  readonly recheckMs?: number;
+  /** A one-off group (rebuild, replay): deleted when the subscription stops. */
+  readonly ephemeral?: boolean;
+}
+
+export interface Subscription {
+  /** Positions mismatched at the last check (empty while consuming). */
+  mismatches(): readonly PositionsMismatch[];
+  stop(): Promise<void>;
+}
+
+/** Parses a stored or consumed record into the hub event it carries (undefined: not one). */
+export function decodeRecord(record: { readonly key: Buffer | string | null; readonly value: Buffer | string | null; readonly headers?: Readonly<Record<string, unknown>> }): HubEvent | undefined {
+  const headers: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(record.headers ?? {})) {
+    const first: unknown = Array.isArray(v) ? v[0] : v;
+    headers[k] = Buffer.isBuffer(first) || typeof first === 'string' ? first.toString() : undefined;
+  }
+  return eventFromRecord(record.key?.toString() ?? '', headers, record.value?.toString() ?? '');
+}

@@ -1,0 +1,202 @@
+import { cdrEventTypes, commandEventTypes, locationEventTypes, sessionEventTypes, tariffEventTypes, topics, type TopicId } from '@hub/events';
+import type { HubErrorKind, PartyRef } from '@hub/ocpi';
+import { applyLocationEvent, applyTariffEvent, findInLocation, type ApplyResult } from './apply.ts';
+import type { ObjectPath } from './location-events.ts';
+
+// The module table (issue 12): one declaration per OCPI object the hub carries. Whatever differs
+// between modules is a field here; the projector, the read-model store, the dispatcher, the ingress
+// routes and hubctl read it instead of branching on a module's name. A new module is one entry (plus
+// its routes, schemas and, for a new read model, its table).
+
+type Json = Record<string, unknown>;
+
+/** How a module's events build its read model in Postgres (projector, rebuild, quarantine re-drive). */
+export interface ProjectionRule {
+  /** The read-model table (migrations 002, 007-009: generation, country_code, party_id, id, document). */
+  readonly table: string;
+  /** The object after one event; pure, so a replay gives the same rows. */
+  evolve(stored: Json | undefined, type: string, path: ObjectPath, data: Json): ApplyResult;
+  /** Whether an event replaces its whole object, so what is stored does not matter to it (a rebuild's PUTs). */
+  replacesWholeObject(type: string): boolean;
+  /** The part of a stored object a detail GET at `path` answers with (an EVSE inside a Location). */
+  find(document: Json, path: ObjectPath): Json | undefined;
+  /** Interface document, Limits: the rate-limit bucket of list pulls, if they have one. */
+  readonly listBudget?: string;
+}
+
+/** What the hub delivers to a party, and how (dispatcher; interface document, Receiver endpoints). */
+export type DeliveryKind = 'session' | 'cdr' | 'command_result';
+
+export interface DeliveryRule {
+  readonly kind: DeliveryKind;
+  /** The module of the recipient's receiver endpoint (version details, operator overrides). */
+  readonly receiverModule: string;
+  readonly method: 'PUT' | 'POST';
+  /** The URL the object is sent to, from the receiver's (or the request's fixed) URL. */
+  url(receiverUrl: string, cpo: PartyRef, objectId: string): string;
+  /**
+   * 'newest': a delivery row holds the object's newest state and a newer event replaces an undelivered
+   * older one (sessions). 'every': each event is its own delivery (a CDR is immutable).
+   */
+  readonly keeps: 'newest' | 'every';
+}
+
+export interface OcpiModule {
+  /** The OCPI module identifier (version_information_endpoint.asciidoc, ModuleID). */
+  readonly id: string;
+  readonly topic: TopicId;
+  readonly eventTypes: Readonly<Record<string, string>>;
+  /**
+   * The Kafka key: 'object' is country_code/party_id/id upper-cased (objectKey: every event of one
+   * object on one partition, in order); 'command' is the hub's command id.
+   */
+  readonly key: 'object' | 'command';
+  /** The role whose party owns and pushes the objects (transport_and_format.asciidoc, Client Owned Object Push). */
+  readonly owner: 'CPO' | 'EMSP';
+  /**
+   * Who else sees them: 'routed' are the parties of the other role with an active routing rule to the
+   * owner (list pulls); 'recipient' is the one party the event names (its ocpi-to header).
+   */
+  readonly visibility: 'routed' | 'recipient';
+  /** The error for an unknown object: on a pull (detail GET), and on a push that needs it to exist. */
+  readonly notFound: { readonly pull: HubErrorKind; readonly push: HubErrorKind };
+  readonly projection?: ProjectionRule;
+  readonly delivery?: DeliveryRule;
+}
+
+const stripSlashes = (url: string): string => url.replace(/\/+$/, '');
+
+export const ocpiModules = {
+  // mod_locations.asciidoc: CPO-owned, pulled by eMSPs (list and detail), PATCHed at three levels.
+  locations: {
+    id: 'locations',
+    topic: 'locations',
+    eventTypes: locationEventTypes,
+    key: 'object',
+    owner: 'CPO',
+    visibility: 'routed',
+    notFound: { pull: 'UNKNOWN_LOCATION', push: 'UNKNOWN_LOCATION_PUSH' },
+    projection: {
+      table: 'locations',
+      evolve: applyLocationEvent,
+      replacesWholeObject: (type) => type === locationEventTypes.locationPut,
+      find: findInLocation,
+      listBudget: 'locations-list',
+    },
+  },
+  // mod_tariffs.asciidoc: CPO-owned, pulled by eMSPs; PUT and DELETE only.
+  tariffs: {
+    id: 'tariffs',
+    topic: 'tariffs',
+    eventTypes: tariffEventTypes,
+    key: 'object',
+    owner: 'CPO',
+    visibility: 'routed',
+    notFound: { pull: 'UNKNOWN_TARIFF', push: 'UNKNOWN_TARIFF' },
+    projection: {
+      table: 'tariffs',
+      evolve: (stored, type, _path, data) => applyTariffEvent(stored, type, data),
+      replacesWholeObject: (type) => type === tariffEventTypes.tariffPut,
+      find: (document) => document,
+    },
+  },
+  // mod_sessions.asciidoc: pushed by the CPO, delivered to the eMSP of its cdr_token. Interface
+  // document, Receiver endpoints: PUT {receiver}/{cpo cc}/{cpo pid}/{session id}, always the full
+  // latest state.
+  sessions: {
+    id: 'sessions',
+    topic: 'sessions',
+    eventTypes: sessionEventTypes,
+    key: 'object',
+    owner: 'CPO',
+    visibility: 'recipient',
+    notFound: { pull: 'UNKNOWN_SESSION', push: 'UNKNOWN_SESSION' },
+    delivery: {
+      kind: 'session',
+      receiverModule: 'sessions',
+      method: 'PUT',
+      url: (receiverUrl, cpo, objectId) => `${stripSlashes(receiverUrl)}/${cpo.countryCode}/${cpo.partyId}/${encodeURIComponent(objectId)}`,
+      keeps: 'newest',
+    },
+  },
+  // mod_cdrs.asciidoc: posted by the CPO, delivered to the eMSP of its cdr_token: POST {receiver}.
+  cdrs: {
+    id: 'cdrs',
+    topic: 'cdrs',
+    eventTypes: cdrEventTypes,
+    key: 'object',
+    owner: 'CPO',
+    visibility: 'recipient',
+    notFound: { pull: 'NOT_FOUND', push: 'NOT_FOUND' },
+    delivery: { kind: 'cdr', receiverModule: 'cdrs', method: 'POST', url: (receiverUrl) => stripSlashes(receiverUrl), keeps: 'every' },
+  },
+  // mod_commands.asciidoc: requested by the eMSP, forwarded to the CPO; the CommandResult goes to the
+  // response_url the eMSP gave (the delivery's fixed URL), as POST.
+  commands: {
+    id: 'commands',
+    topic: 'commands',
+    eventTypes: commandEventTypes,
+    key: 'command',
+    owner: 'EMSP',
+    visibility: 'recipient',
+    notFound: { pull: 'NOT_FOUND', push: 'NOT_FOUND' },
+    delivery: { kind: 'command_result', receiverModule: 'commands', method: 'POST', url: (responseUrl) => responseUrl, keeps: 'every' },
+  },
+} as const satisfies Record<string, OcpiModule>;
+
+export type ModuleId = keyof typeof ocpiModules;
+
+/** The modules with a read model in Postgres (the projector's and `hubctl readmodel rebuild`'s). */
+export type ProjectedModuleId = { [K in ModuleId]: (typeof ocpiModules)[K] extends { projection: ProjectionRule } ? K : never }[ModuleId];
+
+export const projectedModules: readonly ProjectedModuleId[] = (Object.keys(ocpiModules) as ModuleId[]).filter(
+  (id): id is ProjectedModuleId => (ocpiModules[id] as OcpiModule).projection !== undefined,
+);
+
+export function isProjectedModule(id: string): id is ProjectedModuleId {
+  return (projectedModules as readonly string[]).includes(id);
+}
+
+/** The projection rule of a read model. Throws for a name outside the table (a caller's bug). */
+export function projectionOf(id: ProjectedModuleId): ProjectionRule {
+  const rule = (ocpiModules[id] as OcpiModule | undefined)?.projection;
+  if (!rule) throw new Error(`no read model ${String(id)}`);
+  return rule;
+}
+
+/** The logical topic of a module. */
+export function topicOf(id: ModuleId): string {
+  return topics[ocpiModules[id].topic];
+}
+
+/** The delivered modules, by what the dispatcher records them as. */
+const deliveredBy = new Map<DeliveryKind, OcpiModule & { delivery: DeliveryRule }>(
+  Object.values(ocpiModules as Record<string, OcpiModule>)
+    .filter((m): m is OcpiModule & { delivery: DeliveryRule } => m.delivery !== undefined)
+    .map((m) => [m.delivery.kind, m]),
+);
+
+export function deliveryRuleOf(kind: DeliveryKind): DeliveryRule {
+  const module = deliveredBy.get(kind);
+  if (!module) throw new Error(`no delivery rule for ${kind}`);
+  return module.delivery;
+}
+
+/** The module whose deliveries are recorded as `kind`. */
+export function moduleOfDelivery(kind: DeliveryKind): OcpiModule {
+  const module = deliveredBy.get(kind);
+  if (!module) throw new Error(`no delivery rule for ${kind}`);
+  return module;
+}
+
+/**
+ * The modules whose events the dispatcher's consumer turns into deliveries (a command result is
+ * recorded by the ingress when the CPO posts it, not consumed from the topic).
+ */
+export const consumedDeliveryModules = ['sessions', 'cdrs'] as const satisfies readonly ModuleId[];
+
+export type ConsumedDeliveryModuleId = (typeof consumedDeliveryModules)[number];
+
+export function isConsumedDeliveryModule(id: string): id is ConsumedDeliveryModuleId {
+  return (consumedDeliveryModules as readonly string[]).includes(id);
+}

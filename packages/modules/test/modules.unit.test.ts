@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { locationEventTypes, tariffEventTypes, topics } from '@hub/events';
+import { hubErrors } from '@hub/ocpi';
+import {
+  consumedDeliveryModules,
+  deliveryRuleOf,
+  isProjectedModule,
+  moduleOfDelivery,
+  ocpiModules,
+  projectedModules,
+  projectionOf,
+  topicOf,
+  type OcpiModule,
+} from '../src/modules.ts';
+
+// The module table is what every consumer of a module's name reads (issue 12): these tests keep its
+// entries consistent with the topics, the event schemas and the error registry.
+
+const schemasDir = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'schemas', 'events');
+const modules = Object.entries(ocpiModules as Record<string, OcpiModule>);
+
+describe('the module table', () => {
+  it('names each module by its OCPI module identifier and a topic that exists', () => {
+    for (const [name, module] of modules) {
+      assert.equal(module.id, name);
+      assert.ok(Object.hasOwn(topics, module.topic), `${name}: topic ${module.topic}`);
+    }
+  });
+
+  it("lists event types of the module's own topic, each with its payload schema in schemas/events", () => {
+    for (const [name, module] of modules) {
+      const types = Object.values(module.eventTypes);
+      assert.ok(types.length > 0, `${name} has event types`);
+      for (const type of types) {
+        assert.ok(type.startsWith(`ocpi.${module.topic}.`), `${type} belongs to ${topicOf(module.id as keyof typeof ocpiModules)}`);
+        assert.ok(existsSync(join(schemasDir, `${type}.json`)), `schemas/events/${type}.json`);
+      }
+    }
+  });
+
+  it('gives each unknown-object answer a code of the error registry', () => {
+    for (const [name, module] of modules) {
+      assert.ok(Object.hasOwn(hubErrors, module.notFound.pull), `${name}: ${module.notFound.pull}`);
+      assert.ok(Object.hasOwn(hubErrors, module.notFound.push), `${name}: ${module.notFound.push}`);
+    }
+    // Interface document, Locations: a push to an unknown location is 2003 with HTTP 200; a pull is 404.
+    assert.equal(hubErrors[ocpiModules.locations.notFound.push].ocpi, 2003);
+    assert.equal(hubErrors[ocpiModules.locations.notFound.pull].http, 404);
+  });
+
+  it('projects locations and tariffs, each into its own table', () => {
+    assert.deepEqual([...projectedModules], ['locations', 'tariffs']);
+    assert.equal(new Set(projectedModules.map((m) => projectionOf(m).table)).size, projectedModules.length);
+    assert.equal(isProjectedModule('sessions'), false);
+    assert.equal(isProjectedModule('tariffs'), true);
+    assert.throws(() => projectionOf('sessions' as never));
+  });
+
+  it('only a location PUT and a tariff PUT replace the whole object (a rebuild loads nothing for them)', () => {
+    const locations = projectionOf('locations');
+    const tariffs = projectionOf('tariffs');
+    assert.equal(locations.replacesWholeObject(locationEventTypes.locationPut), true);
+    assert.equal(tariffs.replacesWholeObject(tariffEventTypes.tariffPut), true);
+    for (const type of [locationEventTypes.locationPatched, locationEventTypes.evsePut, locationEventTypes.evsePatched, locationEventTypes.connectorPut, locationEventTypes.connectorPatched, tariffEventTypes.tariffPut, 'unknown']) {
+      assert.equal(locations.replacesWholeObject(type), false, `locations: ${type}`);
+    }
+    assert.equal(tariffs.replacesWholeObject(locationEventTypes.locationPut), false, 'a location PUT on the tariffs topic replaces no tariff');
+  });
+
+  it('finds an EVSE inside a stored location, and a tariff as stored', () => {
+    const location = { id: 'LOC1', evses: [{ uid: 'EVSE-1', connectors: [{ id: '1' }] }] };
+    const path = { countryCode: 'NL', partyId: 'CPO', id: 'LOC1' };
+    assert.deepEqual(projectionOf('locations').find(location, { ...path, evseUid: 'evse-1' }), location.evses[0]);
+    assert.equal(projectionOf('locations').find(location, { ...path, evseUid: 'EVSE-2' }), undefined);
+    assert.equal(projectionOf('tariffs').find(location, path), location);
+  });
+
+  it('has one delivery rule per delivered kind, as the interface document sends them', () => {
+    const cpo = { countryCode: 'BE', partyId: 'CPO' };
+    // Interface document, Receiver endpoints: session PUT {receiver}/{cpo cc}/{cpo pid}/{session id}.
+    assert.equal(deliveryRuleOf('session').method, 'PUT');
+    assert.equal(deliveryRuleOf('session').url('https://emsp.example.com/sessions/', cpo, 'S 1'), 'https://emsp.example.com/sessions/BE/CPO/S%201');
+    assert.equal(deliveryRuleOf('session').keeps, 'newest');
+    // CDR POST {receiver}; every CDR is delivered.
+    assert.equal(deliveryRuleOf('cdr').method, 'POST');
+    assert.equal(deliveryRuleOf('cdr').url('https://emsp.example.com/cdrs//', cpo, 'C1'), 'https://emsp.example.com/cdrs');
+    assert.equal(deliveryRuleOf('cdr').keeps, 'every');
+    // mod_commands.asciidoc, CommandResult: POSTed to the response_url as the eMSP gave it.
+    assert.equal(deliveryRuleOf('command_result').url('https://emsp.example.com/cb/1/', cpo, 'X'), 'https://emsp.example.com/cb/1/');
+    assert.equal(moduleOfDelivery('cdr').topic, 'cdrs');
+    assert.equal(deliveryRuleOf('session').receiverModule, 'sessions');
+  });
+
+  it('turns the sessions and CDRs topics into deliveries in the dispatcher', () => {
+    for (const id of consumedDeliveryModules) assert.ok(ocpiModules[id].delivery, `${id} has a delivery rule`);
+  });
+});

@@ -1,0 +1,82 @@
+// Routed list pages on real Postgres (issue 16): X-Total-Count from the per-CPO counts (migration 016)
+// and pages reached by following on from a served page (offset = previous offset + rows) seeking past
+// the last key served, neither of which may change what a partner gets.
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { locationEventTypes, tariffEventTypes } from '@hub/events';
+import { pathSubject } from '@hub/modules';
+import { postgresReadModelStore, type PageQuery, type ReadModelStore } from '@hub/store';
+import { givenTestStack } from '@hub/testing';
+
+describe('read-model lists on Postgres', () => {
+  const given = givenTestStack('read_model_list');
+  let store: ReadModelStore;
+  let emspPlatform = '';
+  let offset = 0;
+
+  const put = (cpo: string, id: string, second: number, lastUpdated = '2024-01-01T00:00:00Z') => ({
+    offset: String(offset++),
+    type: locationEventTypes.locationPut,
+    subject: pathSubject({ countryCode: 'NL', partyId: cpo, id }),
+    data: { country_code: 'NL', party_id: cpo, id, name: id, last_updated: lastUpdated },
+    time: `2024-01-01T00:${String(Math.floor(second / 60)).padStart(2, '0')}:${String(second % 60).padStart(2, '0')}Z`,
+  });
+  const ids = (page: { documentsJson: string[] }) => page.documentsJson.map((d) => (JSON.parse(d) as { id: string }).id);
+  const list = (page: Partial<PageQuery>, model: 'locations' | 'tariffs' = 'locations') => store.listVisible(model, emspPlatform, { offset: 0, limit: 10, ...page });
+
+  before(async () => {
+    const { pool } = given.stack;
+    store = postgresReadModelStore(pool);
+    // An eMSP routed to CPOs NL/AAA and NL/BBB, not to NL/CCC.
+    const platform = async (name: string) => (await pool.query<{ id: string }>('insert into platforms (name) values ($1) returning id', [name])).rows[0]?.id ?? '';
+    emspPlatform = await platform('emsp');
+    const cpoPlatform = await platform('cpo');
+    await pool.query("insert into parties (country_code, party_id, role, platform_id, name) values ('NL', 'EMS', 'EMSP', $1, 'e')", [emspPlatform]);
+    for (const cpo of ['AAA', 'BBB', 'CCC']) await pool.query("insert into parties (country_code, party_id, role, platform_id, name) values ('NL', $1, 'CPO', $2, 'c')", [cpo, cpoPlatform]);
+    await pool.query("insert into routing_rules (emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, enabled) values ('NL', 'EMS', 'NL', 'AAA', true), ('NL', 'EMS', 'NL', 'BBB', true), ('NL', 'EMS', 'NL', 'CCC', false)");
+    const records = Array.from({ length: 25 }, (_, i) => put(['AAA', 'BBB', 'CCC'][i % 3] as string, `L${String(i).padStart(2, '0')}`, i));
+    await store.applyBatches('locations', [{ partition: 0, records }]);
+  });
+
+  it('counts only the visible CPOs’ objects, and a PUT of an existing object does not count it twice', async () => {
+    assert.equal((await list({})).total, 17);
+    await store.applyBatches('locations', [{ partition: 0, records: [put('AAA', 'L00', 0), put('AAA', 'NEW', 100)] }]);
+    assert.equal((await list({})).total, 18);
+    const { rows } = await given.stack.pool.query<{ n: string }>("select count(*) as n from locations where party_id in ('AAA', 'BBB')");
+    assert.equal(Number(rows[0]?.n), 18);
+  });
+
+  it('a tariff DELETE counts the tariff out; date_from counts the changed objects only', async () => {
+    const tariff = (id: string, type: string, data: Record<string, unknown>) => ({
+      offset: String(offset++),
+      type,
+      subject: pathSubject({ countryCode: 'NL', partyId: 'AAA', id }),
+      data,
+      time: '2024-01-01T00:00:00Z',
+    });
+    const body = (id: string) => ({ country_code: 'NL', party_id: 'AAA', id, currency: 'EUR', elements: [{ price_components: [{ type: 'ENERGY', price: 0.3, step_size: 1 }] }], last_updated: '2024-01-01T00:00:00Z' });
+    await store.applyBatches('tariffs', [{ partition: 0, records: [tariff('T1', tariffEventTypes.tariffPut, body('T1')), tariff('T2', tariffEventTypes.tariffPut, body('T2'))] }]);
+    assert.equal((await list({}, 'tariffs')).total, 2);
+    await store.applyBatches('tariffs', [{ partition: 0, records: [tariff('T1', tariffEventTypes.tariffDeleted, {})] }]);
+    assert.equal((await list({}, 'tariffs')).total, 1);
+    await store.applyBatches('locations', [{ partition: 0, records: [put('BBB', 'L01', 1, '2025-06-01T00:00:00Z'), put('CCC', 'L02', 2, '2025-06-01T00:00:00Z')] }]);
+    const changed = await list({ dateFrom: new Date('2025-01-01T00:00:00Z') });
+    assert.deepEqual([changed.total, ids(changed)], [1, ['L01']]);
+  });
+
+  it('following on from a served page gives the page the offset names, and after an earlier object is deleted skips none', async () => {
+    const all = ids(await list({ limit: 100 }));
+    const first = await list({ limit: 5 });
+    const second = await list({ offset: 5, limit: 5 });
+    assert.deepEqual([...ids(first), ...ids(second)], all.slice(0, 10));
+    // A page served elsewhere (no cursor here) is the same as the one continuing from a served page.
+    const fresh = postgresReadModelStore(given.stack.pool);
+    assert.deepEqual(ids(await fresh.listVisible('locations', emspPlatform, { offset: 10, limit: 5 })), all.slice(10, 15));
+    // An object before the cursor goes away (only tariffs are deleted by events; a direct delete
+    // stands in for it): offsets would shift and skip one, the continued page does not.
+    await given.stack.pool.query("delete from locations where id = 'L00'");
+    const third = await list({ offset: 10, limit: 5 });
+    assert.deepEqual(ids(third), all.slice(10, 15));
+    assert.equal(third.total, all.length - 1);
+  });
+});

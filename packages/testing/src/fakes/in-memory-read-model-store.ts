@@ -1,0 +1,94 @@
+import { parseSubject, projectedModules, projectionOf, type ObjectPath } from '@hub/modules';
+import { creationTime, type BatchOutcome, type ProjectedRecord, type ReadModel, type ReadModelStore } from '@hub/store';
+import type { InMemoryRegistryView } from './in-memory-registry-store.ts';
+
+// The read side of the ReadModelStore port (@hub/store, postgres-read-model-store.ts) in memory:
+// what the ingress asks (lists and details visible to a platform, location owners, existence,
+// positions), fed by applyBatch with the projector's own apply functions (@hub/modules). Rebuilds,
+// redrives and quarantine stay with Postgres. Each model evolves and answers by its projection rule in
+// the module table (@hub/modules, modules.ts), as in Postgres. read-model-contract.ts runs the same rules on both.
+
+type Json = Record<string, unknown>;
+
+export type ReadModelQueries = Pick<ReadModelStore, 'applyBatch' | 'positions' | 'listVisible' | 'findVisible' | 'locationOwners' | 'exists'>;
+
+interface Row {
+  readonly countryCode: string;
+  readonly partyId: string;
+  readonly id: string;
+  readonly createdAt: number;
+  document: Json;
+}
+
+const keyOf = (p: ObjectPath) => `${p.countryCode.toUpperCase()}/${p.partyId.toUpperCase()}/${p.id.toUpperCase()}`;
+const time = (v: unknown) => (typeof v === 'string' ? Date.parse(v) : Number.NaN);
+
+export function inMemoryReadModelStore(registry: InMemoryRegistryView): ReadModelQueries {
+  const rows = Object.fromEntries(projectedModules.map((m) => [m, new Map<string, Row>()])) as Record<ReadModel, Map<string, Row>>;
+  const positions = Object.fromEntries(projectedModules.map((m) => [m, new Map<number, bigint>()])) as Record<ReadModel, Map<number, bigint>>;
+  const visibleCpos = (platformId: string) => new Set(registry.activeRoutes().filter((r) => r.emspPlatformId === platformId).map((r) => `${r.cpo.countryCode}/${r.cpo.partyId}`));
+
+  const apply = (model: ReadModel, record: ProjectedRecord): 'applied' | 'rejected' => {
+    const path = parseSubject(record.subject);
+    if (!path) return 'rejected';
+    const key = keyOf(path);
+    const stored = rows[model].get(key);
+    const result = projectionOf(model).evolve(stored?.document, record.type, path, record.data);
+    if (result.kind === 'rejected') return 'rejected';
+    if (result.kind === 'deleted') rows[model].delete(key);
+    else if (stored) stored.document = result.document;
+    else {
+      const created = time(creationTime(record.time) || result.document['last_updated']);
+      rows[model].set(key, { countryCode: path.countryCode.toUpperCase(), partyId: path.partyId.toUpperCase(), id: path.id.toUpperCase(), createdAt: created, document: result.document });
+    }
+    return 'applied';
+  };
+
+  return {
+    async applyBatch(model, partition, records) {
+      const outcome = { applied: 0, skipped: 0, rejected: 0, quarantined: 0 };
+      for (const record of records) {
+        const next = positions[model].get(partition) ?? 0n;
+        if (BigInt(record.offset) < next) {
+          outcome.skipped++;
+          continue;
+        }
+        outcome[apply(model, record)]++;
+        positions[model].set(partition, BigInt(record.offset) + 1n);
+      }
+      return outcome satisfies BatchOutcome;
+    },
+    async positions(model) {
+      return new Map(positions[model]);
+    },
+    async listVisible(model, platformId, page) {
+      const cpos = visibleCpos(platformId);
+      const matching = [...rows[model].values()]
+        .filter((r) => cpos.has(`${r.countryCode}/${r.partyId}`))
+        .filter((r) => {
+          const at = time(r.document['last_updated']);
+          return (!page.dateFrom || at >= page.dateFrom.getTime()) && (!page.dateTo || at < page.dateTo.getTime());
+        })
+        .sort((a, b) => a.createdAt - b.createdAt || a.countryCode.localeCompare(b.countryCode) || a.partyId.localeCompare(b.partyId) || a.id.localeCompare(b.id));
+      return { documentsJson: matching.slice(page.offset, page.offset + page.limit).map((r) => JSON.stringify(r.document)), total: matching.length };
+    },
+    async findVisible(model, platformId, path) {
+      const row = rows[model].get(keyOf(path));
+      if (!row) return undefined;
+      const owner = registry.platformParties(platformId).some((p) => p.role === 'CPO' && p.countryCode === row.countryCode && p.partyId === row.partyId);
+      if (!owner && !visibleCpos(platformId).has(`${row.countryCode}/${row.partyId}`)) return undefined;
+      return projectionOf(model).find(row.document, path);
+    },
+    async locationOwners(locationId, emsp) {
+      const routed = registry.activeRoutes().filter((r) => r.emsp.countryCode === emsp.countryCode && r.emsp.partyId === emsp.partyId);
+      return [...rows.locations.values()]
+        .filter((r) => r.id === locationId.toUpperCase() && routed.some((a) => a.cpo.countryCode === r.countryCode && a.cpo.partyId === r.partyId))
+        .map((r) => ({ countryCode: r.countryCode, partyId: r.partyId }));
+    },
+    async exists(model, path) {
+      const row = rows[model].get(keyOf(path));
+      if (!row) return false;
+      return path.evseUid === undefined || projectionOf(model).find(row.document, path) !== undefined;
+    },
+  };
+}
