@@ -7,6 +7,7 @@ export const topics = {
   sessions: 'ocpi.sessions.v1',
   cdrs: 'ocpi.cdrs.v1',
   commands: 'ocpi.commands.v1',
+  tokens: 'ocpi.tokens.v1',
   registry: 'hub.registry.v1',
 } as const;
 
@@ -54,6 +55,16 @@ export const commandEventTypes = {
   cpoResponded: 'ocpi.commands.cpo-responded.v1',
   resultReceived: 'ocpi.commands.result-received.v1',
   timedOut: 'ocpi.commands.timed-out.v1',
+} as const;
+
+/**
+ * ocpi.tokens.v1 (issue 13; mod_tokens.asciidoc, Receiver interface PUT and PATCH, pushed by the eMSP):
+ * subject cc/pid/"uid|TYPE" (a uid is unique per type only); ocpi-to names one CPO when the eMSP's
+ * OCPI-to headers did, else the token goes to every CPO routed to the eMSP.
+ */
+export const tokenEventTypes = {
+  tokenPut: 'ocpi.tokens.token-put.v1',
+  tokenPatched: 'ocpi.tokens.token-patched.v1',
 } as const;
 
 /** The physical topic name: an optional prefix isolates test runs that share a broker. */

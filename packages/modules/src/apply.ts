@@ -1,4 +1,4 @@
-import { locationEventTypes, tariffEventTypes } from '@hub/events';
+import { locationEventTypes, tariffEventTypes, tokenEventTypes } from '@hub/events';
 import { sameId, type ObjectPath } from './location-events.ts';
 import { mergePatch } from './merge-patch.ts';
 
@@ -75,6 +75,18 @@ export function applyTariffEvent(stored: Json | undefined, type: string, data: J
       return { kind: 'upsert', document: data };
     case tariffEventTypes.tariffDeleted:
       return stored ? { kind: 'deleted' } : { kind: 'rejected', reason: 'unknown tariff' };
+    default:
+      return { kind: 'rejected', reason: `unknown event type ${type}` };
+  }
+}
+
+/** mod_tokens.asciidoc, Receiver interface: PUT replaces, PATCH merges into a token the hub holds. */
+export function applyTokenEvent(stored: Json | undefined, type: string, data: Json): ApplyResult {
+  switch (type) {
+    case tokenEventTypes.tokenPut:
+      return { kind: 'upsert', document: data };
+    case tokenEventTypes.tokenPatched:
+      return stored ? { kind: 'upsert', document: mergePatch(stored, data) } : { kind: 'rejected', reason: 'unknown token' };
     default:
       return { kind: 'rejected', reason: `unknown event type ${type}` };
   }

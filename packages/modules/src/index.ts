@@ -4,3 +4,4 @@ export * from './cdr-event.ts';
 export * from './merge-patch.ts';
 export * from './session-patch.ts';
 export * from './modules.ts';
+export * from './token-id.ts';

@@ -1,6 +1,7 @@
-import { cdrEventTypes, commandEventTypes, locationEventTypes, sessionEventTypes, tariffEventTypes, topics, type TopicId } from '@hub/events';
+import { cdrEventTypes, commandEventTypes, locationEventTypes, sessionEventTypes, tariffEventTypes, tokenEventTypes, topics, type TopicId } from '@hub/events';
 import type { HubErrorKind, PartyRef } from '@hub/ocpi';
-import { applyLocationEvent, applyTariffEvent, findInLocation, type ApplyResult } from './apply.ts';
+import { applyLocationEvent, applyTariffEvent, applyTokenEvent, findInLocation, type ApplyResult } from './apply.ts';
+import { splitTokenObjectId } from './token-id.ts';
 import type { ObjectPath } from './location-events.ts';
 
 // The module table (issue 12): one declaration per OCPI object the hub carries. Whatever differs
@@ -25,15 +26,28 @@ export interface ProjectionRule {
 }
 
 /** What the hub delivers to a party, and how (dispatcher; interface document, Receiver endpoints). */
-export type DeliveryKind = 'session' | 'cdr' | 'command_result';
+export type DeliveryKind = 'session' | 'cdr' | 'command_result' | 'token' | 'client_info';
+
+/** What a delivery URL is made from: the row's pair, object and payload. */
+export interface DeliveredObject {
+  readonly emsp: PartyRef;
+  readonly cpo: PartyRef;
+  readonly objectId: string;
+  readonly payload: Json;
+}
 
 export interface DeliveryRule {
   readonly kind: DeliveryKind;
   /** The module of the recipient's receiver endpoint (version details, operator overrides). */
   readonly receiverModule: string;
+  /**
+   * The role that receives it: the eMSP of the row (sessions, CDRs, command results) or its CPO
+   * (tokens). A ClientInfo goes to either, so its rows name it ('row', migration 018 recipient_role).
+   */
+  readonly recipient: 'EMSP' | 'CPO' | 'row';
   readonly method: 'PUT' | 'POST';
   /** The URL the object is sent to, from the receiver's (or the request's fixed) URL. */
-  url(receiverUrl: string, cpo: PartyRef, objectId: string): string;
+  url(receiverUrl: string, delivered: DeliveredObject): string;
   /**
    * 'newest': a delivery row holds the object's newest state and a newer event replaces an undelivered
    * older one (sessions). 'every': each event is its own delivery (a CDR is immutable).
@@ -114,8 +128,9 @@ export const ocpiModules = {
     delivery: {
       kind: 'session',
       receiverModule: 'sessions',
+      recipient: 'EMSP',
       method: 'PUT',
-      url: (receiverUrl, cpo, objectId) => `${stripSlashes(receiverUrl)}/${cpo.countryCode}/${cpo.partyId}/${encodeURIComponent(objectId)}`,
+      url: (receiverUrl, { cpo, objectId }) => `${stripSlashes(receiverUrl)}/${cpo.countryCode}/${cpo.partyId}/${encodeURIComponent(objectId)}`,
       keeps: 'newest',
     },
   },
@@ -128,7 +143,7 @@ export const ocpiModules = {
     owner: 'CPO',
     visibility: 'recipient',
     notFound: { pull: 'NOT_FOUND', push: 'NOT_FOUND' },
-    delivery: { kind: 'cdr', receiverModule: 'cdrs', method: 'POST', url: (receiverUrl) => stripSlashes(receiverUrl), keeps: 'every' },
+    delivery: { kind: 'cdr', receiverModule: 'cdrs', recipient: 'EMSP', method: 'POST', url: (receiverUrl) => stripSlashes(receiverUrl), keeps: 'every' },
   },
   // mod_commands.asciidoc: requested by the eMSP, forwarded to the CPO; the CommandResult goes to the
   // response_url the eMSP gave (the delivery's fixed URL), as POST.
@@ -140,7 +155,40 @@ export const ocpiModules = {
     owner: 'EMSP',
     visibility: 'recipient',
     notFound: { pull: 'NOT_FOUND', push: 'NOT_FOUND' },
-    delivery: { kind: 'command_result', receiverModule: 'commands', method: 'POST', url: (responseUrl) => responseUrl, keeps: 'every' },
+    delivery: { kind: 'command_result', receiverModule: 'commands', recipient: 'EMSP', method: 'POST', url: (responseUrl) => responseUrl, keeps: 'every' },
+  },
+  // mod_tokens.asciidoc (issue 13): eMSP-owned; pushed by the eMSP (PUT, PATCH), pulled by routed CPOs
+  // and delivered to them (Receiver interface: PUT {receiver}/{emsp cc}/{emsp pid}/{uid}?type=), each
+  // CPO the newest full token (a PATCH is merged first). The object id is "uid|TYPE" (token-id.ts).
+  tokens: {
+    id: 'tokens',
+    topic: 'tokens',
+    eventTypes: tokenEventTypes,
+    key: 'object',
+    owner: 'EMSP',
+    visibility: 'routed',
+    notFound: { pull: 'UNKNOWN_TOKEN', push: 'UNKNOWN_TOKEN' },
+    projection: {
+      table: 'tokens',
+      evolve: (stored, type, _path, data) => applyTokenEvent(stored, type, data),
+      replacesWholeObject: (type) => type === tokenEventTypes.tokenPut,
+      find: (document) => document,
+      listBudget: 'tokens-list',
+    },
+    delivery: {
+      kind: 'token',
+      receiverModule: 'tokens',
+      recipient: 'CPO',
+      method: 'PUT',
+      url: (receiverUrl, { emsp, objectId, payload }) => {
+        // The uid as the eMSP wrote it (the row's id is upper-cased: a CiString, types.asciidoc).
+        const key = splitTokenObjectId(objectId);
+        const uid = typeof payload['uid'] === 'string' ? payload['uid'] : key.uid;
+        const type = typeof payload['type'] === 'string' ? payload['type'] : key.type;
+        return `${stripSlashes(receiverUrl)}/${emsp.countryCode}/${emsp.partyId}/${encodeURIComponent(uid)}?type=${encodeURIComponent(type)}`;
+      },
+      keeps: 'newest',
+    },
   },
 } as const satisfies Record<string, OcpiModule>;
 
@@ -193,7 +241,7 @@ export function moduleOfDelivery(kind: DeliveryKind): OcpiModule {
  * The modules whose events the dispatcher's consumer turns into deliveries (a command result is
  * recorded by the ingress when the CPO posts it, not consumed from the topic).
  */
-export const consumedDeliveryModules = ['sessions', 'cdrs'] as const satisfies readonly ModuleId[];
+export const consumedDeliveryModules = ['sessions', 'cdrs', 'tokens'] as const satisfies readonly ModuleId[];
 
 export type ConsumedDeliveryModuleId = (typeof consumedDeliveryModules)[number];
 

@@ -81,18 +81,25 @@ describe('the module table', () => {
 
   it('has one delivery rule per delivered kind, as the interface document sends them', () => {
     const cpo = { countryCode: 'BE', partyId: 'CPO' };
+    const emsp = { countryCode: 'NL', partyId: 'EMP' };
+    const row = (objectId: string, payload: Record<string, unknown> = {}) => ({ emsp, cpo, objectId, payload });
     // Interface document, Receiver endpoints: session PUT {receiver}/{cpo cc}/{cpo pid}/{session id}.
     assert.equal(deliveryRuleOf('session').method, 'PUT');
-    assert.equal(deliveryRuleOf('session').url('https://emsp.example.com/sessions/', cpo, 'S 1'), 'https://emsp.example.com/sessions/BE/CPO/S%201');
+    assert.equal(deliveryRuleOf('session').url('https://emsp.example.com/sessions/', row('S 1')), 'https://emsp.example.com/sessions/BE/CPO/S%201');
     assert.equal(deliveryRuleOf('session').keeps, 'newest');
     // CDR POST {receiver}; every CDR is delivered.
     assert.equal(deliveryRuleOf('cdr').method, 'POST');
-    assert.equal(deliveryRuleOf('cdr').url('https://emsp.example.com/cdrs//', cpo, 'C1'), 'https://emsp.example.com/cdrs');
+    assert.equal(deliveryRuleOf('cdr').url('https://emsp.example.com/cdrs//', row('C1')), 'https://emsp.example.com/cdrs');
     assert.equal(deliveryRuleOf('cdr').keeps, 'every');
     // mod_commands.asciidoc, CommandResult: POSTed to the response_url as the eMSP gave it.
-    assert.equal(deliveryRuleOf('command_result').url('https://emsp.example.com/cb/1/', cpo, 'X'), 'https://emsp.example.com/cb/1/');
+    assert.equal(deliveryRuleOf('command_result').url('https://emsp.example.com/cb/1/', row('X')), 'https://emsp.example.com/cb/1/');
     assert.equal(moduleOfDelivery('cdr').topic, 'cdrs');
     assert.equal(deliveryRuleOf('session').receiverModule, 'sessions');
+    // mod_tokens.asciidoc, Receiver interface: PUT {receiver}/{emsp cc}/{emsp pid}/{uid}?type=, to the CPO.
+    assert.equal(deliveryRuleOf('token').url('https://cpo.example.com/tokens/', row('ABC 1|APP_USER')), 'https://cpo.example.com/tokens/NL/EMP/ABC%201?type=APP_USER');
+    assert.equal(deliveryRuleOf('token').url('https://cpo.example.com/tokens', row('A|B|RFID')), 'https://cpo.example.com/tokens/NL/EMP/A%7CB?type=RFID');
+    assert.equal(deliveryRuleOf('token').recipient, 'CPO');
+    assert.equal(deliveryRuleOf('session').recipient, 'EMSP');
   });
 
   it('turns the sessions and CDRs topics into deliveries in the dispatcher', () => {

@@ -36,6 +36,10 @@ export const hubErrors = {
   // status_codes.asciidoc: only a request that "addresses an existing resource" MUST NOT get an HTTP
   // error; OCPI has no code for an unknown session, so as for an unknown tariff: 404 with 2000.
   UNKNOWN_SESSION: { http: 404, ocpi: 2000, message: 'Unknown session' },
+  UNKNOWN_TOKEN: { http: 404, ocpi: 2000, message: 'Unknown token' },
+  // mod_tokens.asciidoc, Real-time authorization: "If the Token is not known, the response SHALL
+  // contain the status code: 2004: Unknown Token, and no data field."
+  UNKNOWN_TOKEN_AUTHORIZE: { http: 404, ocpi: 2004, message: 'Unknown token' },
   NOT_FOUND: { http: 404, ocpi: 2000, message: 'No such resource' },
   METHOD_NOT_ALLOWED: { http: 405, ocpi: 2000, message: 'Method not allowed' },
   ALREADY_REGISTERED: { http: 405, ocpi: 2000, message: 'Credentials already registered: use PUT to update them' },

@@ -11,7 +11,7 @@ export type RoutingTarget =
   | { readonly ok: true; readonly url: string; readonly partnerTokenSealed: Buffer }
   | { readonly ok: false; readonly reason: string };
 
-/** What the hub delivers to an eMSP: sessions, CDRs, command results (the module table's delivery rules). */
+/** What the hub delivers: sessions, CDRs, command results to eMSPs, tokens to CPOs, ClientInfo to both (the module table's delivery rules). */
 export type DeliveredKind = DeliveryKind;
 
 export interface RoutingDirectory {
@@ -29,8 +29,11 @@ export interface RoutingDirectory {
     /** A URL given with the request (a command's response_url) instead of a registered endpoint. */
     fixedUrl?: string,
   ): Promise<RoutingTarget>;
-  /** Where and with which token to deliver, resolved at delivery time from the registry. */
-  deliveryTarget(kind: DeliveredKind, emsp: PartyRef, cpo: PartyRef, targetUrl?: string): Promise<RoutingTarget>;
+  /**
+   * Where and with which token to deliver, resolved at delivery time from the registry; the recipient
+   * is the pair's eMSP unless said (a token goes to its CPO).
+   */
+  deliveryTarget(kind: DeliveredKind, emsp: PartyRef, cpo: PartyRef, targetUrl?: string, recipientRole?: 'EMSP' | 'CPO'): Promise<RoutingTarget>;
 }
 
 /**

@@ -2,6 +2,7 @@ import { inTransaction, type Pool, type PoolClient } from './pool.ts';
 import { quarantineInsertSql, quarantineParam, type QuarantineEntry } from './consumer-quarantine.ts';
 import { DELIVERIES_CHANNEL, isNewer, sourceTime, type DeliveryInput, type DeliveryPosition } from './delivery-records.ts';
 import { foldSessionEvents, sessionKey, type SessionFold, type StoredSession } from './session-fold.ts';
+import { expandTokenRows, foldTokenPatches, loadTokensForUpdate } from './token-fold.ts';
 
 // Consumed events into delivery rows (postgres-delivery-queue.ts, enqueue and enqueueForced): the
 // newest-wins upsert with the consumer's position and quarantined records in one statement, and the
@@ -39,9 +40,9 @@ async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], fo
   const result = await db.query<{ n: string }>(
     `with upserted as (
      insert into deliveries (kind, emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id,
-                             source_partition, source_offset, payload, correlation_id, event_time, target_url, source_time, state)
+                             source_partition, source_offset, payload, correlation_id, event_time, target_url, source_time, recipient_role, state)
      select * , 'pending' from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                                    $7::int[], $8::bigint[], $9::jsonb[], $10::text[], $11::timestamptz[], $12::text[], $13::timestamptz[])
+                                    $7::int[], $8::bigint[], $9::jsonb[], $10::text[], $11::timestamptz[], $12::text[], $13::timestamptz[], $14::text[])
      on conflict (kind, emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id) do update set
        source_partition = excluded.source_partition, source_offset = excluded.source_offset, payload = excluded.payload,
        correlation_id = excluded.correlation_id, event_time = excluded.event_time, source_time = excluded.source_time,
@@ -54,7 +55,7 @@ async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], fo
        when excluded.source_time is not null and deliveries.source_time is not null and excluded.source_time <> deliveries.source_time
          then excluded.source_time > deliveries.source_time
        else excluded.source_offset ${forced ? '>=' : '>'} deliveries.source_offset end
-     returning 1)${position ? `, moved as (${movePosition(14)})` : ''}${quarantine.length > 0 ? `, quarantined as (${quarantineInsertSql(position ? 18 : 14)})` : ''}
+     returning 1)${position ? `, moved as (${movePosition(15)})` : ''}${quarantine.length > 0 ? `, quarantined as (${quarantineInsertSql(position ? 19 : 15)})` : ''}
      select (select count(*) from upserted) as n, pg_notify('${DELIVERIES_CHANNEL}', '')`,
     [
       col((r) => r.kind),
@@ -70,6 +71,7 @@ async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], fo
       col((r) => r.eventTime),
       col((r) => r.targetUrl ?? null),
       col(sourceTime),
+      col((r) => r.recipientRole ?? 'EMSP'),
       ...positionParams,
       ...(quarantine.length > 0 ? [quarantineParam(quarantine)] : []),
     ],
@@ -80,11 +82,16 @@ async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], fo
 // changes them between the read and the write), fold the batch in its order, upsert the result.
 // Batches without one keep the single statement.
 // A forced (replay) batch is for one eMSP: the eMSP of its rows.
-export async function enqueueFolded(pool: Pool, input: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition, quarantine: readonly QuarantineEntry[] = []): Promise<{ n: number; report: EnqueueReport }> {
+export async function enqueueFolded(pool: Pool, consumed: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition, quarantine: readonly QuarantineEntry[] = []): Promise<{ n: number; report: EnqueueReport }> {
+  // Token events become one row per receiving CPO (token-fold.ts).
+  const input = consumed.some((r) => r.kind === 'token') ? await expandTokenRows(pool, consumed) : consumed;
   const patches = input.filter((r) => r.kind === 'session' && r.patch);
-  if (patches.length === 0) return { n: await upsert(pool, input, forced, position, quarantine), report: { applied: 0, unapplied: [] } };
+  const tokenPatches = input.some((r) => r.kind === 'token' && r.patch);
+  if (patches.length === 0 && !tokenPatches) return { n: await upsert(pool, input, forced, position, quarantine), report: { applied: 0, unapplied: [] } };
   const replayTo = forced ? patches[0]?.emsp : undefined;
   return inTransaction(pool, async (client) => {
+    const tokens = tokenPatches ? foldTokenPatches(input, await loadTokensForUpdate(client, input)).rows : input;
+    if (patches.length === 0) return { n: await upsert(client, tokens, forced, position, quarantine), report: { applied: 0, unapplied: [] } };
     const sessions = [...new Map(patches.map((r) => [sessionKey(r.cpo, r.objectId), r])).values()];
     const { rows } = await client.query<{ emsp_country_code: string; emsp_party_id: string; cpo_country_code: string; cpo_party_id: string; object_id: string; source_partition: number; source_offset: string; source_time: Date | null; payload: Json }>(
       `select emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id, source_partition, source_offset, source_time, payload
@@ -104,7 +111,7 @@ export async function enqueueFolded(pool: Pool, input: readonly DeliveryInput[],
       sourceTime: r.source_time ? r.source_time.toISOString() : null,
       payload: r.payload,
     }));
-    const fold = foldSessionEvents(input, stored, replayTo);
+    const fold = foldSessionEvents(tokens, stored, replayTo);
     return { n: await upsert(client, fold.rows, forced, position, quarantine), report: { applied: fold.applied, unapplied: fold.unapplied } };
   });
 }

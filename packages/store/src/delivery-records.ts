@@ -22,6 +22,11 @@ export interface DeliveryInput {
   /** command_result only: the eMSP's response_url. */
   readonly targetUrl?: string;
   /**
+   * Who receives the row: the eMSP unless said (migration 018). Token rows go to their CPO; a
+   * ClientInfo row to the party of either role it is for.
+   */
+  readonly recipientRole?: 'EMSP' | 'CPO';
+  /**
    * session only: the payload is a Session PATCH, merged into the session the hub holds
    * (session-fold.ts); `emsp` is then ignored (a PATCH need not carry cdr_token).
    */
@@ -45,6 +50,8 @@ export interface Delivery {
   readonly lastError: string | undefined;
   readonly createdAt: Date;
   readonly targetUrl: string | undefined;
+  /** The role of the receiving party of the pair (migration 018). */
+  readonly recipientRole: 'EMSP' | 'CPO';
 }
 
 export interface DeliveryFilter {
@@ -84,6 +91,7 @@ export interface Row {
   last_error: string | null;
   created_at: Date;
   target_url: string | null;
+  recipient_role: 'EMSP' | 'CPO';
 }
 
 export const toDelivery = (r: Row): Delivery => ({
@@ -103,7 +111,11 @@ export const toDelivery = (r: Row): Delivery => ({
   lastError: r.last_error ?? undefined,
   createdAt: r.created_at,
   targetUrl: r.target_url ?? undefined,
+  recipientRole: r.recipient_role,
 });
+
+/** The party that receives a delivery (its eMSP or, for tokens and some ClientInfo, its CPO). */
+export const recipientOfDelivery = (d: Pick<Delivery, 'emsp' | 'cpo' | 'recipientRole'>) => (d.recipientRole === 'CPO' ? d.cpo : d.emsp);
 
 export function where(filter: DeliveryFilter, params: unknown[]): string {
   const clauses: string[] = [];
@@ -129,11 +141,12 @@ export function where(filter: DeliveryFilter, params: unknown[]): string {
 export const DELIVERIES_CHANNEL = 'hub_deliveries';
 
 /**
- * The version time of a session (its last_updated, as UTC; a DateTime without a zone is UTC,
+ * The version time of a session, token or ClientInfo (its last_updated, as UTC; a DateTime without a zone is UTC,
  * types.asciidoc), null for other kinds or a value that is not an OCPI DateTime.
  */
 export function sourceTime(r: DeliveryInput): string | null {
-  return r.kind === 'session' ? utcTime(r.payload['last_updated'], 'utc') : null;
+  // Kinds whose rows keep the newest version (sessions, tokens, ClientInfo): by their last_updated.
+  return r.kind === 'session' || r.kind === 'token' || r.kind === 'client_info' ? utcTime(r.payload['last_updated'], 'utc') : null;
 }
 
 /** Whether r replaces seen (same delivery key): by the session's version time, then by offset. */

@@ -16,3 +16,4 @@ export * from './session-fold.ts';
 export * from './consumer-quarantine.ts';
 export * from './read-model-redrive.ts';
 export * from './position-bindings.ts';
+export { EVERY_ROUTED_CPO } from './token-fold.ts';

@@ -34,8 +34,9 @@ export interface DeliveryQueue {
   /** Operator replay: the rows are made pending again even when delivered before. */
   enqueueForced(rows: readonly DeliveryInput[]): Promise<number>;
   /**
-   * Claims due rows for delivery, at most `perEmspCap` minus what is already in flight per eMSP
-   * ("CC/PID" -> count), so one eMSP's backlog never takes the slots of the others.
+   * Claims due rows for delivery, at most `perEmspCap` minus what is already in flight per recipient
+   * ("CC/PID" -> count: the eMSP, or the CPO of a token), so one party's backlog never takes the slots
+   * of the others.
    */
   claimDue(limit: number, inFlight: ReadonlyMap<string, number>, perEmspCap: number, claimMs: number): Promise<Delivery[]>;
   delivered(id: string, offset: string): Promise<void>;
@@ -104,25 +105,26 @@ export function postgresDeliveryQueue(pool: Pool): DeliveryQueue {
     enqueueForced: async (rows) => (await enqueueFolded(pool, rows, true)).n,
 
     async claimDue(limit, inFlight, perEmspCap, claimMs) {
-      // eMSP by eMSP: each gets at most its free slots of its oldest due records (index
-      // deliveries_pending_emsp), so the cost does not grow with one eMSP's backlog. The eMSPs with
-      // pending rows are found by skipping through that index, one probe per eMSP (issue 16: a
-      // DISTINCT read every due entry, 0.5 s at a backlog of a million rows).
+      // Recipient by recipient (the eMSP of a session, the CPO of a token; migration 018): each gets at
+      // most its free slots of its oldest due records (index deliveries_pending_recipient), so the cost
+      // does not grow with one party's backlog. The recipients with pending rows are found by skipping
+      // through that index, one probe per recipient (issue 16: a DISTINCT read every due entry, 0.5 s
+      // at a backlog of a million rows).
       const { rows } = await pool.query<Row>(
-        `with recursive emsps as (
-           (select emsp_country_code as cc, emsp_party_id as pid from deliveries
-             where state = 'pending' order by emsp_country_code, emsp_party_id limit 1)
+        `with recursive recipients as (
+           (select recipient_country_code as cc, recipient_party_id as pid from deliveries
+             where state = 'pending' order by recipient_country_code, recipient_party_id limit 1)
            union all
-           select n.cc, n.pid from emsps e
+           select n.cc, n.pid from recipients e
            cross join lateral (
-             select emsp_country_code as cc, emsp_party_id as pid from deliveries
-              where state = 'pending' and (emsp_country_code, emsp_party_id) > (e.cc, e.pid)
-              order by emsp_country_code, emsp_party_id limit 1) n),
+             select recipient_country_code as cc, recipient_party_id as pid from deliveries
+              where state = 'pending' and (recipient_country_code, recipient_party_id) > (e.cc, e.pid)
+              order by recipient_country_code, recipient_party_id limit 1) n),
          picked as (
-           select p.id from emsps e
+           select p.id from recipients e
            cross join lateral (
              select d.id, d.next_attempt_at from deliveries d
-              where d.state = 'pending' and d.emsp_country_code = e.cc and d.emsp_party_id = e.pid
+              where d.state = 'pending' and d.recipient_country_code = e.cc and d.recipient_party_id = e.pid
                 and d.next_attempt_at <= now() and (d.claimed_until is null or d.claimed_until < now())
               order by d.next_attempt_at, d.id
               limit greatest(0, $4::int - coalesce(($2::jsonb ->> (e.cc || '/' || e.pid))::int, 0))

@@ -23,8 +23,8 @@ export const ACTIVE_ROUTES = `
 
 export function postgresRoutingDirectory(pool: Pool): RoutingDirectory {
   const directory: RoutingDirectory = {
-    deliveryTarget(kind, emsp, cpo, targetUrl) {
-      return directory.receiverTarget('EMSP', deliveryRuleOf(kind).receiverModule, emsp, cpo, targetUrl);
+    deliveryTarget(kind, emsp, cpo, targetUrl, recipientRole = 'EMSP') {
+      return directory.receiverTarget(recipientRole, deliveryRuleOf(kind).receiverModule, emsp, cpo, targetUrl);
     },
 
     async receiverTarget(receiverRole, module, emsp, cpo, fixedUrl) {

@@ -1,11 +1,11 @@
 import { decodeRecord, type ConsumedRecord } from '@hub/event-log';
 import { recipientOf, type HubEvent } from '@hub/events';
 import type { Gauge } from '@hub/observability';
-import { consumedDeliveryModules, ocpiModules, parseSubject, topicOf, type DeliveryKind } from '@hub/modules';
+import { consumedDeliveryModules, moduleOfDelivery, ocpiModules, parseSubject, topicOf, type DeliveryKind } from '@hub/modules';
 import { applyIsolating, consumerWatch, hasObjectData, rawRecord, type Item, type ServiceShell } from '@hub/service-kit';
-import { postgresFailureKind, postgresPositionBindings, postgresQuarantineStore, type DeliveryInput, type DeliveryStore, type EnqueueReport, type RawRecord } from '@hub/store';
+import { EVERY_ROUTED_CPO, postgresFailureKind, postgresPositionBindings, postgresQuarantineStore, type DeliveryInput, type DeliveryStore, type EnqueueReport, type RawRecord } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
-import { isSessionPatch } from './session-patch.ts';
+import { isPatch } from './session-patch.ts';
 
 // The dispatcher's consumer half (interface document, Events; reference design, Delivery rules): a
 // consumer group over the sessions and CDRs topics that turns each event into a durable delivery
@@ -20,21 +20,29 @@ export function deliveryInputOf(kind: DeliveryKind, decoded: { readonly partitio
   const path = parseSubject(decoded.event.subject);
   if (!path) return undefined;
   const data = decoded.event.data as Json;
-  return {
-    kind,
+  const owner = { countryCode: path.countryCode, partyId: path.partyId };
+  const recipient = recipientOf(decoded.event);
+  // The module table's owner says which side of the pair the path names. A CPO's object (session,
+  // CDR) goes to the eMSP its ocpi-to names; an eMSP's token to the CPO its ocpi-to names, else to
+  // every routed CPO (the store fans it out, token-fold.ts).
+  const pair = moduleOfDelivery(kind).owner === 'EMSP' ? { emsp: owner, cpo: recipient ?? EVERY_ROUTED_CPO } : {
     // The event's ocpi-to (recipientOf). The ingress refuses records without an eMSP in cdr_token;
     // anything else is resolved (and if need be parked as unroutable, with its reason) at delivery
     // time. A session PATCH without one goes to the eMSP of the session it patches (session-fold.ts).
-    emsp: recipientOf(decoded.event) ?? { countryCode: '??', partyId: '???' },
-    cpo: { countryCode: path.countryCode, partyId: path.partyId },
+    emsp: recipient ?? { countryCode: '??', partyId: '???' },
+    cpo: owner,
+  };
+  return {
+    kind,
+    ...pair,
     objectId: path.id,
     partition: decoded.partition,
     offset: decoded.offset,
     payload: data,
     correlationId: decoded.event.correlationId,
     eventTime: decoded.event.time,
-    // A session PATCH is merged by the store into the newest full session it holds (session-patch.ts).
-    ...(isSessionPatch(decoded.event.type) ? { patch: true } : {}),
+    // A session or token PATCH is merged by the store into the newest full object it holds (session-patch.ts, token-fold.ts).
+    ...(isPatch(decoded.event.type) ? { patch: true } : {}),
   };
 }
 

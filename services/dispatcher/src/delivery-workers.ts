@@ -4,7 +4,7 @@ import { deliveryRuleOf } from '@hub/modules';
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, cachedLookup, PartnerCallError, type RoutingDirectory } from '@hub/registry';
 import type { ServiceShell } from '@hub/service-kit';
-import { DELIVERIES_CHANNEL, listen, type Delivery, type DeliveryQueue } from '@hub/store';
+import { DELIVERIES_CHANNEL, listen, recipientOfDelivery, type Delivery, type DeliveryQueue } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
 
 // The dispatcher's delivery workers (interface document, Events; reference design, Delivery rules):
@@ -40,7 +40,11 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
   let stopping = false;
   let pumping = false;
   let again = false;
-  const emspKey = (d: Delivery) => `${d.emsp.countryCode}/${d.emsp.partyId}`;
+  // In-flight slots and the `emsp` metric label are per receiving party: the eMSP, or the CPO of a token.
+  const emspKey = (d: Delivery) => {
+    const recipient = recipientOfDelivery(d);
+    return `${recipient.countryCode}/${recipient.partyId}`;
+  };
 
   // Targets are resolved from the registry at delivery time and kept for a moment: at hundreds of
   // deliveries a second the same few eMSPs repeat. Registry changes that stop deliveries (routing
@@ -48,8 +52,8 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
   // record found unroutable is re-checked at once after a fix.
   const targets = cachedLookup(
     2_000,
-    (d: Delivery) => routing.deliveryTarget(d.kind, d.emsp, d.cpo, d.targetUrl),
-    (d) => `${d.kind}|${d.emsp.countryCode}/${d.emsp.partyId}|${d.cpo.countryCode}/${d.cpo.partyId}|${d.targetUrl ?? ''}`,
+    (d: Delivery) => routing.deliveryTarget(d.kind, d.emsp, d.cpo, d.targetUrl, d.recipientRole),
+    (d) => `${d.kind}|${d.emsp.countryCode}/${d.emsp.partyId}|${d.cpo.countryCode}/${d.cpo.partyId}|${d.recipientRole}|${d.targetUrl ?? ''}`,
     (t) => t.ok,
   );
   const targetOf = (d: Delivery) => targets.get(d);
@@ -65,15 +69,16 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
     }
     // Where and how each kind goes: the module table's delivery rule (@hub/modules, modules.ts).
     const rule = deliveryRuleOf(d.kind);
-    const url = rule.url(target.url, d.cpo, d.objectId);
+    const url = rule.url(target.url, d);
+    // transport_and_format.asciidoc, Message routing headers: from the sending party to the receiver.
+    const [from, to] = d.recipientRole === 'CPO' ? [d.emsp, d.cpo] : [d.cpo, d.emsp];
     let accepted = false;
     try {
       const result = await partners.call(rule.method, url, cipher.open(target.partnerTokenSealed), { correlationId: d.correlationId ?? `delivery-${d.id}` }, d.payload, {
-        // transport_and_format.asciidoc, Message routing headers: from the CPO, to the eMSP.
-        'ocpi-from-country-code': d.cpo.countryCode,
-        'ocpi-from-party-id': d.cpo.partyId,
-        'ocpi-to-country-code': d.emsp.countryCode,
-        'ocpi-to-party-id': d.emsp.partyId,
+        'ocpi-from-country-code': from.countryCode,
+        'ocpi-from-party-id': from.partyId,
+        'ocpi-to-country-code': to.countryCode,
+        'ocpi-to-party-id': to.partyId,
       });
       // status_codes.asciidoc: 1xxx is success (1000, and 19xx for custom success codes).
       if (result.httpStatus < 200 || result.httpStatus > 299 || !isSuccessCode(result.envelope.status_code)) {

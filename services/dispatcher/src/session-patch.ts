@@ -1,4 +1,4 @@
-import { sessionEventTypes } from '@hub/events';
+import { sessionEventTypes, tokenEventTypes } from '@hub/events';
 import { Counter, type Logger, type Registry } from '@hub/observability';
 import type { EnqueueReport } from '@hub/store';
 
@@ -13,8 +13,8 @@ import type { EnqueueReport } from '@hub/store';
 //   or the event was appended by something other than the ingress. The full session cannot be
 //   rebuilt from a PATCH: logged as an error, for the operator to have the CPO PUT the session again.
 
-/** Whether a record on the sessions topic is a PATCH (its payload is a partial Session). */
-export const isSessionPatch = (type: string): boolean => type === sessionEventTypes.sessionPatched;
+/** Whether a consumed record is a PATCH (its payload is a partial Session or Token, merged by the store). */
+export const isPatch = (type: string): boolean => type === sessionEventTypes.sessionPatched || type === tokenEventTypes.tokenPatched;
 
 export function sessionPatchReporter(metrics: Registry, logger: Logger): (report: EnqueueReport) => void {
   const patches = new Counter({

@@ -7,8 +7,8 @@ import type { InMemoryRegistryView } from './in-memory-registry-store.ts';
 
 export function inMemoryRoutingDirectory(registry: InMemoryRegistryView): RoutingDirectory {
   const directory: RoutingDirectory = {
-    deliveryTarget(kind, emsp, cpo, targetUrl) {
-      return directory.receiverTarget('EMSP', deliveryRuleOf(kind).receiverModule, emsp, cpo, targetUrl);
+    deliveryTarget(kind, emsp, cpo, targetUrl, recipientRole = 'EMSP') {
+      return directory.receiverTarget(recipientRole, deliveryRuleOf(kind).receiverModule, emsp, cpo, targetUrl);
     },
     async receiverTarget(receiverRole, module, emsp, cpo, fixedUrl) {
       const receiver = { ...(receiverRole === 'EMSP' ? emsp : cpo), role: receiverRole };
