@@ -1,0 +1,92 @@
+// Token deliveries on real Postgres (issue 13; mod_tokens.asciidoc, Receiver interface): one token
+// event becomes one row per CPO routed to the eMSP (or the one its OCPI-to named), each CPO's row holds
+// the newest full token with PATCHes merged, and claims are per receiving CPO.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { registerParty, setRoutingRule, setSuspended, type OperatorDeps } from '@hub/registry';
+import { EVERY_ROUTED_CPO, postgresDeliveryStore, postgresRegistryStore, type DeliveryInput, type DeliveryStore } from '@hub/store';
+import { createTestStack, type TestStack } from '@hub/testing';
+
+const emsp = { countryCode: 'NL', partyId: 'EMP' };
+const cpos = ['CP1', 'CP2', 'CP3', 'CP4'].map((partyId) => ({ countryCode: 'BE', partyId }));
+const [cp1, cp2, cp3, cp4] = cpos as [(typeof cpos)[0], (typeof cpos)[0], (typeof cpos)[0], (typeof cpos)[0]];
+
+let offset = 0;
+function tokenEvent(uid: string, payload: Record<string, unknown>, options: { cpo?: { countryCode: string; partyId: string }; patch?: boolean } = {}): DeliveryInput {
+  return {
+    kind: 'token',
+    emsp,
+    cpo: options.cpo ?? EVERY_ROUTED_CPO,
+    objectId: `${uid}|RFID`,
+    partition: 0,
+    offset: String(++offset),
+    payload,
+    correlationId: undefined,
+    eventTime: '2026-01-01T00:00:00Z',
+    ...(options.patch ? { patch: true } : {}),
+  };
+}
+const token = (uid: string, lastUpdated: string, valid = true) => ({ country_code: 'NL', party_id: 'EMP', uid, type: 'RFID', contract_id: `C-${uid}`, issuer: 'EMP', valid, whitelist: 'ALLOWED', last_updated: lastUpdated });
+
+describe('token deliveries on Postgres', () => {
+  let stack: TestStack;
+  let deps: OperatorDeps;
+  let store: DeliveryStore;
+  before(async () => {
+    stack = await createTestStack('token_deliveries');
+    deps = { store: postgresRegistryStore(stack.pool), source: 'test', actor: 'test' };
+    store = postgresDeliveryStore(stack.pool);
+    await registerParty(deps, { party: { ...emsp, role: 'EMSP' }, name: 'eMSP' });
+    for (const cpo of cpos) await registerParty(deps, { party: { ...cpo, role: 'CPO' }, name: cpo.partyId });
+    for (const cpo of [cp1, cp2, cp3]) await setRoutingRule(deps, { emsp, cpo, enabled: true });
+    await setSuspended(deps, { party: { ...cp3, role: 'CPO' }, suspended: true });
+  });
+  after(async () => {
+    await stack?.cleanup();
+  });
+
+  const rows = async (uid: string) =>
+    (await stack.pool.query<{ cpo: string; valid: boolean; recipient: string; recipient_role: string; state: string }>(
+      `select cpo_party_id as cpo, (payload->>'valid')::boolean as valid, recipient_country_code || '/' || recipient_party_id as recipient, recipient_role, state
+         from deliveries where kind = 'token' and object_id = $1 order by cpo_party_id`,
+      [`${uid.toUpperCase()}|RFID`],
+    )).rows;
+
+  it('fans a token out to every actively routed CPO, received by the CPO', async () => {
+    await store.enqueue([tokenEvent('tok1', token('tok1', '2026-01-01T10:00:00Z'))]);
+    // CP3 is suspended (no active route) and CP4 has no rule: neither gets a row.
+    assert.deepEqual(await rows('tok1'), [
+      { cpo: 'CP1', valid: true, recipient: 'BE/CP1', recipient_role: 'CPO', state: 'pending' },
+      { cpo: 'CP2', valid: true, recipient: 'BE/CP2', recipient_role: 'CPO', state: 'pending' },
+    ]);
+  });
+
+  it('goes only to the CPO the eMSP named (OCPI-to)', async () => {
+    await store.enqueue([tokenEvent('tok2', token('tok2', '2026-01-01T10:00:00Z'), { cpo: cp2 })]);
+    assert.deepEqual((await rows('tok2')).map((r) => r.cpo), ['CP2']);
+  });
+
+  it('merges a PATCH into the token each CPO holds, in the same batch and later; a PATCH of a token no CPO holds makes no row', async () => {
+    await store.enqueue([tokenEvent('tok3', token('tok3', '2026-01-01T10:00:00Z')), tokenEvent('tok3', { valid: false, last_updated: '2026-01-01T10:01:00Z' }, { patch: true })]);
+    assert.deepEqual((await rows('tok3')).map((r) => [r.cpo, r.valid]), [['CP1', false], ['CP2', false]]);
+    await store.enqueue([tokenEvent('tok3', { valid: true, last_updated: '2026-01-01T10:02:00Z' }, { patch: true })]);
+    const merged = await stack.pool.query<{ payload: Record<string, unknown> }>("select payload from deliveries where kind = 'token' and object_id = 'TOK3|RFID' and cpo_party_id = 'CP1'");
+    assert.deepEqual(merged.rows[0]?.payload, token('tok3', '2026-01-01T10:02:00Z', true));
+    // An older PATCH (an eMSP retry that landed late) changes nothing: newest wins.
+    await store.enqueue([tokenEvent('tok3', { valid: false, last_updated: '2026-01-01T09:00:00Z' }, { patch: true })]);
+    assert.deepEqual((await rows('tok3')).map((r) => r.valid), [true, true]);
+    await store.enqueue([tokenEvent('nope', { valid: false, last_updated: '2026-01-01T10:00:00Z' }, { patch: true })]);
+    assert.deepEqual(await rows('nope'), []);
+  });
+
+  it('claims per receiving CPO: one CPO with a backlog does not take the slots of another', async () => {
+    await stack.pool.query("update deliveries set state = 'delivered'");
+    await store.enqueue(Array.from({ length: 20 }, (_, i) => tokenEvent(`bulk${i}`, token(`bulk${i}`, '2026-01-01T11:00:00Z'), { cpo: cp1 })));
+    await store.enqueue([tokenEvent('one', token('one', '2026-01-01T11:00:00Z'), { cpo: cp2 })]);
+    const claimed = await store.claimDue(100, new Map([['BE/CP1', 3]]), 5, 30_000);
+    const byCpo = new Map<string, number>();
+    for (const d of claimed) byCpo.set(d.cpo.partyId, (byCpo.get(d.cpo.partyId) ?? 0) + 1);
+    assert.deepEqual(Object.fromEntries(byCpo), { CP1: 2, CP2: 1 });
+    assert.ok(claimed.every((d) => d.recipientRole === 'CPO'));
+  });
+});
