@@ -6,14 +6,14 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { cdrEventTypes, commandEventTypes, locationEventTypes, registryEventTypes, sessionEventTypes, tariffEventTypes } from '@hub/events';
+import { cdrEventTypes, commandEventTypes, locationEventTypes, registryEventTypes, sessionEventTypes, tariffEventTypes, tokenEventTypes } from '@hub/events';
 import { createSchemaValidator, SCHEMA_BASE, type SchemaViolation } from '../index.ts';
 
 const eventsDir = fileURLToPath(new URL('../events/', import.meta.url));
 const examplesDir = new URL('../../../shared/ocpi-2.2.1/examples/', import.meta.url);
 const validator = createSchemaValidator();
 
-const allTypes: readonly string[] = [registryEventTypes, locationEventTypes, tariffEventTypes, sessionEventTypes, cdrEventTypes, commandEventTypes].flatMap(
+const allTypes: readonly string[] = [registryEventTypes, locationEventTypes, tariffEventTypes, sessionEventTypes, cdrEventTypes, commandEventTypes, tokenEventTypes].flatMap(
   (types) => Object.values(types) as string[],
 );
 
@@ -108,6 +108,9 @@ const ocpiPayloads: ReadonlyArray<readonly [string, string, Json]> = [
   ['location_patch_example_tariff.json', locationEventTypes.connectorPatched, loadExample('location_patch_example_tariff.json')],
   ['session_patch_example_total_cost.json', sessionEventTypes.sessionPatched, loadExample('session_patch_example_total_cost.json')],
   ['session_patch_example_charging_period.json', sessionEventTypes.sessionPatched, loadExample('session_patch_example_charging_period.json')],
+  ['token_example_1_app_user.json', tokenEventTypes.tokenPut, loadExample('token_example_1_app_user.json')],
+  ['token_example_2_full_rfid.json', tokenEventTypes.tokenPut, loadExample('token_example_2_full_rfid.json')],
+  ['token_patch_example.json', tokenEventTypes.tokenPatched, loadExample('token_patch_example.json')],
 ];
 
 const patchedTypes = [locationEventTypes.locationPatched, locationEventTypes.evsePatched, locationEventTypes.connectorPatched, sessionEventTypes.sessionPatched];

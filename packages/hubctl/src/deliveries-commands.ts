@@ -1,5 +1,5 @@
 import { partyKey } from '@hub/ocpi';
-import { consumedDeliveryModules, isConsumedDeliveryModule, ocpiModules } from '@hub/modules';
+import { isReplayedToEmspModule, ocpiModules, replayedToEmspModules } from '@hub/modules';
 import { need, type CommandContext } from './command-context.ts';
 import { deliveryFilter, partyRef } from './delivery-filter.ts';
 import { progressBar } from './rebuild.ts';
@@ -48,7 +48,7 @@ export async function runDeliveriesCommand(action: string, ctx: CommandContext):
     }
     case 'replay': {
       const topic = need(values, 'topic');
-      if (!isConsumedDeliveryModule(topic)) throw new UsageError(`--topic must be ${consumedDeliveryModules.join(' or ')}`);
+      if (!isReplayedToEmspModule(topic)) throw new UsageError(`--topic must be ${replayedToEmspModules.join(' or ')}`);
       const emsp = partyRef(need(values, 'emsp'), 'emsp');
       const fromTime = values['from-time'] ? new Date(values['from-time']) : undefined;
       if (fromTime && Number.isNaN(fromTime.getTime())) throw new UsageError('--from-time must be an ISO 8601 date-time');

@@ -1,6 +1,6 @@
 // hubctl's usage text and the error that prints it (exit code 2).
 
-import { consumedDeliveryModules, projectedModules } from '@hub/modules';
+import { projectedModules, replayedToEmspModules } from '@hub/modules';
 
 export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
 
@@ -22,7 +22,7 @@ export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
                                    dead letters, unroutable and pending records
   deliveries redrive (--id N | --emsp CC/PID | --cpo CC/PID | --reason TEXT | --older-than D | --all)
                                    make dead and unroutable records pending again (after a fix)
-  deliveries replay --topic ${consumedDeliveryModules.join('|')} --emsp CC/PID (--from-time ISO | --from-offset N)
+  deliveries replay --topic ${replayedToEmspModules.join('|')} --emsp CC/PID (--from-time ISO | --from-offset N)
                     [--rate N] [--dry-run]
                                    deliver a topic again to one eMSP (rate cap in records/s)
   readmodel rebuild --model ${projectedModules.join('|')}

@@ -245,6 +245,16 @@ export const consumedDeliveryModules = ['sessions', 'cdrs', 'tokens'] as const s
 
 export type ConsumedDeliveryModuleId = (typeof consumedDeliveryModules)[number];
 
+/**
+ * The topics `hubctl deliveries replay --emsp` replays: those delivered to eMSPs. A CPO gets an eMSP's
+ * tokens again from the read model (the dispatcher's re-send when it is routed), not by a replay.
+ */
+export const replayedToEmspModules = consumedDeliveryModules.filter((m) => ocpiModules[m].delivery.recipient === 'EMSP');
+
+export function isReplayedToEmspModule(id: string): id is ConsumedDeliveryModuleId {
+  return (replayedToEmspModules as readonly string[]).includes(id);
+}
+
 export function isConsumedDeliveryModule(id: string): id is ConsumedDeliveryModuleId {
   return (consumedDeliveryModules as readonly string[]).includes(id);
 }

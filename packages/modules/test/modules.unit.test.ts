@@ -52,8 +52,8 @@ describe('the module table', () => {
     assert.equal(hubErrors[ocpiModules.locations.notFound.pull].http, 404);
   });
 
-  it('projects locations and tariffs, each into its own table', () => {
-    assert.deepEqual([...projectedModules], ['locations', 'tariffs']);
+  it('projects locations, tariffs and tokens, each into its own table', () => {
+    assert.deepEqual([...projectedModules], ['locations', 'tariffs', 'tokens']);
     assert.equal(new Set(projectedModules.map((m) => projectionOf(m).table)).size, projectedModules.length);
     assert.equal(isProjectedModule('sessions'), false);
     assert.equal(isProjectedModule('tariffs'), true);

@@ -9,7 +9,7 @@ import { createTestStack, type TestStack } from '@hub/testing';
 
 const emsp = { countryCode: 'NL', partyId: 'EMP' };
 const cpos = ['CP1', 'CP2', 'CP3', 'CP4'].map((partyId) => ({ countryCode: 'BE', partyId }));
-const [cp1, cp2, cp3, cp4] = cpos as [(typeof cpos)[0], (typeof cpos)[0], (typeof cpos)[0], (typeof cpos)[0]];
+const [cp1, cp2, cp3] = cpos as [(typeof cpos)[0], (typeof cpos)[0], (typeof cpos)[0]];
 
 let offset = 0;
 function tokenEvent(uid: string, payload: Record<string, unknown>, options: { cpo?: { countryCode: string; partyId: string }; patch?: boolean } = {}): DeliveryInput {
