@@ -14,6 +14,9 @@ export interface RecordedRequest {
   readonly body: unknown;
 }
 
+/** What a simulated partner received from the hub's deliveries, by kind. */
+export type ReceivedKind = 'session' | 'cdr' | 'command_result' | 'token' | 'client_info';
+
 export interface PartnerSimulator {
   readonly baseUrl: string;
   readonly versionsUrl: string;
@@ -35,7 +38,7 @@ export interface PartnerSimulator {
   commandTimeoutSeconds: number;
   /** Commands the CPO received, with the (hub's) response_url it was given. */
   readonly commands: Array<{ command: string; body: Record<string, unknown> }>;
-  readonly received: Array<{ kind: 'session' | 'cdr' | 'command_result'; path: string; body: Record<string, unknown>; headers: Record<string, string | string[] | undefined>; at: number }>;
+  readonly received: Array<{ kind: ReceivedKind; path: string; body: Record<string, unknown>; headers: Record<string, string | string[] | undefined>; at: number }>;
   goDown(): Promise<void>;
   comeUp(): Promise<void>;
   close(): Promise<void>;
@@ -89,7 +92,7 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
   });
   const ok = (data: unknown) => ({ status_code: 1000, data, timestamp: new Date().toISOString() });
   // eMSP receiver interface (interface document, Receiver endpoints).
-  const receiver = (kind: 'session' | 'cdr' | 'command_result') => (req: express.Request, res: express.Response) => {
+  const receiver = (kind: ReceivedKind) => (req: express.Request, res: express.Response) => {
     if (sim.receiverMode === 'hang') return; // never answers: the hub's timeout must fire
     if (sim.receiverMode === 'fail') {
       res.status(503).json({ status_code: 3000, status_message: 'receiver down', timestamp: new Date().toISOString() });
@@ -120,6 +123,10 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
     res.json(ok({ allowed: answer, token, ...(req.body && (req.body as { location_id?: string }).location_id ? { location: req.body as object } : {}) }));
   });
   app.post('/ocpi/2.2.1/cdrs', receiver('cdr'));
+  // CPO tokens receiver (mod_tokens.asciidoc, Receiver interface PUT): tokens the hub delivers.
+  app.put('/ocpi/2.2.1/tokens/:cc/:pid/:uid', receiver('token'));
+  // hubclientinfo receiver (mod_hub_client_info.asciidoc, Receiver interface PUT), either role.
+  app.put('/ocpi/2.2.1/hubclientinfo/:cc/:pid', receiver('client_info'));
   // eMSP: where command results arrive (the response_url it gives in commands).
   app.post('/ocpi/2.2.1/command-results/:id', receiver('command_result'));
   // CPO commands receiver: answers at once, then posts the result to the response_url it was given.
