@@ -15,7 +15,7 @@ describe('token push: an eMSP pushes, every routed CPO receives', () => {
   let hub: string;
   let env: Record<string, string>;
   let emsp: OnboardedPlatform; // NL/EMP
-  let cpos: OnboardedPlatform[] = []; // BE/CP1..CP3, routed
+  const cpos: OnboardedPlatform[] = []; // BE/CP1..CP3, routed
   let unrouted: OnboardedPlatform; // BE/CP4
   const cpoModules = [
     { identifier: 'credentials', role: 'SENDER' as const },
