@@ -30,6 +30,8 @@ export async function runDeliveriesCommand(action: string, ctx: CommandContext):
         kind: d.kind,
         emsp: `${d.emsp.countryCode}/${d.emsp.partyId}`,
         cpo: `${d.cpo.countryCode}/${d.cpo.partyId}`,
+        // Who receives it: the eMSP, or the CPO of a token (migration 018).
+        recipient_role: d.recipientRole,
         object_id: d.objectId,
         state: d.state,
         reason: d.reason ?? null,
@@ -41,7 +43,7 @@ export async function runDeliveriesCommand(action: string, ctx: CommandContext):
       print(
         json.length === 0
           ? 'no records'
-          : json.map((r) => `#${r.id} ${r.kind} ${r.cpo} -> ${r.emsp} ${r.object_id} ${r.state} attempts=${r.attempts} ${r.reason ?? r.last_error ?? ''}`).join('\n'),
+          : json.map((r) => `#${r.id} ${r.kind} ${r.recipient_role === 'CPO' ? `${r.emsp} -> ${r.cpo}` : `${r.cpo} -> ${r.emsp}`} ${r.object_id} ${r.state} attempts=${r.attempts} ${r.reason ?? r.last_error ?? ''}`).join('\n'),
         json,
       );
       return 0;
