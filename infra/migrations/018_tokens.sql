@@ -32,13 +32,23 @@ create trigger tokens_count_truncate after truncate on tokens
 
 -- Deliveries go to either role now (issue 13): a token to each routed CPO, a ClientInfo to a party of
 -- either role. A row still names the pair it is about (the eMSP and the CPO of a routing rule);
--- recipient_role says which of the two receives it. Claims are per recipient (one slow CPO takes no
--- slot of another), through the recipient's columns, which the database derives so no writer can
--- disagree with them.
+-- recipient_role says which of the two receives it, and from_hub that the hub itself is the sender
+-- (transport_and_format.asciidoc, Broadcast Push: the hub sends with its own OCPI-from). Claims are per
+-- recipient (one slow CPO takes no slot of another) through an expression index on the recipient's
+-- party. The deliveries table keeps every CDR and session ever received, so nothing here rewrites it:
+-- columns with a constant default are catalogue-only, the checks are added NOT VALID and validated
+-- with a scan (no rewrite), and the new index covers pending rows only.
 alter table deliveries drop constraint deliveries_kind_check;
-alter table deliveries add constraint deliveries_kind_check check (kind in ('session', 'cdr', 'command_result', 'token', 'client_info'));
-alter table deliveries add column recipient_role text not null default 'EMSP' check (recipient_role in ('EMSP', 'CPO'));
-alter table deliveries add column recipient_country_code text generated always as (case when recipient_role = 'CPO' then cpo_country_code else emsp_country_code end) stored;
-alter table deliveries add column recipient_party_id text generated always as (case when recipient_role = 'CPO' then cpo_party_id else emsp_party_id end) stored;
-create index deliveries_pending_recipient on deliveries (recipient_country_code, recipient_party_id, next_attempt_at, id) where state = 'pending';
+alter table deliveries add constraint deliveries_kind_check check (kind in ('session', 'cdr', 'command_result', 'token', 'client_info')) not valid;
+alter table deliveries validate constraint deliveries_kind_check;
+alter table deliveries add column recipient_role text not null default 'EMSP';
+alter table deliveries add constraint deliveries_recipient_role_check check (recipient_role in ('EMSP', 'CPO')) not valid;
+alter table deliveries validate constraint deliveries_recipient_role_check;
+alter table deliveries add column from_hub boolean not null default false;
+-- The recipient's party: the same expressions in the claim query (postgres-delivery-queue.ts) and the
+-- backlog, so the planner uses this index.
+create index deliveries_pending_recipient on deliveries (
+  (case when recipient_role = 'CPO' then cpo_country_code else emsp_country_code end),
+  (case when recipient_role = 'CPO' then cpo_party_id else emsp_party_id end),
+  next_attempt_at, id) where state = 'pending';
 drop index deliveries_pending_emsp;

@@ -142,3 +142,12 @@ export function readSecretKey(r: ConfigReader, name = 'HUB_SECRET_KEY'): Buffer 
   }
   return key;
 }
+
+/**
+ * The hub's own party (OCPI 2.2.1 transport_and_format.asciidoc, Message Routing): the ingress names it
+ * in credentials answers and recognises it in OCPI-to headers as a Broadcast Push; the dispatcher
+ * sends such a broadcast with it as OCPI-from. README, Configuration.
+ */
+export function readHubParty(r: ConfigReader): { readonly countryCode: string; readonly partyId: string } {
+  return { countryCode: r.string('HUB_COUNTRY_CODE', 'NL').toUpperCase(), partyId: r.string('HUB_PARTY_ID', 'HUB').toUpperCase() };
+}

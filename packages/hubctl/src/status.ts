@@ -1,7 +1,7 @@
 import type { EventLog } from '@hub/event-log';
 import { topics } from '@hub/events';
 import { projectedModules, topicOf } from '@hub/modules';
-import type { Pool } from '@hub/store';
+import { RECIPIENT_CC, RECIPIENT_PID, type Pool } from '@hub/store';
 import type { CommandGroup } from './command-context.ts';
 
 // hubctl status (issue 15 item 4): the hub on one screen. One aggregate query per section, never one
@@ -50,7 +50,8 @@ export async function readHubStatus(pool: Pool, eventLog: EventLog): Promise<Hub
         order by p.country_code, p.party_id, p.role`,
     ),
     pool.query<{ emsp: string; pending: number; dead: number; unroutable: number }>(
-      `select emsp_country_code || '/' || emsp_party_id as emsp,
+      // By receiving party: the eMSP, or the CPO of a token (migration 018).
+      `select ${RECIPIENT_CC} || '/' || ${RECIPIENT_PID} as emsp,
               count(*) filter (where state = 'pending')::int as pending,
               count(*) filter (where state = 'dead')::int as dead,
               count(*) filter (where state = 'unroutable')::int as unroutable

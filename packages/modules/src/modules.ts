@@ -224,6 +224,11 @@ const deliveredBy = new Map<DeliveryKind, OcpiModule & { delivery: DeliveryRule 
     .map((m) => [m.delivery.kind, m]),
 );
 
+/** Whether the table has a delivery rule for `kind` (a row's kind comes from the database). */
+export function isDeliveredKind(kind: string): kind is DeliveryKind {
+  return deliveredBy.has(kind as DeliveryKind);
+}
+
 export function deliveryRuleOf(kind: DeliveryKind): DeliveryRule {
   const module = deliveredBy.get(kind);
   if (!module) throw new Error(`no delivery rule for ${kind}`);

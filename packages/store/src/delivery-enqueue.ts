@@ -10,8 +10,11 @@ import { expandTokenRows, foldTokenPatches, loadTokensForUpdate } from './token-
 
 type Json = Record<string, unknown>;
 
-/** What enqueue did with Session PATCHes: applied (merged), or not and why (session-fold.ts). */
-export type EnqueueReport = Pick<SessionFold, 'applied' | 'unapplied'>;
+/**
+ * What enqueue did with Session PATCHes: applied (merged), or not and why (session-fold.ts); and how
+ * many token PATCH rows were not applied (no version of the token for that CPO, or older than it holds).
+ */
+export type EnqueueReport = Pick<SessionFold, 'applied' | 'unapplied'> & { readonly tokenPatchesUnapplied?: number };
 
 async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition, quarantine: readonly QuarantineEntry[] = []): Promise<number> {
   // One row per object: within a batch the newest event of each session wins before the upsert
@@ -40,12 +43,12 @@ async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], fo
   const result = await db.query<{ n: string }>(
     `with upserted as (
      insert into deliveries (kind, emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id,
-                             source_partition, source_offset, payload, correlation_id, event_time, target_url, source_time, recipient_role, state)
+                             source_partition, source_offset, payload, correlation_id, event_time, target_url, source_time, recipient_role, from_hub, state)
      select * , 'pending' from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                                    $7::int[], $8::bigint[], $9::jsonb[], $10::text[], $11::timestamptz[], $12::text[], $13::timestamptz[], $14::text[])
+                                    $7::int[], $8::bigint[], $9::jsonb[], $10::text[], $11::timestamptz[], $12::text[], $13::timestamptz[], $14::text[], $15::boolean[])
      on conflict (kind, emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id) do update set
        source_partition = excluded.source_partition, source_offset = excluded.source_offset, payload = excluded.payload,
-       correlation_id = excluded.correlation_id, event_time = excluded.event_time, source_time = excluded.source_time,
+       correlation_id = excluded.correlation_id, event_time = excluded.event_time, source_time = excluded.source_time, from_hub = excluded.from_hub,
        state = 'pending', reason = null, attempts = 0, next_attempt_at = now(), last_error = null, updated_at = now()
      -- Newest wins (reference design, Delivery rules). A CDR never changes (mod_cdrs.asciidoc): one
      -- appended again is not delivered again, unless an operator replays it. A session is newer by
@@ -55,7 +58,7 @@ async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], fo
        when excluded.source_time is not null and deliveries.source_time is not null and excluded.source_time <> deliveries.source_time
          then excluded.source_time > deliveries.source_time
        else excluded.source_offset ${forced ? '>=' : '>'} deliveries.source_offset end
-     returning 1)${position ? `, moved as (${movePosition(15)})` : ''}${quarantine.length > 0 ? `, quarantined as (${quarantineInsertSql(position ? 19 : 15)})` : ''}
+     returning 1)${position ? `, moved as (${movePosition(16)})` : ''}${quarantine.length > 0 ? `, quarantined as (${quarantineInsertSql(position ? 20 : 16)})` : ''}
      select (select count(*) from upserted) as n, pg_notify('${DELIVERIES_CHANNEL}', '')`,
     [
       col((r) => r.kind),
@@ -72,6 +75,7 @@ async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], fo
       col((r) => r.targetUrl ?? null),
       col(sourceTime),
       col((r) => r.recipientRole ?? 'EMSP'),
+      col((r) => r.fromHub === true),
       ...positionParams,
       ...(quarantine.length > 0 ? [quarantineParam(quarantine)] : []),
     ],
@@ -90,8 +94,10 @@ export async function enqueueFolded(pool: Pool, consumed: readonly DeliveryInput
   if (patches.length === 0 && !tokenPatches) return { n: await upsert(pool, input, forced, position, quarantine), report: { applied: 0, unapplied: [] } };
   const replayTo = forced ? patches[0]?.emsp : undefined;
   return inTransaction(pool, async (client) => {
-    const tokens = tokenPatches ? foldTokenPatches(input, await loadTokensForUpdate(client, input)).rows : input;
-    if (patches.length === 0) return { n: await upsert(client, tokens, forced, position, quarantine), report: { applied: 0, unapplied: [] } };
+    const tokenFold = tokenPatches ? foldTokenPatches(input, await loadTokensForUpdate(client, input)) : { rows: [...input], unapplied: 0 };
+    const tokens = tokenFold.rows;
+    const tokenReport = tokenFold.unapplied > 0 ? { tokenPatchesUnapplied: tokenFold.unapplied } : {};
+    if (patches.length === 0) return { n: await upsert(client, tokens, forced, position, quarantine), report: { applied: 0, unapplied: [], ...tokenReport } };
     const sessions = [...new Map(patches.map((r) => [sessionKey(r.cpo, r.objectId), r])).values()];
     const { rows } = await client.query<{ emsp_country_code: string; emsp_party_id: string; cpo_country_code: string; cpo_party_id: string; object_id: string; source_partition: number; source_offset: string; source_time: Date | null; payload: Json }>(
       `select emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id, source_partition, source_offset, source_time, payload
@@ -112,6 +118,6 @@ export async function enqueueFolded(pool: Pool, consumed: readonly DeliveryInput
       payload: r.payload,
     }));
     const fold = foldSessionEvents(tokens, stored, replayTo);
-    return { n: await upsert(client, fold.rows, forced, position, quarantine), report: { applied: fold.applied, unapplied: fold.unapplied } };
+    return { n: await upsert(client, fold.rows, forced, position, quarantine), report: { applied: fold.applied, unapplied: fold.unapplied, ...tokenReport } };
   });
 }

@@ -26,6 +26,8 @@ export interface DeliveryInput {
    * ClientInfo row to the party of either role it is for.
    */
   readonly recipientRole?: 'EMSP' | 'CPO';
+  /** The hub itself sends it (a Broadcast Push): OCPI-from is the hub's party (migration 018). */
+  readonly fromHub?: boolean;
   /**
    * session only: the payload is a Session PATCH, merged into the session the hub holds
    * (session-fold.ts); `emsp` is then ignored (a PATCH need not carry cdr_token).
@@ -52,6 +54,8 @@ export interface Delivery {
   readonly targetUrl: string | undefined;
   /** The role of the receiving party of the pair (migration 018). */
   readonly recipientRole: 'EMSP' | 'CPO';
+  /** Sent with the hub's own OCPI-from (a Broadcast Push). */
+  readonly fromHub: boolean;
 }
 
 export interface DeliveryFilter {
@@ -92,6 +96,7 @@ export interface Row {
   created_at: Date;
   target_url: string | null;
   recipient_role: 'EMSP' | 'CPO';
+  from_hub: boolean;
 }
 
 export const toDelivery = (r: Row): Delivery => ({
@@ -112,6 +117,7 @@ export const toDelivery = (r: Row): Delivery => ({
   createdAt: r.created_at,
   targetUrl: r.target_url ?? undefined,
   recipientRole: r.recipient_role,
+  fromHub: r.from_hub,
 });
 
 /** The party that receives a delivery (its eMSP or, for tokens and some ClientInfo, its CPO). */
@@ -139,6 +145,13 @@ export function where(filter: DeliveryFilter, params: unknown[]): string {
 }
 
 export const DELIVERIES_CHANNEL = 'hub_deliveries';
+
+/**
+ * The receiving party's columns of a delivery row (migration 018): the expressions of the index
+ * deliveries_pending_recipient, which every query by recipient must repeat exactly.
+ */
+export const RECIPIENT_CC = "(case when recipient_role = 'CPO' then cpo_country_code else emsp_country_code end)";
+export const RECIPIENT_PID = "(case when recipient_role = 'CPO' then cpo_party_id else emsp_party_id end)";
 
 /**
  * The version time of a session, token or ClientInfo (its last_updated, as UTC; a DateTime without a zone is UTC,

@@ -1,6 +1,6 @@
 import { inTransaction, type Pool } from './pool.ts';
 import type { QuarantineEntry } from './consumer-quarantine.ts';
-import { DELIVERIES_CHANNEL, toDelivery, where, type Delivery, type DeliveryFilter, type DeliveryInput, type DeliveryPosition, type DeliveryState, type Row } from './delivery-records.ts';
+import { DELIVERIES_CHANNEL, RECIPIENT_CC, RECIPIENT_PID, toDelivery, where, type Delivery, type DeliveryFilter, type DeliveryInput, type DeliveryPosition, type DeliveryState, type Row } from './delivery-records.ts';
 import { enqueueFolded, type EnqueueReport } from './delivery-enqueue.ts';
 
 // The delivery queue (issue #4; reference design, Delivery rules): durable deliveries of sessions,
@@ -112,19 +112,19 @@ export function postgresDeliveryQueue(pool: Pool): DeliveryQueue {
       // at a backlog of a million rows).
       const { rows } = await pool.query<Row>(
         `with recursive recipients as (
-           (select recipient_country_code as cc, recipient_party_id as pid from deliveries
-             where state = 'pending' order by recipient_country_code, recipient_party_id limit 1)
+           (select ${RECIPIENT_CC} as cc, ${RECIPIENT_PID} as pid from deliveries
+             where state = 'pending' order by 1, 2 limit 1)
            union all
            select n.cc, n.pid from recipients e
            cross join lateral (
-             select recipient_country_code as cc, recipient_party_id as pid from deliveries
-              where state = 'pending' and (recipient_country_code, recipient_party_id) > (e.cc, e.pid)
-              order by recipient_country_code, recipient_party_id limit 1) n),
+             select ${RECIPIENT_CC} as cc, ${RECIPIENT_PID} as pid from deliveries
+              where state = 'pending' and (${RECIPIENT_CC}, ${RECIPIENT_PID}) > (e.cc, e.pid)
+              order by 1, 2 limit 1) n),
          picked as (
            select p.id from recipients e
            cross join lateral (
              select d.id, d.next_attempt_at from deliveries d
-              where d.state = 'pending' and d.recipient_country_code = e.cc and d.recipient_party_id = e.pid
+              where d.state = 'pending' and ${RECIPIENT_CC} = e.cc and ${RECIPIENT_PID} = e.pid
                 and d.next_attempt_at <= now() and (d.claimed_until is null or d.claimed_until < now())
               order by d.next_attempt_at, d.id
               limit greatest(0, $4::int - coalesce(($2::jsonb ->> (e.cc || '/' || e.pid))::int, 0))
@@ -178,8 +178,9 @@ export function postgresDeliveryQueue(pool: Pool): DeliveryQueue {
       return result.rowCount ?? 0;
     },
     async backlog() {
+      // By receiving party (the eMSP, or the CPO of a token): a CPO that hangs shows its own backlog.
       const { rows } = await pool.query<{ emsp: string; state: DeliveryState; count: string }>(
-        `select emsp_country_code || '/' || emsp_party_id as emsp, state, count(*) as count from deliveries where state <> 'delivered' group by 1, 2`,
+        `select ${RECIPIENT_CC} || '/' || ${RECIPIENT_PID} as emsp, state, count(*) as count from deliveries where state <> 'delivered' group by 1, 2`,
       );
       return rows.map((r) => ({ emsp: r.emsp, state: r.state, count: Number(r.count) }));
     },

@@ -29,6 +29,10 @@ export async function expandTokenRows(db: Pool | PoolClient, input: readonly Del
     const { rows } = await db.query<{ emsp_country_code: string; emsp_party_id: string; cpo_country_code: string; cpo_party_id: string }>(
       `select distinct a.emsp_country_code, a.emsp_party_id, a.cpo_country_code, a.cpo_party_id from (${ACTIVE_ROUTES}) a
         where (a.emsp_country_code, a.emsp_party_id) in (select * from unnest($1::text[], $2::text[]))
+          -- transport_and_format.asciidoc, Broadcast Push: only to clients "implementing the corresponding
+          -- module"; a CPO without a tokens receiver would only collect unroutable rows.
+          and (exists (select 1 from partner_endpoints e where e.platform_id = a.cpo_platform_id and e.identifier = 'tokens' and e.role = 'RECEIVER')
+               or exists (select 1 from endpoint_overrides o where o.country_code = a.cpo_country_code and o.party_id = a.cpo_party_id and o.role = 'CPO' and o.module = 'tokens'))
         order by 3, 4`,
       [emsps.map((e) => e.countryCode), emsps.map((e) => e.partyId)],
     );

@@ -1,4 +1,4 @@
-import { configReader, readConsumerConfig, readSecretKey, type ConsumerConfig, type Env } from '@hub/config';
+import { configReader, readConsumerConfig, readHubParty, readSecretKey, type ConsumerConfig, type Env } from '@hub/config';
 
 export interface DispatcherConfig extends ConsumerConfig {
   readonly secretKey: Buffer;
@@ -10,6 +10,8 @@ export interface DispatcherConfig extends ConsumerConfig {
   readonly concurrencyPerEmsp: number;
   readonly concurrency: number;
   readonly groupId: string;
+  /** The hub's own party: OCPI-from of what the hub broadcasts (a token pushed with OCPI-to the hub). */
+  readonly hubParty: { readonly countryCode: string; readonly partyId: string };
 }
 
 export function readDispatcherConfig(env: Env): DispatcherConfig {
@@ -26,6 +28,7 @@ export function readDispatcherConfig(env: Env): DispatcherConfig {
     concurrencyPerEmsp: r.int('DELIVERY_CONCURRENCY_PER_EMSP', 16, { min: 1, max: 256 }),
     concurrency: r.int('DELIVERY_CONCURRENCY', 64, { min: 1, max: 1024 }),
     groupId: r.string('DISPATCHER_GROUP_ID', 'dispatcher'),
+    hubParty: readHubParty(r),
   };
   r.done();
   return config;

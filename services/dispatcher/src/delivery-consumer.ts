@@ -1,6 +1,7 @@
 import { decodeRecord, type ConsumedRecord } from '@hub/event-log';
 import { recipientOf, type HubEvent } from '@hub/events';
 import type { Gauge } from '@hub/observability';
+import type { PartyRef } from '@hub/ocpi';
 import { consumedDeliveryModules, moduleOfDelivery, ocpiModules, parseSubject, topicOf, type DeliveryKind } from '@hub/modules';
 import { applyIsolating, consumerWatch, hasObjectData, rawRecord, type Item, type ServiceShell } from '@hub/service-kit';
 import { EVERY_ROUTED_CPO, postgresFailureKind, postgresPositionBindings, postgresQuarantineStore, type DeliveryInput, type DeliveryStore, type EnqueueReport, type RawRecord } from '@hub/store';
@@ -16,7 +17,11 @@ import { isPatch } from './session-patch.ts';
 type Json = Record<string, unknown>;
 
 /** The delivery row one consumed event becomes; undefined for an event without an OCPI object path. */
-export function deliveryInputOf(kind: DeliveryKind, decoded: { readonly partition: number; readonly offset: string; readonly event: HubEvent }): DeliveryInput | undefined {
+export function deliveryInputOf(
+  kind: DeliveryKind,
+  decoded: { readonly partition: number; readonly offset: string; readonly event: HubEvent },
+  hubParty: PartyRef = { countryCode: '', partyId: '' },
+): DeliveryInput | undefined {
   const path = parseSubject(decoded.event.subject);
   if (!path) return undefined;
   const data = decoded.event.data as Json;
@@ -24,8 +29,10 @@ export function deliveryInputOf(kind: DeliveryKind, decoded: { readonly partitio
   const recipient = recipientOf(decoded.event);
   // The module table's owner says which side of the pair the path names. A CPO's object (session,
   // CDR) goes to the eMSP its ocpi-to names; an eMSP's token to the CPO its ocpi-to names, else to
-  // every routed CPO (the store fans it out, token-fold.ts).
-  const pair = moduleOfDelivery(kind).owner === 'EMSP' ? { emsp: owner, cpo: recipient ?? EVERY_ROUTED_CPO } : {
+  // every routed CPO (the store fans it out, token-fold.ts). An ocpi-to naming the hub itself is a
+  // Broadcast Push (transport_and_format.asciidoc): every routed CPO, sent with the hub's OCPI-from.
+  const broadcast = recipient !== undefined && recipient.countryCode === hubParty.countryCode && recipient.partyId === hubParty.partyId;
+  const pair = moduleOfDelivery(kind).owner === 'EMSP' ? { emsp: owner, cpo: broadcast ? EVERY_ROUTED_CPO : (recipient ?? EVERY_ROUTED_CPO), ...(broadcast ? { fromHub: true } : {}) } : {
     // The event's ocpi-to (recipientOf). The ingress refuses records without an eMSP in cdr_token;
     // anything else is resolved (and if need be parked as unroutable, with its reason) at delivery
     // time. A session PATCH without one goes to the eMSP of the session it patches (session-fold.ts).
@@ -62,7 +69,7 @@ export async function startDeliveryConsumer(
   shell.addHealthProblems(() => watch.problems());
   const decodeRow = (raw: RawRecord, event: HubEvent | undefined): Consumed => {
     const kind = kindOf.get(raw.topic) ?? kindOf.get(eventLog.physical(raw.topic));
-    const row = kind && event && hasObjectData(event) ? deliveryInputOf(kind, { partition: raw.partition, offset: raw.offset, event }) : undefined;
+    const row = kind && event && hasObjectData(event) ? deliveryInputOf(kind, { partition: raw.partition, offset: raw.offset, event }, config.hubParty) : undefined;
     return { raw, ...(row ? { row } : {}), ...(event ? { ceType: event.type, ceId: event.id } : {}) };
   };
   // Re-drives (hubctl quarantine redrive) make the delivery row as the consumer would; the store's

@@ -1,6 +1,6 @@
 import { Counter, Histogram } from '@hub/observability';
 import { isSuccessCode } from '@hub/ocpi';
-import { deliveryRuleOf } from '@hub/modules';
+import { deliveryRuleOf, isDeliveredKind } from '@hub/modules';
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, cachedLookup, PartnerCallError, type RoutingDirectory } from '@hub/registry';
 import type { ServiceShell } from '@hub/service-kit';
@@ -27,7 +27,7 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
   const { deliveries, routing } = deps;
   const cipher = aesGcmTokenCipher(config.secretKey);
   const partners = ocpiPartnerClient({ policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts }, timeoutMs: config.deliveryTimeoutMs });
-  const attempts = new Counter({ name: 'hub_delivery_attempts_total', help: 'Delivery attempts by kind, eMSP and outcome (delivered, failed, dead, unroutable)', labelNames: ['kind', 'emsp', 'outcome'], registers: [metrics] });
+  const attempts = new Counter({ name: 'hub_delivery_attempts_total', help: 'Delivery attempts by kind, receiving party (label emsp: the eMSP, or the CPO of a token) and outcome (delivered, failed, dead, unroutable)', labelNames: ['kind', 'emsp', 'outcome'], registers: [metrics] });
   const latency = new Histogram({
     name: 'hub_delivery_latency_seconds',
     help: 'From the CPO push being appended to the eMSP receiver accepting it',
@@ -60,6 +60,12 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
 
   const deliver = async (d: Delivery): Promise<void> => {
     const emsp = emspKey(d);
+    if (!isDeliveredKind(d.kind)) {
+      // A kind this dispatcher has no rule for (a newer version wrote it): parked with its reason,
+      // never claimed again and again; re-driven once a dispatcher that knows it runs.
+      await deliveries.unroutable(d.id, `no delivery rule for kind ${String(d.kind)} in this dispatcher`);
+      return;
+    }
     const target = await targetOf(d);
     if (!target.ok) {
       await deliveries.unroutable(d.id, target.reason);
@@ -70,8 +76,10 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
     // Where and how each kind goes: the module table's delivery rule (@hub/modules, modules.ts).
     const rule = deliveryRuleOf(d.kind);
     const url = rule.url(target.url, d);
-    // transport_and_format.asciidoc, Message routing headers: from the sending party to the receiver.
-    const [from, to] = d.recipientRole === 'CPO' ? [d.emsp, d.cpo] : [d.cpo, d.emsp];
+    // transport_and_format.asciidoc, Message routing headers: from the sending party to the receiver;
+    // a Broadcast Push goes out from the hub itself ("Party to Party Broadcast Push" table).
+    const [sender, to] = d.recipientRole === 'CPO' ? [d.emsp, d.cpo] : [d.cpo, d.emsp];
+    const from = d.fromHub ? config.hubParty : sender;
     let accepted = false;
     try {
       const result = await partners.call(rule.method, url, cipher.open(target.partnerTokenSealed), { correlationId: d.correlationId ?? `delivery-${d.id}` }, d.payload, {

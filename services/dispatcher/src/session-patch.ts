@@ -23,7 +23,11 @@ export function sessionPatchReporter(metrics: Registry, logger: Logger): (report
     labelNames: ['outcome'],
     registers: [metrics],
   });
+  // token-fold.ts: a token PATCH row is not applied for a CPO that holds no version of the token (it
+  // gets the whole token when it is routed) or a newer one. Expected, so counted, not logged per row.
+  const tokenPatches = new Counter({ name: 'hub_token_patches_unapplied_total', help: 'Token PATCH rows not applied for a CPO: it holds no version of the token, or a newer one', registers: [metrics] });
   return (report) => {
+    if (report.tokenPatchesUnapplied) tokenPatches.inc(report.tokenPatchesUnapplied);
     if (report.applied > 0) patches.inc({ outcome: 'applied' }, report.applied);
     for (const { input, reason } of report.unapplied) {
       const outcome = reason === 'superseded' ? 'superseded' : 'no_session';

@@ -19,7 +19,7 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
   const shell = await startServiceShell('dispatcher', config);
   const { logger, metrics, pool } = shell;
   const deliveries = postgresDeliveryStore(pool);
-  const backlogGauge = new Gauge({ name: 'hub_deliveries', help: 'Delivery records not delivered, by eMSP and state (pending = retry backlog, dead = dead letters)', labelNames: ['emsp', 'state'], registers: [metrics] });
+  const backlogGauge = new Gauge({ name: 'hub_deliveries', help: 'Delivery records not delivered, by receiving party (label emsp: the eMSP, or the CPO of a token) and state (pending = retry backlog, dead = dead letters)', labelNames: ['emsp', 'state'], registers: [metrics] });
   const lag = consumerLagGauge(metrics);
 
   const workers = deliveryWorkers(config, shell, { deliveries, routing: postgresRoutingDirectory(pool) });

@@ -1,4 +1,4 @@
-import { configReader, readCommonConfig, readSecretKey, type CommonConfig, type Env } from '@hub/config';
+import { configReader, readHubParty, readCommonConfig, readSecretKey, type CommonConfig, type Env } from '@hub/config';
 
 // Ingress configuration; every variable and default is listed in the README (Configuration).
 export interface IngressConfig extends CommonConfig {
@@ -48,8 +48,7 @@ export function readIngressConfig(env: Env): IngressConfig {
     publicBaseUrl: r.optionalString('HUB_PUBLIC_URL') === undefined ? undefined : r.url('HUB_PUBLIC_URL').replace(/\/+$/, ''),
     secretKey: readSecretKey(r),
     hub: {
-      countryCode: r.string('HUB_COUNTRY_CODE', 'NL'),
-      partyId: r.string('HUB_PARTY_ID', 'HUB'),
+      ...readHubParty(r),
       name: r.string('HUB_NAME', 'OCPI Roaming Hub'),
     },
     maxBodyBytes: r.int('MAX_BODY_BYTES', 1024 * 1024, { min: 1024 }),
