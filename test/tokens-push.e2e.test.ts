@@ -71,7 +71,7 @@ describe('token push: an eMSP pushes, every routed CPO receives', () => {
     }
     const first = tokensAt(cpos[0] as OnboardedPlatform, 'BULK0000')[0];
     // mod_tokens.asciidoc, Receiver interface: PUT {url}/{country_code}/{party_id}/{token_uid}[?type=], from the eMSP to the CPO.
-    assert.equal(first?.path, '/ocpi/2.2.1/tokens/NL/EMP/BULK0000');
+    assert.equal(first?.url, '/ocpi/2.2.1/tokens/NL/EMP/BULK0000?type=RFID');
     assert.equal(first?.headers['ocpi-from-country-code'], 'NL');
     assert.equal(first?.headers['ocpi-from-party-id'], 'EMP');
     assert.equal(first?.headers['ocpi-to-party-id'], 'CP1');
@@ -97,9 +97,15 @@ describe('token push: an eMSP pushes, every routed CPO receives', () => {
     assert.equal(patched.body.status_code, 1000, patched.text);
     for (const up of cpos.slice(0, 2)) await until('the patched token at an up CPO', () => tokensAt(up, 'LATE').some((r) => r.body['valid'] === false));
     assert.deepEqual(tokensAt(down, 'LATE'), []);
-    await new Promise((r) => setTimeout(r, 1000)); // a few failed attempts
+    await until('a few failed attempts to the CPO that is down', async () => {
+      const { rows } = await stack.pool.query<{ attempts: number }>("select attempts from deliveries where kind = 'token' and object_id = 'LATE|RFID' and cpo_party_id = 'CP3'");
+      return (rows[0]?.attempts ?? 0) >= 2;
+    });
     down.partner.receiverMode = 'ok';
     await until('the token at the CPO that came back', () => tokensAt(down, 'LATE').some((r) => r.body['valid'] === false), 30_000);
+    // Never an older version after a newer one: the versions it received only grow.
+    const versions = tokensAt(down, 'LATE').map((r) => String(r.body['last_updated']));
+    assert.deepEqual(versions, [...versions].sort());
     const last = tokensAt(down, 'LATE').at(-1);
     // The whole token with the PATCH merged, never an older version after a newer one.
     assert.equal(last?.body['valid'], false);
@@ -113,7 +119,18 @@ describe('token push: an eMSP pushes, every routed CPO receives', () => {
     assert.equal((await putToken(token('BCAST'), to('NL', 'HUB'))).body.status_code, 1000);
     for (const cpo of cpos) await until('the broadcast token', () => tokensAt(cpo, 'BCAST').length > 0);
     await until('the token for CP2', () => tokensAt(cpos[1] as OnboardedPlatform, 'ONLY2').length > 0);
-    assert.deepEqual(tokensAt(cpos[0] as OnboardedPlatform, 'ONLY2'), []);
-    assert.deepEqual(tokensAt(cpos[2] as OnboardedPlatform, 'ONLY2'), []);
+    // One delivery record each: the named CPO's, and one per routed CPO of the broadcast (not CP4's).
+    const recipients = async (objectId: string) =>
+      (await stack.pool.query<{ cpo: string }>("select cpo_party_id as cpo from deliveries where kind = 'token' and object_id = $1 order by 1", [objectId])).rows.map((r) => r.cpo);
+    assert.deepEqual(await recipients('ONLY2|RFID'), ['CP2']);
+    assert.deepEqual(await recipients('BCAST|RFID'), ['CP1', 'CP2', 'CP3']);
+    assert.deepEqual(tokensAt(unrouted, 'BCAST'), []);
+    // transport_and_format.asciidoc, Party to Party Broadcast Push: the hub sends it as itself.
+    const broadcast = tokensAt(cpos[0] as OnboardedPlatform, 'BCAST')[0];
+    assert.equal(broadcast?.headers['ocpi-from-country-code'], 'NL');
+    assert.equal(broadcast?.headers['ocpi-from-party-id'], 'HUB');
+    assert.equal(broadcast?.url, '/ocpi/2.2.1/tokens/NL/EMP/BCAST?type=RFID');
+    const named = tokensAt(cpos[1] as OnboardedPlatform, 'ONLY2')[0];
+    assert.equal(named?.headers['ocpi-from-party-id'], 'EMP');
   });
 });

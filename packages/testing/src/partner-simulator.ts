@@ -38,7 +38,7 @@ export interface PartnerSimulator {
   commandTimeoutSeconds: number;
   /** Commands the CPO received, with the (hub's) response_url it was given. */
   readonly commands: Array<{ command: string; body: Record<string, unknown> }>;
-  readonly received: Array<{ kind: ReceivedKind; path: string; body: Record<string, unknown>; headers: Record<string, string | string[] | undefined>; at: number }>;
+  readonly received: Array<{ kind: ReceivedKind; path: string; /** With the query string. */ url: string; body: Record<string, unknown>; headers: Record<string, string | string[] | undefined>; at: number }>;
   goDown(): Promise<void>;
   comeUp(): Promise<void>;
   close(): Promise<void>;
@@ -102,7 +102,7 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
       res.json({ status_code: 2001, status_message: 'rejected', timestamp: new Date().toISOString() });
       return;
     }
-    sim.received.push({ kind, path: req.path, body: req.body as Record<string, unknown>, headers: req.headers, at: performance.now() });
+    sim.received.push({ kind, path: req.path, url: req.originalUrl, body: req.body as Record<string, unknown>, headers: req.headers, at: performance.now() });
     if (kind === 'cdr') res.setHeader('Location', `${sim.baseUrl}/ocpi/2.2.1/cdrs/${String((req.body as { id?: string }).id)}`);
     res.json({ status_code: 1000, timestamp: new Date().toISOString() });
   };
