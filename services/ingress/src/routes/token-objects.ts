@@ -4,7 +4,7 @@ import { HubError, partyKey, sameParty, type PartyRef } from '@hub/ocpi';
 import { DEFAULT_TOKEN_TYPE, tokenObjectId, type ObjectPath } from '@hub/modules';
 import type { RoutingDirectory } from '@hub/registry';
 import type { TokenType } from '@hub/schemas/generated/ocpi/token';
-import { handle, okEmpty } from '../http.ts';
+import { handle, namedReceiver, okEmpty } from '../http.ts';
 import { notServed, refuseOtherMethods } from '../method-not-allowed.ts';
 import { appendObjectEvent, objectPath, refuseEmptySegments, requireExisting, requireOwnParty, requireSameIds, validateBody } from '../ocpi-objects.ts';
 import { listObjects, objectDetail, type ObjectRoutesDeps } from '../object-reads.ts';
@@ -48,11 +48,6 @@ function tokenAt(req: Request): TokenAt {
   return { path: { countryCode, partyId, id: tokenObjectId(uid, type) }, uid, type };
 }
 
-function header(req: Request, name: string): string | undefined {
-  const v = req.headers[name];
-  return typeof v === 'string' && v.trim() ? v.trim().toUpperCase() : undefined;
-}
-
 /**
  * The CPO the push is for (its ocpi-to), or undefined for every CPO routed to the eMSP
  * (transport_and_format.asciidoc, Message Routing): OCPI-to headers naming a CPO send it to that CPO
@@ -61,12 +56,8 @@ function header(req: Request, name: string): string | undefined {
  * routing request, which the hub broadcasts as well.
  */
 async function recipientOf(deps: TokenObjectsDeps, req: Request, emsp: PartyRef): Promise<string | undefined> {
-  const countryCode = header(req, 'ocpi-to-country-code');
-  const partyId = header(req, 'ocpi-to-party-id');
-  if (!countryCode && !partyId) return undefined;
-  if (!countryCode || !partyId) throw new HubError('INVALID_PARAMETERS', { detail: 'OCPI-to-country-code and OCPI-to-party-id go together' });
-  const to = { countryCode, partyId };
-  if (sameParty(to, deps.hub)) return undefined;
+  const to = namedReceiver(req);
+  if (!to || sameParty(to, deps.hub)) return undefined;
   const target = await deps.targets.receiverTarget('CPO', 'tokens', emsp, to);
   if (!target.ok) throw new HubError('UNKNOWN_RECEIVER', { detail: target.reason });
   return partyKey(to);
