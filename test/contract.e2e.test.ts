@@ -175,6 +175,28 @@ describe('contract: real answers and events match docs/openapi.json and docs/asy
     assert.deepEqual(problems, []);
   });
 
+  it('tokens: eMSP pushes, refusals, details and the CPO pull match the document', async () => {
+    const token = { ...example('token_put_example.json'), country_code: 'NL', party_id: 'TST', uid: 'TOKEN9' };
+    const path = '/ocpi/2.2.1/tokens/NL/TST/TOKEN9';
+    assert.equal((await send('PUT', path, { token: emsp.token, body: token })).body.status_code, 1000);
+    assert.equal((await send('PUT', `${path}?type=APP_USER`, { token: emsp.token, body: { ...token, type: 'APP_USER' }, headers: { 'OCPI-to-country-code': 'BE', 'OCPI-to-party-id': 'BEC' } })).body.status_code, 1000);
+    assert.equal((await send('PATCH', path, { token: emsp.token, body: example('token_patch_example.json') })).body.status_code, 1000);
+    // Refusals: another type's uid (404), a body of another uid (2001), a foreign party (403), an unrouted OCPI-to (4001), no DELETE (405).
+    assert.equal((await send('PATCH', `${path}?type=OTHER`, { token: emsp.token, body: example('token_patch_example.json') })).status, 404);
+    assert.equal((await send('PUT', path, { token: emsp.token, body: { ...token, uid: 'TOKEN8' } })).body.status_code, 2001);
+    assert.equal((await send('PUT', '/ocpi/2.2.1/tokens/BE/BEC/TOKEN9', { token: cpo.token, body: { ...token, country_code: 'BE', party_id: 'BEC' } })).status, 403);
+    assert.equal((await send('PUT', '/ocpi/2.2.1/tokens/DE/TNM/TOKEN9', { token: emsp.token, body: { ...token, country_code: 'DE', party_id: 'TNM' }, headers: { 'OCPI-to-country-code': 'DE', 'OCPI-to-party-id': 'ALL' } })).body.status_code, 4001);
+    assert.equal((await send('DELETE', path, { token: emsp.token })).status, 405);
+    // The owner's detail (read-your-writes), then the routed CPO's pull and detail.
+    assert.equal((await send('GET', `${path}?type=APP_USER`, { token: emsp.token })).body.status_code, 1000);
+    const page = await send('GET', '/ocpi/2.2.1/tokens?limit=1', { token: cpo.token, headers: { 'OCPI-from-country-code': 'BE', 'OCPI-from-party-id': 'BEC' } });
+    assert.equal(page.body.status_code, 1000, page.text);
+    assert.ok(page.headers['x-total-count'] === '2' && page.headers['link'], page.text);
+    assert.equal((await send('GET', path, { token: cpo.token })).body.status_code, 1000);
+    assert.equal((await send('GET', '/ocpi/2.2.1/tokens/NL/TST/NOPE', { token: cpo.token })).status, 404);
+    assert.deepEqual(problems, []);
+  });
+
   it('credentials PUT and DELETE (a third platform updates, then leaves) match the document', async () => {
     const leaving = await onboard(hub, env, 'Leaving CPO', [{ role: 'CPO', countryCode: 'FR', partyId: 'LVE' }]);
     try {
@@ -226,7 +248,8 @@ describe('contract: real answers and events match docs/openapi.json and docs/asy
       'ocpi.locations.location-put.v1', 'ocpi.locations.location-patched.v1', 'ocpi.locations.evse-put.v1', 'ocpi.locations.evse-patched.v1',
       'ocpi.locations.connector-put.v1', 'ocpi.locations.connector-patched.v1', 'ocpi.tariffs.tariff-put.v1', 'ocpi.tariffs.tariff-deleted.v1',
       'ocpi.sessions.session-put.v1', 'ocpi.sessions.session-patched.v1', 'ocpi.cdrs.cdr-posted.v1', 'hub.registry.credentials-updated.v1',
-      'hub.registry.credentials-deleted.v1', 'ocpi.commands.requested.v1', 'ocpi.commands.cpo-responded.v1', 'ocpi.commands.result-received.v1']) {
+      'hub.registry.credentials-deleted.v1', 'ocpi.commands.requested.v1', 'ocpi.commands.cpo-responded.v1', 'ocpi.commands.result-received.v1',
+      'ocpi.tokens.token-put.v1', 'ocpi.tokens.token-patched.v1']) {
       assert.ok((checked.get(type) ?? 0) > 0, `no ${type} event seen`);
     }
     // And an event that breaks the document is refused.

@@ -38,6 +38,7 @@ const V = '/ocpi/2.2.1';
 const LOC = `${V}/locations/{country_code}/{party_id}/{location_id}`;
 const TARIFF = `${V}/tariffs/{country_code}/{party_id}/{tariff_id}`;
 const SESSION = `${V}/sessions/{country_code}/{party_id}/{session_id}`;
+const TOKEN = `${V}/tokens/{country_code}/{party_id}/{token_uid}`;
 const PUSH_ERRORS: readonly HubErrorKind[] = ['INVALID_PARAMETERS', 'FOREIGN_PARTY'];
 const LIST_ERRORS: readonly HubErrorKind[] = ['INVALID_PARAMETERS', 'RATE_LIMITED'];
 const CREDENTIALS_LINK_ERRORS: readonly HubErrorKind[] = ['INVALID_PARAMETERS', 'PARTNER_API_UNUSABLE', 'UNSUPPORTED_VERSION', 'NO_MATCHING_ENDPOINTS'];
@@ -79,6 +80,11 @@ export const API_CATALOGUE: readonly RouteSpec[] = [
   { method: 'post', path: `${V}/cdrs`, module: 'cdrs', summary: 'CPO push of a CDR (owner from the body)', auth: 'hub-token', body: { schemas: ['ocpi/cdr.json'] }, responseHeaders: ['Location'], errors: PUSH_ERRORS },
   { method: 'get', path: `${V}/cdrs/{country_code}/{party_id}/{cdr_id}`, module: 'cdrs', summary: 'The owning CPO reads the CDR the hub holds', auth: 'hub-token', data: { schema: 'ocpi/cdr.json' }, errors: [...PUSH_ERRORS, 'NOT_FOUND'] },
 
+  { method: 'get', path: `${V}/tokens`, module: 'tokens', summary: 'CPO pull of the tokens of routed eMSPs', auth: 'hub-token', data: { schema: 'ocpi/token.json', list: true }, paginated: true, requestHeaders: ['OCPI-from'], errors: LIST_ERRORS },
+  { method: 'get', path: TOKEN, module: 'tokens', summary: 'Token detail (?type=, default RFID) for the owning eMSP and routed CPOs', auth: 'hub-token', data: { schema: 'ocpi/token.json' }, errors: ['INVALID_PARAMETERS', 'UNKNOWN_TOKEN'] },
+  { method: 'put', path: TOKEN, module: 'tokens', summary: 'eMSP push of a full Token (?type=, default RFID), delivered to routed CPOs or the one OCPI-to names', auth: 'hub-token', body: { schemas: ['ocpi/token.json'] }, requestHeaders: ['OCPI-to'], errors: [...PUSH_ERRORS, 'UNKNOWN_RECEIVER'] },
+  { method: 'patch', path: TOKEN, module: 'tokens', summary: 'eMSP update of a Token the hub holds (?type=, default RFID; last_updated required)', auth: 'hub-token', body: { schemas: ['ocpi/token.json'], partial: true }, requestHeaders: ['OCPI-to'], errors: [...PUSH_ERRORS, 'UNKNOWN_RECEIVER', 'UNKNOWN_TOKEN'] },
+  { method: 'delete', path: TOKEN, module: 'tokens', summary: 'Not supported: PUT or PATCH the token with valid false (mod_tokens.asciidoc)', auth: 'hub-token', errors: ['METHOD_NOT_ALLOWED'] },
   {
     method: 'put', path: `${V}/tokens/{country_code}/{party_id}/{token_uid}/authorize`, module: 'tokens', summary: 'eMSP real-time authorization, forwarded to the CPO', auth: 'hub-token',
     body: { schemas: ['ocpi/location_references.json'], optional: true }, data: { schema: 'ocpi/authorization_info.json' }, requestHeaders: ['OCPI-to'],

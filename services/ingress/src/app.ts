@@ -7,6 +7,7 @@ import type { CallerLookup } from '@hub/store';
 import { locationsRouter, tariffsRouter, type ObjectRoutesDeps } from './routes/locations.ts';
 import { cdrsRouter, sessionsRouter } from './routes/sessions-cdrs.ts';
 import { tokensRouter, type TokensDeps } from './routes/tokens.ts';
+import { tokenObjectsRouter } from './routes/token-objects.ts';
 import { commandCallbackRouter, commandsRouter, type CommandsDeps } from './routes/commands.ts';
 import { authenticate } from './authenticate.ts';
 import type { IngressDeliveries } from './ports.ts';
@@ -48,14 +49,20 @@ export interface IngressDeps {
 export const MODULES: readonly ModuleEndpoint[] = [
   // version_information_endpoint.asciidoc, Endpoint: SENDER is advised for one's own credentials module.
   { identifier: 'credentials', roles: ['SENDER'], path: 'credentials' },
+  // mod_hub_client_info.asciidoc: the hub owns ClientInfo and implements the Sender Interface (GET);
+  // the Receiver Interface is the connected parties' own, where the hub PUTs ClientInfo.
   { identifier: 'hubclientinfo', roles: ['SENDER'], path: 'hubclientinfo' },
   // CPOs push to the hub (it receives) and eMSPs pull from it (it sends): listed once per role.
   { identifier: 'locations', roles: ['SENDER', 'RECEIVER'], path: 'locations' },
   { identifier: 'tariffs', roles: ['SENDER', 'RECEIVER'], path: 'tariffs' },
-  // eMSPs send commands to the hub, which forwards them (interface document, Commands).
+  // eMSPs send commands to the hub, which forwards them (interface document, Commands). The hub is
+  // no commands SENDER to list: a CPO posts its CommandResult to the response_url of each command,
+  // whose structure "is open to the Sender to define" (mod_commands.asciidoc, Sender Interface).
   { identifier: 'commands', roles: ['RECEIVER'], path: 'commands' },
-  // eMSPs ask the hub for real-time authorization (interface document, Token authorization).
-  { identifier: 'tokens', roles: ['RECEIVER'], path: 'tokens' },
+  // eMSPs push their tokens to the hub and ask it for real-time authorization (it receives:
+  // interface document, Token authorization; mod_tokens.asciidoc, Receiver Interface), CPOs pull the
+  // tokens of routed eMSPs from it (it sends: mod_tokens.asciidoc, Sender Interface).
+  { identifier: 'tokens', roles: ['SENDER', 'RECEIVER'], path: 'tokens' },
   // CPOs push sessions and CDRs to the hub; the hub delivers them to eMSPs (not pulled from it).
   { identifier: 'sessions', roles: ['RECEIVER'], path: 'sessions' },
   { identifier: 'cdrs', roles: ['RECEIVER'], path: 'cdrs' },
@@ -117,6 +124,7 @@ export function createIngressApp(deps: IngressDeps): Express {
     hubToken,
     json,
     tokensRouter({ ...deps.tokens, validator: deps.validator, targets: deps.routing, readModels: deps.objects.readModels, rateLimiter: deps.objects.rateLimiter }),
+    tokenObjectsRouter({ ...objects, targets: deps.routing, hub: deps.credentials.hub }),
   );
   app.use(() => {
     throw new HubError('NOT_FOUND');

@@ -20,6 +20,8 @@ export interface IngressConfig extends CommonConfig {
   readonly accessLog: 'all' | 'errors';
   readonly callerCacheTtlMs: number;
   readonly locationListsPerMinute: number;
+  /** Token list pulls by CPOs per minute per party (the interface document names no limit: as location lists). */
+  readonly tokenListsPerMinute: number;
   readonly readYourWritesTimeoutMs: number;
   /** The dispatcher's consumer group: a Session PATCH waits for its positions (known-sessions.ts). */
   readonly dispatcherGroupId: string;
@@ -60,6 +62,7 @@ export function readIngressConfig(env: Env): IngressConfig {
     accessLog: accessLog as 'all' | 'errors',
     callerCacheTtlMs: r.int('CALLER_CACHE_TTL_MS', 30_000, { min: 0 }),
     locationListsPerMinute: r.int('RATE_LIMIT_LOCATION_LISTS', 200, { min: 1 }),
+    tokenListsPerMinute: r.int('RATE_LIMIT_TOKEN_LISTS', 200, { min: 1 }),
     readYourWritesTimeoutMs: r.int('READ_YOUR_WRITES_TIMEOUT_MS', 2_000, { min: 0 }),
     dispatcherGroupId: r.string('DISPATCHER_GROUP_ID', 'dispatcher'),
     appendTimeoutMs: r.int('APPEND_TIMEOUT_MS', 10_000, { min: 100 }),

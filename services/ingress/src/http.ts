@@ -15,6 +15,23 @@ export function namedSender(req: Request): { countryCode: string; partyId: strin
     : undefined;
 }
 
+/**
+ * The party a push names as its receiver in the OCPI-to headers (transport_and_format.asciidoc,
+ * Message Routing), upper-cased; undefined when it names none. One header without the other names no
+ * party and is refused (2001) rather than read as an open routing request, which would broadcast.
+ */
+export function namedReceiver(req: Request): { countryCode: string; partyId: string } | undefined {
+  const value = (name: string) => {
+    const v = req.headers[name];
+    return typeof v === 'string' && v.trim() !== '' ? v.trim().toUpperCase() : undefined;
+  };
+  const countryCode = value('ocpi-to-country-code');
+  const partyId = value('ocpi-to-party-id');
+  if (!countryCode && !partyId) return undefined;
+  if (!countryCode || !partyId) throw new HubError('INVALID_PARAMETERS', { detail: 'OCPI-to-country-code and OCPI-to-party-id go together' });
+  return { countryCode, partyId };
+}
+
 /** Wraps an async handler so a rejection reaches the error middleware. */
 export function handle(fn: (req: Request, res: Response) => Promise<void> | void): RequestHandler {
   return (req, res, next) => {

@@ -18,6 +18,7 @@ import type { Session } from '@hub/schemas/generated/ocpi/session';
 import type { StartSession } from '@hub/schemas/generated/ocpi/start_session';
 import type { StopSession } from '@hub/schemas/generated/ocpi/stop_session';
 import type { Tariff } from '@hub/schemas/generated/ocpi/tariff';
+import type { Token } from '@hub/schemas/generated/ocpi/token';
 import type { UnlockConnector } from '@hub/schemas/generated/ocpi/unlock_connector';
 
 // What the location and tariff routes share: path checks, ownership, schema validation, the event
@@ -64,13 +65,17 @@ export function refuseEmptySegments(names: readonly string[]): RequestHandler {
 }
 
 /**
- * A CPO pushes only objects of its own parties (credentials.asciidoc: the roles a platform named;
+ * A party pushes only objects of its own parties (credentials.asciidoc: the roles a platform named;
  * transport_and_format.asciidoc, Client Owned Object Push): the path's country_code/party_id must be a
- * non-suspended CPO role of the caller.
+ * non-suspended role of the caller, the module's owner role (a CPO's location, an eMSP's token).
  */
+export function requireOwnParty(req: Request, path: ObjectPath, role: 'CPO' | 'EMSP'): void {
+  const own = req.caller.parties.some((p) => p.role === role && !p.suspended && sameParty(p, path));
+  if (!own) throw new HubError('FOREIGN_PARTY', { detail: `these credentials do not act as ${role === 'CPO' ? 'CPO' : 'eMSP'} ${partyKey(path)}` });
+}
+
 export function requireOwnCpo(req: Request, path: ObjectPath): void {
-  const own = req.caller.parties.some((p) => p.role === 'CPO' && !p.suspended && sameParty(p, path));
-  if (!own) throw new HubError('FOREIGN_PARTY', { detail: `these credentials do not act as CPO ${partyKey(path)}` });
+  requireOwnParty(req, path, 'CPO');
 }
 
 /** The generated type (schemas/generated, from the same schemas that validate) of each body schema. */
@@ -79,6 +84,7 @@ export interface OcpiBodies {
   'ocpi/evse.json': Evse;
   'ocpi/connector.json': Connector;
   'ocpi/tariff.json': Tariff;
+  'ocpi/token.json': Token;
   'ocpi/session.json': Session;
   'ocpi/cdr.json': Cdr;
   'ocpi/credentials.json': Credentials;

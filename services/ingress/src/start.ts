@@ -93,7 +93,11 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       readModels,
       wait: projectionWait(eventLog, readModels, config.readYourWritesTimeoutMs),
       rateLimiter: postgresRateLimiter(counters),
-      limits: { defaultLimit: config.defaultPageLimit, maxLimit: config.maxPageLimit, locationListsPerMinute: config.locationListsPerMinute },
+      limits: {
+        defaultLimit: config.defaultPageLimit,
+        maxLimit: config.maxPageLimit,
+        listsPerMinute: { 'locations-list': config.locationListsPerMinute, 'tokens-list': config.tokenListsPerMinute },
+      },
     },
     deliveries,
     routing: postgresRoutingDirectory(pool),

@@ -1,4 +1,4 @@
-import { parseSubject, projectedModules, projectionOf, type ObjectPath } from '@hub/modules';
+import { ocpiModules, parseSubject, projectedModules, projectionOf, type ObjectPath } from '@hub/modules';
 import { creationTime, type BatchOutcome, type ProjectedRecord, type ReadModel, type ReadModelStore } from '@hub/store';
 import type { InMemoryRegistryView } from './in-memory-registry-store.ts';
 
@@ -26,7 +26,18 @@ const time = (v: unknown) => (typeof v === 'string' ? Date.parse(v) : Number.NaN
 export function inMemoryReadModelStore(registry: InMemoryRegistryView): ReadModelQueries {
   const rows = Object.fromEntries(projectedModules.map((m) => [m, new Map<string, Row>()])) as Record<ReadModel, Map<string, Row>>;
   const positions = Object.fromEntries(projectedModules.map((m) => [m, new Map<number, bigint>()])) as Record<ReadModel, Map<number, bigint>>;
-  const visibleCpos = (platformId: string) => new Set(registry.activeRoutes().filter((r) => r.emspPlatformId === platformId).map((r) => `${r.cpo.countryCode}/${r.cpo.partyId}`));
+  // The owners whose objects a platform sees: those its parties of the other role have an active
+  // routing rule with (the module table's owner: CPOs of locations, eMSPs of tokens; read-model-list.ts).
+  const visibleOwners = (model: ReadModel, platformId: string) => {
+    const cpoOwned = ocpiModules[model].owner === 'CPO';
+    return new Set(
+      registry
+        .activeRoutes()
+        .filter((r) => (cpoOwned ? r.emspPlatformId : r.cpoPlatformId) === platformId)
+        .map((r) => (cpoOwned ? r.cpo : r.emsp))
+        .map((owner) => `${owner.countryCode}/${owner.partyId}`),
+    );
+  };
 
   const apply = (model: ReadModel, record: ProjectedRecord): 'applied' | 'rejected' => {
     const path = parseSubject(record.subject);
@@ -62,9 +73,9 @@ export function inMemoryReadModelStore(registry: InMemoryRegistryView): ReadMode
       return new Map(positions[model]);
     },
     async listVisible(model, platformId, page) {
-      const cpos = visibleCpos(platformId);
+      const owners = visibleOwners(model, platformId);
       const matching = [...rows[model].values()]
-        .filter((r) => cpos.has(`${r.countryCode}/${r.partyId}`))
+        .filter((r) => owners.has(`${r.countryCode}/${r.partyId}`))
         .filter((r) => {
           const at = time(r.document['last_updated']);
           return (!page.dateFrom || at >= page.dateFrom.getTime()) && (!page.dateTo || at < page.dateTo.getTime());
@@ -75,8 +86,8 @@ export function inMemoryReadModelStore(registry: InMemoryRegistryView): ReadMode
     async findVisible(model, platformId, path) {
       const row = rows[model].get(keyOf(path));
       if (!row) return undefined;
-      const owner = registry.platformParties(platformId).some((p) => p.role === 'CPO' && p.countryCode === row.countryCode && p.partyId === row.partyId);
-      if (!owner && !visibleCpos(platformId).has(`${row.countryCode}/${row.partyId}`)) return undefined;
+      const owner = registry.platformParties(platformId).some((p) => p.role === ocpiModules[model].owner && p.countryCode === row.countryCode && p.partyId === row.partyId);
+      if (!owner && !visibleOwners(model, platformId).has(`${row.countryCode}/${row.partyId}`)) return undefined;
       return projectionOf(model).find(row.document, path);
     },
     async locationOwners(locationId, emsp) {

@@ -35,6 +35,7 @@ export interface ActiveRoute {
   readonly emsp: PartyRef;
   readonly cpo: PartyRef;
   readonly emspPlatformId: string;
+  readonly cpoPlatformId: string;
 }
 
 /** What the other in-memory adapters read of the registry (the Postgres ones read the same tables). */
@@ -124,7 +125,7 @@ export function inMemoryRegistryStore(options: { now?: () => Date } = {}): InMem
       for (const r of rules.values()) {
         const e = partyOf({ ...r.emsp, role: 'EMSP' });
         const c = partyOf({ ...r.cpo, role: 'CPO' });
-        if (r.enabled && e && c && !e.suspendedAt && !c.suspendedAt) routes.push({ emsp: r.emsp, cpo: r.cpo, emspPlatformId: e.platformId });
+        if (r.enabled && e && c && !e.suspendedAt && !c.suspendedAt) routes.push({ emsp: r.emsp, cpo: r.cpo, emspPlatformId: e.platformId, cpoPlatformId: c.platformId });
       }
       return routes;
     },

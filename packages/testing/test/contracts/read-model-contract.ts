@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { locationEventTypes, tariffEventTypes } from '@hub/events';
+import { locationEventTypes, tariffEventTypes, tokenEventTypes } from '@hub/events';
 import type { PartyRole } from '@hub/ocpi';
-import { pathSubject } from '@hub/modules';
+import { pathSubject, tokenObjectId } from '@hub/modules';
 import type { ProjectedRecord } from '@hub/store';
 import { registerPlatform } from '../../src/fakes/index.ts';
 import { freshParty, type Ports } from './world.ts';
@@ -92,6 +92,28 @@ export function readModelContract(ports: Ports): void {
       assert.equal(await ports().readModels.exists('tariffs', { countryCode: cpo.countryCode, partyId: cpo.partyId, id: 't1' }), true);
       await ports().readModels.applyBatch('tariffs', p, [{ offset: '1', type: tariffEventTypes.tariffDeleted, subject, data: {}, time: '2026-01-02T00:00:00Z' }]);
       assert.equal(await ports().readModels.findVisible('tariffs', owner.platformId, { countryCode: cpo.countryCode, partyId: cpo.partyId, id: 'T1' }), undefined);
+    });
+
+    it('tokens are the eMSP’s: routed CPOs list and read them, by uid and type; the owner reads them, other eMSPs do not', async () => {
+      const { cpo, emsp, owner: cpoPlatform, reader: emspPlatform } = await given();
+      const other = await registerPlatform(ports().registry, { parties: [{ countryCode: 'FR', partyId: freshParty('E'), role: 'EMSP' }] });
+      const p = nextPartition();
+      const put = (uid: string, type: string, offset: number): ProjectedRecord => {
+        const data = { country_code: emsp.countryCode, party_id: emsp.partyId, uid, type, contract_id: 'C1', issuer: 'I', valid: true, whitelist: 'ALLOWED', last_updated: '2026-01-01T10:00:00Z' };
+        return { offset: String(offset), type: tokenEventTypes.tokenPut, subject: pathSubject({ countryCode: emsp.countryCode, partyId: emsp.partyId, id: tokenObjectId(uid, type) }), data, time: `2026-01-01T10:00:0${offset}Z` };
+      };
+      await ports().readModels.applyBatch('tokens', p, [put('t1', 'RFID', 0), put('t1', 'APP_USER', 1)]);
+      const keys = (docs: string[]) => docs.map((d) => JSON.parse(d) as { uid: string; type: string }).map((t) => `${t.uid}|${t.type}`);
+      assert.equal((await ports().readModels.listVisible('tokens', cpoPlatform.platformId, { offset: 0, limit: 10 })).total, 0);
+      await ports().registry.setRoutingRule(emsp, cpo, true, []);
+      const all = await ports().readModels.listVisible('tokens', cpoPlatform.platformId, { offset: 0, limit: 10 });
+      assert.deepEqual([keys(all.documentsJson), all.total], [['t1|RFID', 't1|APP_USER'], 2]);
+      assert.equal((await ports().readModels.listVisible('tokens', emspPlatform.platformId, { offset: 0, limit: 10 })).total, 0, 'an eMSP lists no tokens');
+      const path = { countryCode: emsp.countryCode, partyId: emsp.partyId, id: tokenObjectId('T1', 'APP_USER') };
+      assert.equal((await ports().readModels.findVisible('tokens', cpoPlatform.platformId, path))?.['type'], 'APP_USER');
+      assert.equal((await ports().readModels.findVisible('tokens', emspPlatform.platformId, path))?.['type'], 'APP_USER');
+      assert.equal(await ports().readModels.findVisible('tokens', other.platformId, path), undefined);
+      assert.equal(await ports().readModels.exists('tokens', { ...path, id: tokenObjectId('t1', 'OTHER') }), false);
     });
   });
 }

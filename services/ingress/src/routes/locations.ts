@@ -1,77 +1,18 @@
 import { Router, type Request, type Response } from 'express';
 import { locationEventTypes, tariffEventTypes, topics } from '@hub/events';
-import { HubError, partyKey, sameParty } from '@hub/ocpi';
-import { mergePatch, ocpiModules, projectionOf, type ObjectPath } from '@hub/modules';
-import type { SchemaValidator } from '@hub/schemas';
-import type { RateLimiter, ReadModel } from '@hub/store';
-import { handle, namedSender, ok, okEmpty, okPreserializedList } from '../http.ts';
+import { HubError } from '@hub/ocpi';
+import { mergePatch, type ObjectPath } from '@hub/modules';
+import { handle, okEmpty } from '../http.ts';
 import { notServed, refuseOtherMethods } from '../method-not-allowed.ts';
 import type { Location } from '@hub/schemas/generated/ocpi/location';
-import { appendObjectEvent, asJson, KnownObjects, type OcpiBodies, type OcpiPatch, objectPath, refuseEmptySegments, requireExisting, requireOwnCpo, requireSameIds, validateBody, type ProjectionWait } from '../ocpi-objects.ts';
-import { parsePage, setPageHeaders } from '../pagination.ts';
-import type { EventAppender, ReadModelReads } from '../ports.ts';
+import { appendObjectEvent, asJson, KnownObjects, type OcpiBodies, type OcpiPatch, objectPath, refuseEmptySegments, requireExisting, requireOwnCpo, requireSameIds, validateBody } from '../ocpi-objects.ts';
+import { listObjects, objectDetail, type ObjectRoutesDeps } from '../object-reads.ts';
+
+export type { ObjectRoutesDeps } from '../object-reads.ts';
 
 // Locations and tariffs (interface document, Locations, Tariffs, Pagination, Limits; OCPI 2.2.1
 // mod_locations.asciidoc and mod_tariffs.asciidoc). Pushes become events on the topics; pulls read the
 // projected read models, filtered by routing rules.
-
-export interface ObjectRoutesDeps {
-  readonly eventLog: EventAppender;
-  readonly readModels: ReadModelReads;
-  readonly wait: ProjectionWait;
-  readonly validator: SchemaValidator;
-  readonly rateLimiter: RateLimiter;
-  readonly publicBaseUrl: string;
-  readonly limits: { defaultLimit: number; maxLimit: number; locationListsPerMinute: number };
-}
-
-/**
- * Whose budget a location list request counts against: the caller's active eMSP party its OCPI-from
- * headers name, else its first active eMSP party, so each eMSP party of a platform has its own 200 a
- * minute when it names itself (naming a CPO or suspended party buys no extra budget). A caller without
- * an active eMSP party counts against its platform.
- */
-export function listingParty(req: Request): string {
-  const sender = namedSender(req);
-  const emsps = req.caller.parties.filter((p) => p.role === 'EMSP' && !p.suspended).sort((a, b) => partyKey(a).localeCompare(partyKey(b)));
-  const party = (sender ? emsps.find((p) => sameParty(p, sender)) : undefined) ?? emsps[0];
-  return party ? partyKey(party) : req.caller.platformId;
-}
-
-function list(deps: ObjectRoutesDeps, model: ReadModel) {
-  return handle(async (req: Request, res: Response) => {
-    const { listBudget } = projectionOf(model);
-    if (listBudget) {
-      // Interface document, Limits: location list requests, 200 per minute per party.
-      const decision = await deps.rateLimiter.hit(listBudget, listingParty(req), deps.limits.locationListsPerMinute);
-      if (!decision.allowed) {
-        throw new HubError('RATE_LIMITED', {
-          detail: `at most ${deps.limits.locationListsPerMinute} location list requests per minute`,
-          headers: { 'Retry-After': String(decision.retryAfterSeconds) },
-        });
-      }
-    }
-    const page = parsePage(req, deps.limits);
-    const result = await deps.readModels.listVisible(model, req.caller.platformId, page);
-    setPageHeaders(res, page, result.total, result.documentsJson.length, { publicUrl: `${deps.publicBaseUrl}${req.originalUrl}`, maxLimit: deps.limits.maxLimit });
-    okPreserializedList(res, result.documentsJson);
-  });
-}
-
-/**
- * Detail GET: visible to routed eMSPs and to the owning CPO. The owner reads its own writes: before
- * answering it, the read model catches up with everything appended so far (bounded).
- */
-function detail(deps: ObjectRoutesDeps, model: ReadModel) {
-  return handle(async (req: Request, res: Response) => {
-    const path = objectPath(req);
-    const isOwner = req.caller.parties.some((p) => p.role === 'CPO' && partyKey(p) === partyKey(path));
-    if (isOwner) await deps.wait.caughtUp(model);
-    const found = await deps.readModels.findVisible(model, req.caller.platformId, path);
-    if (!found) throw new HubError(ocpiModules[model].notFound.pull);
-    ok(res, found);
-  });
-}
 
 type Level = 'location' | 'evse' | 'connector';
 
@@ -142,8 +83,8 @@ export function locationsRouter(deps: ObjectRoutesDeps): Router {
   const router = Router();
   router.use(refuseEmptySegments(['country_code', 'party_id', 'location_id', 'evse_uid', 'connector_id']));
   const paths = ['/:cc/:pid/:id', '/:cc/:pid/:id/:evseUid', '/:cc/:pid/:id/:evseUid/:connectorId'];
-  router.get('/', list(deps, 'locations'));
-  router.get(paths, detail(deps, 'locations'));
+  router.get('/', listObjects(deps, 'locations'));
+  router.get(paths, objectDetail(deps, 'locations'));
   const known = new KnownObjects();
   router.put(paths, push(deps, 'put', known));
   router.patch(paths, push(deps, 'patch', known));
@@ -155,8 +96,8 @@ export function locationsRouter(deps: ObjectRoutesDeps): Router {
 export function tariffsRouter(deps: ObjectRoutesDeps): Router {
   const router = Router();
   router.use(refuseEmptySegments(['country_code', 'party_id', 'tariff_id']));
-  router.get('/', list(deps, 'tariffs'));
-  router.get('/:cc/:pid/:id', detail(deps, 'tariffs'));
+  router.get('/', listObjects(deps, 'tariffs'));
+  router.get('/:cc/:pid/:id', objectDetail(deps, 'tariffs'));
   router.put(
     '/:cc/:pid/:id',
     handle(async (req, res) => {

@@ -15,7 +15,7 @@ const validator = createSchemaValidator();
 const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
 
 export const limits: IngressLimits = { maxBodyBytes: 64 * 1024, defaultPageLimit: 2, maxPageLimit: 3 };
-export const perMinute = { locationLists: 5, authorizations: 5, commands: 5 };
+export const perMinute = { locationLists: 5, tokenLists: 5, authorizations: 5, commands: 5 };
 
 export function ingressOn(hub: InMemoryHub) {
   const registry = new Registry();
@@ -35,7 +35,7 @@ export function ingressOn(hub: InMemoryHub) {
       readModels: hub.readModels,
       wait: projectionWait(hub.events, hub.readModels, 50),
       rateLimiter: hub.rateLimiter,
-      limits: { defaultLimit: limits.defaultPageLimit, maxLimit: limits.maxPageLimit, locationListsPerMinute: perMinute.locationLists },
+      limits: { defaultLimit: limits.defaultPageLimit, maxLimit: limits.maxPageLimit, listsPerMinute: { 'locations-list': perMinute.locationLists, 'tokens-list': perMinute.tokenLists } },
     },
     deliveries: hub.deliveries,
     routing: hub.routing,

@@ -1,0 +1,91 @@
+import { Router, type Request, type Response } from 'express';
+import { tokenEventTypes, topics } from '@hub/events';
+import { HubError, partyKey, sameParty, type PartyRef } from '@hub/ocpi';
+import { DEFAULT_TOKEN_TYPE, tokenObjectId, type ObjectPath } from '@hub/modules';
+import type { RoutingDirectory } from '@hub/registry';
+import type { TokenType } from '@hub/schemas/generated/ocpi/token';
+import { handle, namedReceiver, okEmpty } from '../http.ts';
+import { notServed, refuseOtherMethods } from '../method-not-allowed.ts';
+import { appendObjectEvent, objectPath, refuseEmptySegments, requireExisting, requireOwnParty, requireSameIds, validateBody } from '../ocpi-objects.ts';
+import { listObjects, objectDetail, type ObjectRoutesDeps } from '../object-reads.ts';
+
+// Tokens as objects (issue 13; mod_tokens.asciidoc): the eMSP pushes its tokens to the hub as to a
+// CPO's Receiver interface (PUT, PATCH {tokens}/{country_code}/{party_id}/{token_uid}[?type=]), each an
+// event on ocpi.tokens.v1 the dispatcher delivers to the routed CPOs; CPOs pull them from the hub as
+// from an eMSP's Sender interface (GET {tokens}, paginated). Real-time authorization is in tokens.ts.
+
+export interface TokenObjectsDeps extends ObjectRoutesDeps {
+  /** Whether a CPO named in the OCPI-to headers can receive the eMSP's tokens. */
+  readonly targets: Pick<RoutingDirectory, 'receiverTarget'>;
+  /** The hub's own party: OCPI-to naming it is a Broadcast Push. */
+  readonly hub: PartyRef;
+}
+
+/** mod_tokens.asciidoc, TokenType enum (a Record, so a type the schema adds is a compile error here). */
+const TOKEN_TYPES: Readonly<Record<TokenType, true>> = { AD_HOC_USER: true, APP_USER: true, OTHER: true, RFID: true };
+
+/** Token uids are CiStrings (mod_tokens.asciidoc, Token object), as are country_code and party_id. */
+const CI_STRING_IDS = ['country_code', 'party_id', 'uid'];
+
+interface TokenAt {
+  /** The token's path in the hub: its id is "uid|TYPE" (token-id.ts; a uid is unique per type only). */
+  readonly path: ObjectPath;
+  readonly uid: string;
+  readonly type: TokenType;
+}
+
+/**
+ * The token a request names: country_code, party_id and token_uid from the path, the type from
+ * ?type=, RFID when omitted (mod_tokens.asciidoc, Receiver interface, PUT and GET request parameters).
+ */
+function tokenAt(req: Request): TokenAt {
+  const { countryCode, partyId, id: uid } = objectPath(req);
+  const given = req.query['type'];
+  if (given !== undefined && (typeof given !== 'string' || !Object.hasOwn(TOKEN_TYPES, given))) {
+    throw new HubError('INVALID_PARAMETERS', { detail: `type must be one of ${Object.keys(TOKEN_TYPES).join(', ')}` });
+  }
+  const type = (given ?? DEFAULT_TOKEN_TYPE) as TokenType;
+  return { path: { countryCode, partyId, id: tokenObjectId(uid, type) }, uid, type };
+}
+
+/**
+ * The CPO the push is for (its ocpi-to), or undefined for every CPO routed to the eMSP
+ * (transport_and_format.asciidoc, Message Routing): OCPI-to headers naming a CPO send it to that CPO
+ * only, which must be able to receive it (an active routing rule with the eMSP, a tokens receiver:
+ * 4001 otherwise, before anything is accepted); naming the hub is a Broadcast Push; none is an open
+ * routing request, which the hub broadcasts as well.
+ */
+async function recipientOf(deps: TokenObjectsDeps, req: Request, emsp: PartyRef): Promise<string | undefined> {
+  const to = namedReceiver(req);
+  if (!to || sameParty(to, deps.hub)) return undefined;
+  const target = await deps.targets.receiverTarget('CPO', 'tokens', emsp, to);
+  if (!target.ok) throw new HubError('UNKNOWN_RECEIVER', { detail: target.reason });
+  return partyKey(to);
+}
+
+function push(deps: TokenObjectsDeps, method: 'put' | 'patch') {
+  return handle(async (req: Request, res: Response) => {
+    const { path, uid, type } = tokenAt(req);
+    requireOwnParty(req, path, 'EMSP');
+    const body = validateBody(deps.validator, 'ocpi/token.json', req.body, method === 'patch');
+    // mod_tokens.asciidoc, PUT request parameters: the path's ids "SHALL be the same" as the token's.
+    requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, uid, type }, CI_STRING_IDS);
+    const to = await recipientOf(deps, req, { countryCode: path.countryCode, partyId: path.partyId });
+    if (method === 'patch') await requireExisting(deps.readModels, deps.wait, 'tokens', path, 'token');
+    await appendObjectEvent(deps.eventLog, req, topics.tokens, method === 'put' ? tokenEventTypes.tokenPut : tokenEventTypes.tokenPatched, path, body, to);
+    okEmpty(res);
+  });
+}
+
+export function tokenObjectsRouter(deps: TokenObjectsDeps): Router {
+  const router = Router();
+  router.use(refuseEmptySegments(['country_code', 'party_id', 'token_uid']));
+  const path = '/:cc/:pid/:id';
+  router.get('/', listObjects(deps, 'tokens'));
+  router.get(path, objectDetail(deps, 'tokens', (req) => tokenAt(req).path));
+  router.put(path, push(deps, 'put'));
+  router.patch(path, push(deps, 'patch'));
+  // mod_tokens.asciidoc, Receiver interface: no DELETE; a token is invalidated by PUT or PATCH of valid.
+  router.delete(path, notServed('tokens are not deleted: PUT or PATCH the token with valid false'));
+  return refuseOtherMethods(router);
+}
