@@ -54,8 +54,9 @@ export const MODULES: readonly ModuleEndpoint[] = [
   { identifier: 'tariffs', roles: ['SENDER', 'RECEIVER'], path: 'tariffs' },
   // eMSPs send commands to the hub, which forwards them (interface document, Commands).
   { identifier: 'commands', roles: ['RECEIVER'], path: 'commands' },
-  // eMSPs ask the hub for real-time authorization (interface document, Token authorization).
-  { identifier: 'tokens', roles: ['RECEIVER'], path: 'tokens' },
+  // eMSPs ask the hub for real-time authorization (interface document, Token authorization); CPOs ask
+  // it at the hub's tokens Sender interface (mod_tokens.asciidoc, Sender interface, POST authorize).
+  { identifier: 'tokens', roles: ['SENDER', 'RECEIVER'], path: 'tokens' },
   // CPOs push sessions and CDRs to the hub; the hub delivers them to eMSPs (not pulled from it).
   { identifier: 'sessions', roles: ['RECEIVER'], path: 'sessions' },
   { identifier: 'cdrs', roles: ['RECEIVER'], path: 'cdrs' },

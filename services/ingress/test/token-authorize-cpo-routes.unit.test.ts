@@ -8,7 +8,7 @@ import { tokenEventTypes } from '@hub/events';
 import { pathSubject, tokenObjectId } from '@hub/modules';
 import type { PartyRole } from '@hub/ocpi';
 import { expectHeader, expectOcpi, type Arrange, type InMemoryHub } from '@hub/testing';
-import { as, CPO, cpo, EMSP, emsp, ingress, perMinute, platform, routed, tokens } from './support/ingress-spec.ts';
+import { as, BASE, CPO, cpo, EMSP, emsp, ingress, perMinute, platform, routed, tokens } from './support/ingress-spec.ts';
 
 const EMC: PartyRole = { countryCode: 'DE', partyId: 'EMC', role: 'EMSP' };
 const senderOf = (host: string) => [{ identifier: 'tokens', role: 'SENDER' as const, url: `https://${host}/ocpi/emsp/tokens/` }];
@@ -31,6 +31,15 @@ const allowed = { allowed: 'ALLOWED', token: { uid: 'TOKEN1', type: 'RFID' }, au
 const nothingForwarded = (_res: unknown, hub: InMemoryHub) => assert.equal(hub.realtime.calls.length, 0);
 
 describe('CPO-initiated token authorization: who asks', () => {
+  it("a CPO finds it in the hub's version details: the tokens SENDER endpoint (beside the eMSPs' RECEIVER one)", () =>
+    ingress
+      .given(cpo())
+      .when(as(tokens.cpo, { method: 'GET', path: '/ocpi/2.2.1' }))
+      .then(expectOcpi(200, 1000), (res) => {
+        const endpoints = (res.body?.data as { endpoints: Array<{ identifier: string; role: string; url: string }> }).endpoints.filter((e) => e.identifier === 'tokens');
+        assert.deepEqual(endpoints.map((e) => [e.role, e.url]).sort(), [['RECEIVER', `${BASE}/ocpi/2.2.1/tokens`], ['SENDER', `${BASE}/ocpi/2.2.1/tokens`]]);
+      }));
+
   it('403 for credentials without a CPO role', () =>
     ingress.given(cpo(), emspSends, routed(), storedToken(EMSP, 'TOKEN1')).when(authorize('TOKEN1', { token: tokens.emsp })).then(expectOcpi(403, 2000), nothingForwarded));
 
