@@ -1,6 +1,7 @@
-// Real time (issue #5): hub-added latency of token authorization (the same simulated CPO called
-// directly and through the hub, at a steady rate, interleaved so both see the same machine), and the
-// command round trip (eMSP request -> CPO -> callback -> eMSP response_url).
+// Real time (issue #5, issue 13 item 3): hub-added latency of token authorization in both directions
+// (eMSP -> hub -> CPO against the same simulated CPO called directly; CPO -> hub -> eMSP against the
+// same simulated eMSP's tokens sender called directly), at a steady rate, the four interleaved so all
+// see the same machine, and the command round trip (eMSP request -> CPO -> callback -> eMSP response_url).
 // Run: npm run bench -- authorize [rate/s=200] [seconds=20] [commands=300]
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -34,38 +35,48 @@ for (const [cc, pid, role] of [['BE', 'BEC', 'CPO'], ['DE', 'EMA', 'EMSP']] as c
 }
 await overrideEndpoint(deps, { party: { countryCode: 'BE', partyId: 'BEC', role: 'CPO' }, module: 'tokens', url: `${cpoSim.baseUrl}/ocpi/2.2.1/tokens` });
 await overrideEndpoint(deps, { party: { countryCode: 'BE', partyId: 'BEC', role: 'CPO' }, module: 'commands', url: `${cpoSim.baseUrl}/ocpi/2.2.1/commands` });
+// The eMSP's tokens sender (where a CPO's authorization goes): an override applies to it as well.
+await overrideEndpoint(deps, { party: { countryCode: 'DE', partyId: 'EMA', role: 'EMSP' }, module: 'tokens', url: `${emspSim.baseUrl}/ocpi/2.2.1/tokens` });
 const dispatcher = await startNode(join(repoRoot, 'services', 'dispatcher', 'src', 'main.ts'), [], { ...env, LOG_LEVEL: 'info' }, /dispatcher running/);
 await setRoutingRule(deps, { emsp: { countryCode: 'DE', partyId: 'EMA' }, cpo: { countryCode: 'BE', partyId: 'BEC' }, enabled: true });
 const ingress = await startNode(join(repoRoot, 'services', 'ingress', 'src', 'main.ts'), [], { ...env, LOG_LEVEL: 'info' }, /ingress listening/);
 const hub = `http://127.0.0.1:${/"port":(\d+)/.exec(ingress.line)?.[1]}`;
 
 interface Target {
+  readonly method: 'PUT' | 'POST';
   readonly url: string;
   readonly auth: string;
   readonly extra: Record<string, string>;
 }
-const viaHub: Target = { url: `${hub}/ocpi/2.2.1/tokens/DE/EMA/TOKEN/authorize`, auth: authHeader(tokens['EMSP'] ?? ''), extra: { 'ocpi-to-country-code': 'BE', 'ocpi-to-party-id': 'BEC' } };
-const direct: Target = { url: `${cpoSim.baseUrl}/ocpi/2.2.1/tokens/DE/EMA/TOKEN/authorize`, auth: authHeader(cpoSim.token), extra: {} };
+const viaHub: Target = { method: 'PUT', url: `${hub}/ocpi/2.2.1/tokens/DE/EMA/TOKEN/authorize`, auth: authHeader(tokens['EMSP'] ?? ''), extra: { 'ocpi-to-country-code': 'BE', 'ocpi-to-party-id': 'BEC' } };
+const direct: Target = { method: 'PUT', url: `${cpoSim.baseUrl}/ocpi/2.2.1/tokens/DE/EMA/TOKEN/authorize`, auth: authHeader(cpoSim.token), extra: {} };
+// CPO-initiated (mod_tokens.asciidoc, Sender interface POST): the eMSP named by OCPI-to, as above.
+const cpoViaHub: Target = { method: 'POST', url: `${hub}/ocpi/2.2.1/tokens/TOKEN/authorize`, auth: authHeader(tokens['CPO'] ?? ''), extra: { 'ocpi-to-country-code': 'DE', 'ocpi-to-party-id': 'EMA' } };
+const cpoDirect: Target = { method: 'POST', url: `${emspSim.baseUrl}/ocpi/2.2.1/tokens/TOKEN/authorize`, auth: authHeader(emspSim.token), extra: {} };
 const timed = async (t: Target): Promise<number> => {
   const started = performance.now();
-  const res = await request(t.url, { method: 'PUT', headers: { authorization: t.auth, ...t.extra } });
+  const res = await request(t.url, { method: t.method, headers: { authorization: t.auth, ...t.extra } });
   const body = (await res.body.json()) as { data?: { allowed?: string } };
   if (body.data?.allowed !== 'ALLOWED') throw new Error(`unexpected answer ${JSON.stringify(body)}`);
   return performance.now() - started;
 };
 const hubTimes: number[] = [];
 const directTimes: number[] = [];
+const cpoHubTimes: number[] = [];
+const cpoDirectTimes: number[] = [];
 const commandTimes: number[] = [];
 try {
-  for (let i = 0; i < 200; i++) await Promise.all([timed(viaHub), timed(direct)]); // warm-up
+  for (let i = 0; i < 200; i++) await Promise.all([timed(viaHub), timed(direct), timed(cpoViaHub), timed(cpoDirect)]); // warm-up
+  const rotation: Array<[Target, number[]]> = [[viaHub, hubTimes], [direct, directTimes], [cpoViaHub, cpoHubTimes], [cpoDirect, cpoDirectTimes]];
   const deadline = Date.now() + seconds * 1000;
   const pending: Array<Promise<unknown>> = [];
   let n = 0;
   while (Date.now() < deadline) {
     const tick = Date.now();
     for (let k = 0; k < rate / 100; k++) {
-      // Alternate: half the requests go direct, half through the hub, at the combined rate.
-      pending.push(n++ % 2 === 0 ? timed(viaHub).then((ms) => hubTimes.push(ms)) : timed(direct).then((ms) => directTimes.push(ms)));
+      // Rotate: a quarter each to the CPO and the eMSP, directly and through the hub, at the combined rate.
+      const [target, times] = rotation[n++ % rotation.length] as [Target, number[]];
+      pending.push(timed(target).then((ms) => times.push(ms)));
     }
     const wait = 10 - (Date.now() - tick);
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
@@ -108,16 +119,25 @@ try {
   await stack.cleanup();
 }
 const line = (label: string, xs: number[]) => `${label}: ${xs.length} requests, p50 ${percentile(xs, 50).toFixed(2)} ms, p99 ${percentile(xs, 99).toFixed(2)} ms`;
-process.stdout.write(`${line('CPO called directly', directTimes)}\n${line('through the hub    ', hubTimes)}\n`);
+process.stdout.write(`eMSP -> CPO\n${line('CPO called directly', directTimes)}\n${line('through the hub    ', hubTimes)}\n`);
+process.stdout.write(`CPO -> eMSP\n${line('eMSP called directly', cpoDirectTimes)}\n${line('through the hub     ', cpoHubTimes)}\n`);
 process.stdout.write(`${line('command round trip (request -> CPO -> callback -> eMSP response_url), 10 concurrent', commandTimes)}, p95 ${percentile(commandTimes, 95).toFixed(1)} ms\n`);
-process.stdout.write(`hub-added latency: p50 ${(percentile(hubTimes, 50) - percentile(directTimes, 50)).toFixed(2)} ms, p99 ${(percentile(hubTimes, 99) - percentile(directTimes, 99)).toFixed(2)} ms (${rate} req/s in all for ${seconds} s, ${new Date().toISOString()})\n`);
+const added = (via: number[], without: number[], p: number) => percentile(via, p) - percentile(without, p);
+process.stdout.write(`hub-added latency, eMSP -> CPO: p50 ${added(hubTimes, directTimes, 50).toFixed(2)} ms, p99 ${added(hubTimes, directTimes, 99).toFixed(2)} ms (${rate} req/s in all for ${seconds} s, ${new Date().toISOString()})\n`);
+process.stdout.write(`hub-added latency, CPO -> eMSP: p50 ${added(cpoHubTimes, cpoDirectTimes, 50).toFixed(2)} ms, p99 ${added(cpoHubTimes, cpoDirectTimes, 99).toFixed(2)} ms\n`);
 printFigures({
   direct_p50_ms: percentile(directTimes, 50),
   direct_p99_ms: percentile(directTimes, 99),
   hub_p50_ms: percentile(hubTimes, 50),
   hub_p99_ms: percentile(hubTimes, 99),
-  hub_added_p50_ms: percentile(hubTimes, 50) - percentile(directTimes, 50),
-  hub_added_p99_ms: percentile(hubTimes, 99) - percentile(directTimes, 99),
+  hub_added_p50_ms: added(hubTimes, directTimes, 50),
+  hub_added_p99_ms: added(hubTimes, directTimes, 99),
+  cpo_initiated_direct_p50_ms: percentile(cpoDirectTimes, 50),
+  cpo_initiated_direct_p99_ms: percentile(cpoDirectTimes, 99),
+  cpo_initiated_hub_p50_ms: percentile(cpoHubTimes, 50),
+  cpo_initiated_hub_p99_ms: percentile(cpoHubTimes, 99),
+  cpo_initiated_hub_added_p50_ms: added(cpoHubTimes, cpoDirectTimes, 50),
+  cpo_initiated_hub_added_p99_ms: added(cpoHubTimes, cpoDirectTimes, 99),
   command_round_trip_p50_ms: percentile(commandTimes, 50),
   command_round_trip_p95_ms: percentile(commandTimes, 95),
   rate_req_per_s: rate,

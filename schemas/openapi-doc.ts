@@ -90,6 +90,7 @@ function operation(route: RouteSpec): Json {
   }));
   const parameters: Json[] = [...pathParams, param('X-Request-ID'), param('X-Correlation-ID')];
   if (route.paginated) parameters.push(param('offset'), param('limit'), param('date_from'), param('date_to'));
+  if (route.tokenType) parameters.push(param('type'));
   for (const h of route.requestHeaders ?? []) parameters.push(param(`${h}-country-code`), param(`${h}-party-id`));
   const body = bodySchema(route);
   const kinds = errorKinds(route);
@@ -154,6 +155,7 @@ export function buildOpenApi(): Json {
         limit: { name: 'limit', in: 'query', required: false, description: 'Default 100, at most 1,000 (X-Limit)', schema: { type: 'integer', minimum: 0 } },
         date_from: { name: 'date_from', in: 'query', required: false, description: 'Inclusive', schema: { type: 'string', format: 'date-time' } },
         date_to: { name: 'date_to', in: 'query', required: false, description: 'Exclusive', schema: { type: 'string', format: 'date-time' } },
+        type: { name: 'type', in: 'query', required: false, description: 'mod_tokens.asciidoc: the token\'s TokenType, RFID when omitted (a uid is unique per type only)', schema: { $ref: componentRef('ocpi/types.json', '/$defs/TokenType') } },
         'OCPI-from-country-code': partyHeader('from', 'country'),
         'OCPI-from-party-id': partyHeader('from', 'party'),
         'OCPI-to-country-code': partyHeader('to', 'country'),

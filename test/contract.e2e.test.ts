@@ -166,6 +166,15 @@ describe('contract: real answers and events match docs/openapi.json and docs/asy
     // Token authorization for a location no routed CPO has: 2003 (no CPO to ask).
     assert.equal((await send('PUT', '/ocpi/2.2.1/tokens/NL/TST/TOKEN1/authorize', { token: emsp.token, body: { location_id: 'NOPE' } })).body.status_code, 2003);
     assert.equal((await send('PUT', '/ocpi/2.2.1/tokens/FR/XXX/TOKEN1/authorize', { token: emsp.token, body: {} })).status, 403);
+    // CPO-initiated authorization (mod_tokens.asciidoc, Sender interface) to the eMSP's tokens sender
+    // (here an operator override): its answer; a token no routed eMSP pushed (404, 2004); no endpoint (4001).
+    const fromCpo = { 'OCPI-from-country-code': 'BE', 'OCPI-from-party-id': 'BEC' };
+    const toTst = { 'OCPI-to-country-code': 'NL', 'OCPI-to-party-id': 'TST' };
+    assert.equal((await send('POST', '/ocpi/2.2.1/tokens/TOKEN1/authorize', { token: cpo.token, headers: { ...fromCpo, ...toTst } })).body.status_code, 4001);
+    assert.equal((await hubctl(env, ['endpoint', 'set', '--country', 'NL', '--party', 'TST', '--role', 'EMSP', '--module', 'tokens', '--url', `${emsp.partner.baseUrl}/ocpi/2.2.1/tokens`])).code, 0);
+    const cpoAsked = await send('POST', '/ocpi/2.2.1/tokens/TOKEN1/authorize?type=RFID', { token: cpo.token, headers: { ...fromCpo, ...toTst }, body: { location_id: 'LOC1' } });
+    assert.equal((cpoAsked.body.data as Json | undefined)?.['allowed'], 'ALLOWED', cpoAsked.text);
+    assert.equal((await send('POST', '/ocpi/2.2.1/tokens/TOKEN1/authorize', { token: cpo.token, headers: fromCpo })).status, 404);
     // Commands: an unsupported command (2001); one for an unknown location (REJECTED, 1000).
     const headers = { 'OCPI-from-country-code': 'NL', 'OCPI-from-party-id': 'TST' };
     assert.equal((await send('POST', '/ocpi/2.2.1/commands/SELF_DESTRUCT', { token: emsp.token, body: {}, headers })).body.status_code, 2001);

@@ -99,6 +99,7 @@ describe('fuzz: the partner API under hostile input', () => {
       { name: 'POST CDR', method: 'POST', segments: [...v, 'cdrs'], caller: 'cpo', body: cdr },
       { name: 'GET CDR', method: 'GET', segments: [...v, 'cdrs', 'BE', 'BEC', '12345'], caller: 'cpo' },
       { name: 'PUT authorize', method: 'PUT', segments: [...v, 'tokens', 'NL', 'EMS', 'TOK1', 'authorize'], caller: 'emsp', body: () => ({ location_id: 'LOC1' }) },
+      { name: 'POST authorize (CPO)', method: 'POST', segments: [...v, 'tokens', 'TOK1', 'authorize'], caller: 'cpo', body: () => ({ location_id: 'LOC1' }) },
       { name: 'POST command', method: 'POST', segments: [...v, 'commands', 'START_SESSION'], caller: 'emsp', body: () => ({ response_url: `${emsp.partner.baseUrl}/cb`, token: emspToken, location_id: 'LOC1' }) },
       { name: 'POST command callback', method: 'POST', segments: [...v, 'commands', 'callback', '00000000-0000-4000-8000-000000000000'], caller: 'none', body: () => ({ result: 'ACCEPTED' }) },
     ];

@@ -28,6 +28,13 @@ export interface RoutingDirectory {
     cpo: PartyRef,
     /** A URL given with the request (a command's response_url) instead of a registered endpoint. */
     fixedUrl?: string,
+    /**
+     * The interface of the called party's registered endpoint (version_information_endpoint.asciidoc,
+     * InterfaceRole): RECEIVER unless said. A CPO's real-time authorization calls the eMSP's tokens
+     * SENDER interface (mod_tokens.asciidoc, Sender interface, POST). An operator override is per
+     * party and module, so it applies to either.
+     */
+    interfaceRole?: 'RECEIVER' | 'SENDER',
   ): Promise<RoutingTarget>;
   /**
    * Where and with which token to deliver, resolved at delivery time from the registry; the recipient

@@ -57,6 +57,11 @@ export interface ReadModelStore {
   findVisible(model: ReadModel, platformId: string, path: ObjectPath): Promise<Json | undefined>;
   /** CPOs that own a location with this id and have an active route (ACTIVE_ROUTES) to the eMSP party. */
   locationOwners(locationId: string, emsp: { countryCode: string; partyId: string }): Promise<Array<{ countryCode: string; partyId: string }>>;
+  /**
+   * eMSPs that own a token with this object id ("uid|TYPE", @hub/modules tokenObjectId) and have an
+   * active route (ACTIVE_ROUTES) to the CPO: where a CPO's real-time authorization goes.
+   */
+  tokenOwners(tokenId: string, cpo: { countryCode: string; partyId: string }): Promise<Array<{ countryCode: string; partyId: string }>>;
   /** Whether the object at the path exists at all (for PATCH and child PUT pre-checks). */
   exists(model: ReadModel, path: ObjectPath): Promise<boolean>;
   /** Starts a rebuild: a new, empty generation next to the active one. */
@@ -133,6 +138,19 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
                                    and a.emsp_country_code = $2 and a.emsp_party_id = $3
           where l.generation = (select active from read_model_generations where model = 'locations') and l.id = $1`,
         [locationId.toUpperCase(), emsp.countryCode, emsp.partyId],
+      );
+      return rows.map((r) => ({ countryCode: r.country_code, partyId: r.party_id }));
+    },
+
+    async tokenOwners(tokenId, cpo) {
+      // The CPO's routed eMSPs first (routing_rules_cpo), then each one's token by primary key.
+      const { rows } = await pool.query<{ country_code: string; party_id: string }>(
+        `select t.country_code, t.party_id from (${ACTIVE_ROUTES}) a
+          join tokens t on t.country_code = a.emsp_country_code and t.party_id = a.emsp_party_id
+                       and t.generation = (select active from read_model_generations where model = 'tokens') and t.id = $1
+          where a.cpo_country_code = $2 and a.cpo_party_id = $3
+          order by t.country_code, t.party_id`,
+        [tokenId.toUpperCase(), cpo.countryCode, cpo.partyId],
       );
       return rows.map((r) => ({ countryCode: r.country_code, partyId: r.party_id }));
     },

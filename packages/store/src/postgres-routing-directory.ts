@@ -27,7 +27,7 @@ export function postgresRoutingDirectory(pool: Pool): RoutingDirectory {
       return directory.receiverTarget(recipientRole, deliveryRuleOf(kind).receiverModule, emsp, cpo, targetUrl);
     },
 
-    async receiverTarget(receiverRole, module, emsp, cpo, fixedUrl) {
+    async receiverTarget(receiverRole, module, emsp, cpo, fixedUrl, interfaceRole = 'RECEIVER') {
       const receiver = receiverRole === 'EMSP' ? emsp : cpo;
       const { rows } = await pool.query<{
         party: boolean;
@@ -46,11 +46,11 @@ export function postgresRoutingDirectory(pool: Pool): RoutingDirectory {
                           and ((s.role = 'CPO' and s.country_code = $3 and s.party_id = $4) or (s.role = 'EMSP' and s.country_code = $1 and s.party_id = $2))) as side_suspended,
                 pl.registered_at is not null as registered, pl.partner_token_sealed as sealed,
                 (select url from endpoint_overrides o where o.country_code = $6 and o.party_id = $7 and o.role = $8 and o.module = $5) as override_url,
-                (select url from partner_endpoints e where e.platform_id = p.platform_id and e.identifier = $5 and e.role = 'RECEIVER') as endpoint_url
+                (select url from partner_endpoints e where e.platform_id = p.platform_id and e.identifier = $5 and e.role = $9) as endpoint_url
            from (select 1) one
            left join parties p on p.country_code = $6 and p.party_id = $7 and p.role = $8
            left join platforms pl on pl.id = p.platform_id`,
-        [emsp.countryCode, emsp.partyId, cpo.countryCode, cpo.partyId, module, receiver.countryCode, receiver.partyId, receiverRole],
+        [emsp.countryCode, emsp.partyId, cpo.countryCode, cpo.partyId, module, receiver.countryCode, receiver.partyId, receiverRole, interfaceRole],
       );
       const r = rows[0];
       const who = `${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'} ${receiver.countryCode}/${receiver.partyId}`;
@@ -62,7 +62,7 @@ export function postgresRoutingDirectory(pool: Pool): RoutingDirectory {
       if (!r.rule && r.side_suspended) return { ok: false, reason: `routing ${emsp.countryCode}/${emsp.partyId} <- ${cpo.countryCode}/${cpo.partyId} paused: a party of it is suspended` };
       if (!r.rule) return { ok: false, reason: `no active routing rule ${emsp.countryCode}/${emsp.partyId} <- ${cpo.countryCode}/${cpo.partyId}` };
       const url = fixedUrl ?? r.override_url ?? r.endpoint_url;
-      if (!url) return { ok: false, reason: `no ${module} receiver URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}` };
+      if (!url) return { ok: false, reason: `no ${module} ${interfaceRole.toLowerCase()} URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}` };
       if (!r.registered || !r.sealed) return { ok: false, reason: `${who} has no credentials registered` };
       return { ok: true, url, partnerTokenSealed: r.sealed };
     },

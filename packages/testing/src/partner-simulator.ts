@@ -27,7 +27,10 @@ export interface PartnerSimulator {
   versions: string[];
   /** Extra behaviour per path (e.g. a receiver); return true when handled. */
   handlers: Map<string, (req: express.Request, res: express.Response) => void>;
-  /** What the CPO's token authorization receiver answers: an AllowedType, or a failure mode. */
+  /**
+   * What the CPO's token authorization receiver answers, and the eMSP's tokens sender (POST
+   * {uid}/authorize): an AllowedType, or a failure mode.
+   */
   authorizeAnswer: 'ALLOWED' | 'BLOCKED' | 'NOT_ALLOWED' | 'hang' | 'garbage' | 'unknown-token';
   /** What the eMSP receiver endpoints (sessions PUT, CDRs POST) answer. */
   receiverMode: 'ok' | 'fail' | 'hang' | 'reject';
@@ -121,6 +124,24 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
     }
     const token = { country_code: req.params.cc, party_id: req.params.pid, uid: req.params.uid, type: 'RFID', contract_id: 'X', issuer: 'sim', valid: true, whitelist: 'ALLOWED', last_updated: '2020-01-01T00:00:00Z' };
     res.json(ok({ allowed: answer, token, ...(req.body && (req.body as { location_id?: string }).location_id ? { location: req.body as object } : {}) }));
+  });
+  // eMSP tokens sender interface: real-time authorization asked by a CPO (mod_tokens.asciidoc, POST;
+  // an unknown token is HTTP 404 with 2004).
+  app.post('/ocpi/2.2.1/tokens/:uid/authorize', (req, res) => {
+    const answer = sim.authorizeAnswer;
+    if (answer === 'hang') return;
+    if (answer === 'garbage') {
+      res.status(200).type('text/plain').send('<html>oops</html>');
+      return;
+    }
+    if (answer === 'unknown-token') {
+      res.status(404).json({ status_code: 2004, status_message: 'Unknown Token', timestamp: new Date().toISOString() });
+      return;
+    }
+    const type = typeof req.query['type'] === 'string' ? req.query['type'] : 'RFID';
+    // The eMSP is the party the hub addressed (OCPI-to).
+    const token = { country_code: String(req.headers['ocpi-to-country-code']), party_id: String(req.headers['ocpi-to-party-id']), uid: req.params.uid, type, contract_id: 'X', issuer: 'sim', valid: true, whitelist: 'NEVER', last_updated: '2020-01-01T00:00:00Z' };
+    res.json(ok({ allowed: answer, token, authorization_reference: `sim-${req.params.uid}`, ...(req.body && (req.body as { location_id?: string }).location_id ? { location: req.body as object } : {}) }));
   });
   app.post('/ocpi/2.2.1/cdrs', receiver('cdr'));
   // CPO tokens receiver (mod_tokens.asciidoc, Receiver interface PUT): tokens the hub delivers.

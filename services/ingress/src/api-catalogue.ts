@@ -28,6 +28,8 @@ export interface RouteSpec {
   /** offset/limit/date_from/date_to and X-Total-Count, X-Limit, Link (transport_and_format.asciidoc, Pagination). */
   readonly paginated?: boolean;
   readonly requestHeaders?: readonly RouteHeader[];
+  /** ?type= (mod_tokens.asciidoc, TokenType; RFID when omitted). */
+  readonly tokenType?: boolean;
   /** Response headers on success beyond the ones every answer carries. */
   readonly responseHeaders?: readonly 'Location'[];
   /** Error kinds (packages/ocpi/src/errors.ts) the handler itself answers with; authentication, body parsing and INTERNAL/UNAVAILABLE are added by the generator. */
@@ -89,6 +91,11 @@ export const API_CATALOGUE: readonly RouteSpec[] = [
     method: 'put', path: `${V}/tokens/{country_code}/{party_id}/{token_uid}/authorize`, module: 'tokens', summary: 'eMSP real-time authorization, forwarded to the CPO', auth: 'hub-token',
     body: { schemas: ['ocpi/location_references.json'], optional: true }, data: { schema: 'ocpi/authorization_info.json' }, requestHeaders: ['OCPI-to'],
     errors: ['INVALID_PARAMETERS', 'FOREIGN_PARTY', 'RATE_LIMITED', 'NOT_ENOUGH_INFORMATION', 'UNKNOWN_LOCATION_PUSH', 'UNKNOWN_RECEIVER', 'FORWARD_TIMEOUT', 'RECEIVER_NOT_CONNECTED', 'FORWARD_FAILED'],
+  },
+  {
+    method: 'post', path: `${V}/tokens/{token_uid}/authorize`, module: 'tokens', summary: "CPO real-time authorization, forwarded to the token's eMSP (OCPI-to, else the eMSP that pushed the token)", auth: 'hub-token',
+    body: { schemas: ['ocpi/location_references.json'], optional: true }, data: { schema: 'ocpi/authorization_info.json' }, requestHeaders: ['OCPI-from', 'OCPI-to'], tokenType: true,
+    errors: ['INVALID_PARAMETERS', 'FOREIGN_PARTY', 'RATE_LIMITED', 'NOT_ENOUGH_INFORMATION', 'UNKNOWN_TOKEN_AUTHORIZE', 'UNKNOWN_RECEIVER', 'FORWARD_TIMEOUT', 'RECEIVER_NOT_CONNECTED', 'FORWARD_FAILED'],
   },
   {
     method: 'post', path: `${V}/commands/{command}`, module: 'commands', summary: 'eMSP command, forwarded to the CPO', auth: 'hub-token',

@@ -60,8 +60,9 @@ export const MODULES: readonly ModuleEndpoint[] = [
   // whose structure "is open to the Sender to define" (mod_commands.asciidoc, Sender Interface).
   { identifier: 'commands', roles: ['RECEIVER'], path: 'commands' },
   // eMSPs push their tokens to the hub and ask it for real-time authorization (it receives:
-  // interface document, Token authorization; mod_tokens.asciidoc, Receiver Interface), CPOs pull the
-  // tokens of routed eMSPs from it (it sends: mod_tokens.asciidoc, Sender Interface).
+  // interface document, Token authorization; mod_tokens.asciidoc, Receiver Interface); CPOs pull the
+  // tokens of routed eMSPs from it and ask it for real-time authorization (it sends:
+  // mod_tokens.asciidoc, Sender Interface, GET and POST authorize).
   { identifier: 'tokens', roles: ['SENDER', 'RECEIVER'], path: 'tokens' },
   // CPOs push sessions and CDRs to the hub; the hub delivers them to eMSPs (not pulled from it).
   { identifier: 'sessions', roles: ['RECEIVER'], path: 'sessions' },

@@ -113,7 +113,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       realtime,
       cipher: aesGcmTokenCipher(config.secretKey),
       perMinute: config.authorizationsPerMinute,
-      outcomes: new Counter({ name: 'hub_authorizations_total', help: 'Real-time token authorizations by outcome', labelNames: ['outcome'], registers: [registry] }),
+      outcomes: new Counter({ name: 'hub_authorizations_total', help: 'Real-time token authorizations by outcome (direction cpo_to_emsp for CPO-initiated ones)', labelNames: ['outcome', 'direction'], registers: [registry] }),
     },
     onRegistryChange: () => {
       callers.invalidate();

@@ -3,14 +3,14 @@ import { creationTime, type BatchOutcome, type ProjectedRecord, type ReadModel, 
 import type { InMemoryRegistryView } from './in-memory-registry-store.ts';
 
 // The read side of the ReadModelStore port (@hub/store, postgres-read-model-store.ts) in memory:
-// what the ingress asks (lists and details visible to a platform, location owners, existence,
+// what the ingress asks (lists and details visible to a platform, location and token owners, existence,
 // positions), fed by applyBatch with the projector's own apply functions (@hub/modules). Rebuilds,
 // redrives and quarantine stay with Postgres. Each model evolves and answers by its projection rule in
 // the module table (@hub/modules, modules.ts), as in Postgres. read-model-contract.ts runs the same rules on both.
 
 type Json = Record<string, unknown>;
 
-export type ReadModelQueries = Pick<ReadModelStore, 'applyBatch' | 'positions' | 'listVisible' | 'findVisible' | 'locationOwners' | 'exists'>;
+export type ReadModelQueries = Pick<ReadModelStore, 'applyBatch' | 'positions' | 'listVisible' | 'findVisible' | 'locationOwners' | 'tokenOwners' | 'exists'>;
 
 interface Row {
   readonly countryCode: string;
@@ -95,6 +95,13 @@ export function inMemoryReadModelStore(registry: InMemoryRegistryView): ReadMode
       return [...rows.locations.values()]
         .filter((r) => r.id === locationId.toUpperCase() && routed.some((a) => a.cpo.countryCode === r.countryCode && a.cpo.partyId === r.partyId))
         .map((r) => ({ countryCode: r.countryCode, partyId: r.partyId }));
+    },
+    async tokenOwners(tokenId, cpo) {
+      const routed = registry.activeRoutes().filter((r) => r.cpo.countryCode === cpo.countryCode && r.cpo.partyId === cpo.partyId);
+      return [...rows.tokens.values()]
+        .filter((r) => r.id === tokenId.toUpperCase() && routed.some((a) => a.emsp.countryCode === r.countryCode && a.emsp.partyId === r.partyId))
+        .map((r) => ({ countryCode: r.countryCode, partyId: r.partyId }))
+        .sort((a, b) => a.countryCode.localeCompare(b.countryCode) || a.partyId.localeCompare(b.partyId));
     },
     async exists(model, path) {
       const row = rows[model].get(keyOf(path));

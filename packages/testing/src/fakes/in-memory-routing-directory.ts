@@ -10,7 +10,7 @@ export function inMemoryRoutingDirectory(registry: InMemoryRegistryView): Routin
     deliveryTarget(kind, emsp, cpo, targetUrl, recipientRole = 'EMSP') {
       return directory.receiverTarget(recipientRole, deliveryRuleOf(kind).receiverModule, emsp, cpo, targetUrl);
     },
-    async receiverTarget(receiverRole, module, emsp, cpo, fixedUrl) {
+    async receiverTarget(receiverRole, module, emsp, cpo, fixedUrl, interfaceRole = 'RECEIVER') {
       const receiver = { ...(receiverRole === 'EMSP' ? emsp : cpo), role: receiverRole };
       const who = `${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'} ${receiver.countryCode}/${receiver.partyId}`;
       const party = registry.party(receiver);
@@ -22,9 +22,9 @@ export function inMemoryRoutingDirectory(registry: InMemoryRegistryView): Routin
       if (!active && sideSuspended) return { ok: false, reason: `routing ${pair} paused: a party of it is suspended` };
       if (!active) return { ok: false, reason: `no active routing rule ${pair}` };
       const platform = registry.platform(party.platformId);
-      const endpoint = platform?.endpoints.find((e) => e.identifier === module && e.role === 'RECEIVER')?.url;
+      const endpoint = platform?.endpoints.find((e) => e.identifier === module && e.role === interfaceRole)?.url;
       const url = fixedUrl ?? registry.override(receiver, module) ?? endpoint;
-      if (!url) return { ok: false, reason: `no ${module} receiver URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}` };
+      if (!url) return { ok: false, reason: `no ${module} ${interfaceRole.toLowerCase()} URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}` };
       if (!platform?.registered || !platform.partnerTokenSealed) return { ok: false, reason: `${who} has no credentials registered` };
       return { ok: true, url, partnerTokenSealed: platform.partnerTokenSealed };
     },

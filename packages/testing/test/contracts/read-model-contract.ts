@@ -81,6 +81,27 @@ export function readModelContract(ports: Ports): void {
       assert.deepEqual(await ports().readModels.locationOwners('c', emsp), [{ countryCode: cpo.countryCode, partyId: cpo.partyId }]);
     });
 
+    it('tokenOwners: the eMSPs routed to the CPO that hold the token uid of that type', async () => {
+      const { cpo, emsp } = await given();
+      const other: PartyRole = { countryCode: 'FR', partyId: freshParty('E'), role: 'EMSP' };
+      await registerPlatform(ports().registry, { parties: [other] });
+      const tokenPut = (owner: PartyRole, uid: string, type: string, offset: number): ProjectedRecord => {
+        const data = { country_code: owner.countryCode, party_id: owner.partyId, uid, type, contract_id: 'C1', issuer: 'x', valid: true, whitelist: 'ALLOWED', last_updated: '2026-01-01T00:00:00Z' };
+        return { offset: String(offset), type: tokenEventTypes.tokenPut, subject: pathSubject({ countryCode: owner.countryCode, partyId: owner.partyId, id: tokenObjectId(uid, type) }), data, time: '2026-01-01T00:00:00Z' };
+      };
+      await ports().readModels.applyBatch('tokens', nextPartition(), [tokenPut(emsp, 'tok-1', 'RFID', 0), tokenPut(other, 'TOK-1', 'RFID', 1), tokenPut(emsp, 'APP-1', 'APP_USER', 2)]);
+      const owners = (uid: string, type?: string) => ports().readModels.tokenOwners(tokenObjectId(uid, type), cpo);
+      assert.deepEqual(await owners('TOK-1'), [], 'no routed eMSP');
+      await ports().registry.setRoutingRule(emsp, cpo, true, []);
+      assert.deepEqual(await owners('Tok-1'), [{ countryCode: emsp.countryCode, partyId: emsp.partyId }], 'uid case-insensitive, type RFID by default');
+      await ports().registry.setRoutingRule(other, cpo, true, []);
+      assert.deepEqual(await owners('TOK-1', 'RFID'), [{ countryCode: emsp.countryCode, partyId: emsp.partyId }, { countryCode: other.countryCode, partyId: other.partyId }]);
+      assert.deepEqual(await owners('APP-1'), [], 'a uid is unique per type only');
+      assert.deepEqual(await owners('APP-1', 'app_user'), [{ countryCode: emsp.countryCode, partyId: emsp.partyId }]);
+      await ports().registry.setRoutingRule(other, cpo, false, []);
+      assert.deepEqual(await owners('TOK-1'), [{ countryCode: emsp.countryCode, partyId: emsp.partyId }], 'a disabled rule hides the eMSP');
+    });
+
     it('a PATCH of an unknown location is rejected; a tariff DELETE removes it', async () => {
       const { cpo, owner } = await given();
       const p = nextPartition();

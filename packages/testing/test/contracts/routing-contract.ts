@@ -13,7 +13,7 @@ export function routingContract(ports: Ports): void {
       const cpo: PartyRole = { countryCode: 'NL', partyId: freshParty('C'), role: 'CPO' };
       const emsp: PartyRole = { countryCode: 'DE', partyId: freshParty('E'), role: 'EMSP' };
       await registerPlatform(ports().registry, { parties: [cpo], registered: options.cpoRegistered ?? true, endpoints: [{ identifier: 'tokens', role: 'RECEIVER', url: 'https://cpo.example/tokens' }] });
-      await registerPlatform(ports().registry, { parties: [emsp], endpoints: [{ identifier: 'sessions', role: 'RECEIVER', url: 'https://emsp.example/sessions' }, { identifier: 'sessions', role: 'SENDER', url: 'https://emsp.example/sender' }] });
+      await registerPlatform(ports().registry, { parties: [emsp], endpoints: [{ identifier: 'sessions', role: 'RECEIVER', url: 'https://emsp.example/sessions' }, { identifier: 'sessions', role: 'SENDER', url: 'https://emsp.example/sender' }, { identifier: 'tokens', role: 'SENDER', url: 'https://emsp.example/tokens' }] });
       if (options.rule ?? true) await ports().registry.setRoutingRule(emsp, cpo, true, []);
       return { cpo, emsp };
     };
@@ -25,6 +25,20 @@ export function routingContract(ports: Ports): void {
       const delivery = await ports().routing.deliveryTarget('session', emsp, cpo);
       assert.equal(delivery.ok && delivery.url, 'https://emsp.example/sessions');
       assert.ok(delivery.ok && delivery.partnerTokenSealed.length > 0);
+    });
+
+    it("a SENDER interface when asked (a CPO's real-time authorization calls the eMSP's tokens sender), never a RECEIVER one in its place", async () => {
+      const { cpo, emsp } = await pair();
+      const sender = await ports().routing.receiverTarget('EMSP', 'tokens', emsp, cpo, undefined, 'SENDER');
+      assert.equal(sender.ok && sender.url, 'https://emsp.example/tokens');
+      assert.ok(sender.ok && sender.partnerTokenSealed.length > 0);
+      const receiver = await ports().routing.receiverTarget('EMSP', 'tokens', emsp, cpo);
+      assert.equal(receiver.ok ? receiver.url : receiver.reason, 'no tokens receiver URL for the eMSP');
+      const noSender = await ports().routing.receiverTarget('CPO', 'tokens', emsp, cpo, undefined, 'SENDER');
+      assert.equal(noSender.ok ? noSender.url : noSender.reason, 'no tokens sender URL for the CPO');
+      await ports().registry.overrideEndpoint(emsp, 'tokens', 'https://override.example/emsp-tokens', []);
+      const overridden = await ports().routing.receiverTarget('EMSP', 'tokens', emsp, cpo, undefined, 'SENDER');
+      assert.equal(overridden.ok && overridden.url, 'https://override.example/emsp-tokens');
     });
 
     it('an operator override, then a URL given with the request, win over the registered endpoint', async () => {

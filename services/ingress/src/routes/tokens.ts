@@ -1,44 +1,64 @@
 import { Router, type Request, type Response } from 'express';
-import { HubError, isSuccessCode, partyKey, sameParty, type PartyRef } from '@hub/ocpi';
+import { HubError, isSuccessCode, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
+import { tokenObjectId } from '@hub/modules';
 import type { OcpiPartnerClient } from '@hub/partners';
 import { cachedLookup, PartnerCallError, type RoutingDirectory, type RoutingTarget, type TokenCipher } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
 import type { RateLimiter } from '@hub/store';
 import type { Counter } from '@hub/observability';
-import { handle, send } from '../http.ts';
+import { handle, namedSender, send } from '../http.ts';
 import { refuseOtherMethods } from '../method-not-allowed.ts';
 import { objectPath, refuseEmptySegments, validateBody } from '../ocpi-objects.ts';
 import type { LocationReferences } from '@hub/schemas/generated/ocpi/location_references';
-import { success } from '@hub/ocpi';
 import type { ReadModelReads } from '../ports.ts';
 
-// Real-time token authorization (interface document, Token authorization, Errors, Limits): the eMSP
-// asks the hub, the hub forwards at once to the CPO that owns the location and returns the CPO's
-// answer unchanged. A CPO that cannot be reached, times out or answers garbage yields UNKNOWN.
+// Real-time token authorization, both ways, forwarded at once and answered with the other side's
+// answer unchanged. A side that cannot be reached, times out or answers garbage yields UNKNOWN.
+// - eMSP -> CPO (interface document, Token authorization, Errors, Limits): PUT {cc}/{pid}/{uid}/authorize
+//   to the CPO that owns the location.
+// - CPO -> eMSP (mod_tokens.asciidoc, Sender interface, Real-time authorization): POST {uid}/authorize
+//   [?type=] to the eMSP that issued the token, at its tokens SENDER endpoint.
 
 export interface TokensDeps {
   readonly realtime: OcpiPartnerClient;
   readonly cipher: TokenCipher;
   readonly targets: RoutingDirectory;
-  readonly readModels: Pick<ReadModelReads, 'locationOwners'>;
+  readonly readModels: Pick<ReadModelReads, 'locationOwners' | 'tokenOwners'>;
   readonly rateLimiter: RateLimiter;
   readonly validator: SchemaValidator;
+  /** Per party and minute, for either direction (each has its own bucket). */
   readonly perMinute: number;
-  readonly outcomes: Counter<'outcome'>;
+  /** hub_authorizations_total: eMSP-initiated series carry no direction (their names predate it). */
+  readonly outcomes: Counter<'outcome' | 'direction'>;
 }
 
 const ALLOWED = new Set(['ALLOWED', 'BLOCKED', 'EXPIRED', 'NO_CREDIT', 'NOT_ALLOWED', 'UNKNOWN']);
+/** mod_tokens.asciidoc, TokenType enum. */
+const TOKEN_TYPES = new Set(['AD_HOC_USER', 'APP_USER', 'OTHER', 'RFID']);
+const PRINTABLE_UID = /^[\x21-\x7e]{1,36}$/;
 
 function header(req: Request, name: string): string | undefined {
   const v = req.headers[name];
   return typeof v === 'string' && v.trim() ? v.trim().toUpperCase() : undefined;
 }
 
-/** The CPO: OCPI-to headers when present (transport_and_format.asciidoc, routing headers), else the location's owner. */
-async function targetCpo(deps: TokensDeps, req: Request, emsp: PartyRef, body: LocationReferences | undefined): Promise<PartyRef> {
+/** The party named by the OCPI-to headers (transport_and_format.asciidoc, routing headers), if any. */
+function namedReceiver(req: Request): PartyRef | undefined {
   const toCc = header(req, 'ocpi-to-country-code');
   const toPid = header(req, 'ocpi-to-party-id');
-  if (toCc && toPid) return { countryCode: toCc, partyId: toPid };
+  return toCc && toPid ? { countryCode: toCc, partyId: toPid } : undefined;
+}
+
+/** The optional LocationReferences body (mod_tokens.asciidoc, Request Body); an empty body is none. */
+function locationReferences(deps: TokensDeps, req: Request): LocationReferences | undefined {
+  const hasBody = req.body !== undefined && !(typeof req.body === 'object' && req.body !== null && Object.keys(req.body as object).length === 0);
+  return hasBody ? validateBody(deps.validator, 'ocpi/location_references.json', req.body) : undefined;
+}
+
+/** The CPO: OCPI-to headers when present, else the location's owner. */
+async function targetCpo(deps: TokensDeps, req: Request, emsp: PartyRef, body: LocationReferences | undefined): Promise<PartyRef> {
+  const named = namedReceiver(req);
+  if (named) return named;
   const locationId = body?.location_id;
   if (!locationId) throw new HubError('NOT_ENOUGH_INFORMATION', { detail: 'name the CPO in the OCPI-to-country-code/OCPI-to-party-id headers or give a location_id' });
   const owners = await deps.readModels.locationOwners(locationId, emsp);
@@ -47,18 +67,111 @@ async function targetCpo(deps: TokensDeps, req: Request, emsp: PartyRef, body: L
   return owners[0] as PartyRef;
 }
 
+/**
+ * The eMSP: OCPI-to headers when present (an eMSP that does not push its tokens is reached so), else
+ * the routed eMSP whose pushed token this is (tokens read model).
+ */
+async function targetEmsp(deps: TokensDeps, req: Request, cpo: PartyRef, uid: string, type: string | undefined): Promise<PartyRef> {
+  const named = namedReceiver(req);
+  if (named) return named;
+  const owners = await deps.readModels.tokenOwners(tokenObjectId(uid, type), cpo);
+  // mod_tokens.asciidoc, POST Response Data: an unknown token is 2004 without data.
+  if (owners.length === 0) throw new HubError('UNKNOWN_TOKEN_AUTHORIZE', { detail: `no eMSP routed to ${partyKey(cpo)} has pushed token ${uid} (${type ?? 'RFID'}); name the eMSP in the OCPI-to headers` });
+  if (owners.length > 1) throw new HubError('NOT_ENOUGH_INFORMATION', { detail: `several eMSPs have token ${uid}: name one in the OCPI-to headers` });
+  return owners[0] as PartyRef;
+}
+
+/** The calling CPO: a non-suspended CPO party of the credentials, chosen by OCPI-from when there are several. */
+function actingCpo(req: Request): PartyRef {
+  const cpos = req.caller.parties.filter((p) => p.role === 'CPO' && !p.suspended);
+  const sender = namedSender(req);
+  const cpo = sender ? cpos.find((p) => sameParty(p, sender)) : cpos.length === 1 ? cpos[0] : undefined;
+  if (!cpo) throw new HubError('FOREIGN_PARTY', { detail: 'real-time authorizations are asked by a CPO role of these credentials (name it in the OCPI-from headers when there are several)' });
+  return { countryCode: cpo.countryCode, partyId: cpo.partyId };
+}
+
+interface Forward {
+  readonly method: 'PUT' | 'POST';
+  readonly url: string;
+  readonly target: Extract<RoutingTarget, { ok: true }>;
+  readonly body: LocationReferences | undefined;
+  readonly from: PartyRef;
+  readonly to: PartyRef;
+  /** Who answers: named in logs and in the outcome of its OCPI errors (cpo_error, emsp_error). */
+  readonly called: 'CPO' | 'eMSP';
+  readonly labels: { direction?: string };
+}
+
+/** The forward and its answer, the same rules both ways (interface document, Errors). */
+async function forwardAuthorization(deps: TokensDeps, req: Request, res: Response, f: Forward): Promise<void> {
+  const unknown = { allowed: 'UNKNOWN' };
+  const count = (outcome: string) => deps.outcomes.inc({ outcome, ...f.labels });
+  try {
+    const answer = await deps.realtime.call(f.method, f.url, deps.cipher.open(f.target.partnerTokenSealed), { requestId: req.ctx.requestId, correlationId: req.ctx.correlationId }, f.body, {
+      'ocpi-from-country-code': f.from.countryCode,
+      'ocpi-from-party-id': f.from.partyId,
+      'ocpi-to-country-code': f.to.countryCode,
+      'ocpi-to-party-id': f.to.partyId,
+    });
+    // The AuthorizationInfo, passed on unchanged once its `allowed` is one OCPI knows.
+    const data = answer.envelope.data as { allowed?: unknown } | undefined;
+    const statusCode = answer.envelope.status_code;
+    if (answer.httpStatus >= 200 && answer.httpStatus < 300 && isSuccessCode(statusCode) && typeof data?.allowed === 'string' && ALLOWED.has(data.allowed)) {
+      count(data.allowed.toLowerCase());
+      send(res, 200, success(data));
+      return;
+    }
+    // mod_tokens.asciidoc, POST Method: an eMSP that does not know the token answers HTTP 404 (2004);
+    // the CPO gets 2004 without data, as the eMSP said.
+    if (f.called === 'eMSP' && (answer.httpStatus === 404 || statusCode === 2004)) {
+      count('unknown_token');
+      throw new HubError('UNKNOWN_TOKEN_AUTHORIZE', { detail: `${partyKey(f.to)} does not know the token` });
+    }
+    if (typeof statusCode === 'number' && statusCode >= 2000 && statusCode < 4000) {
+      // status_codes.asciidoc, 4xxx: the hub forwards the receiving party's error to the client.
+      count(`${f.called.toLowerCase()}_error`);
+      const message = typeof answer.envelope.status_message === 'string' ? answer.envelope.status_message : `error from the ${f.called}`;
+      send(res, 200, { status_code: statusCode, status_message: message, timestamp: new Date().toISOString(), data: unknown });
+      return;
+    }
+    throw new PartnerCallError('UNEXPECTED_BODY', f.url, `HTTP ${answer.httpStatus}, status_code ${String(statusCode)}`);
+  } catch (e) {
+    if (!(e instanceof PartnerCallError)) throw e;
+    const kind = e.reason === 'TIMEOUT' ? 'FORWARD_TIMEOUT' : e.reason === 'NETWORK' || e.reason === 'URL_NOT_ALLOWED' ? 'RECEIVER_NOT_CONNECTED' : 'FORWARD_FAILED';
+    count(kind.toLowerCase());
+    req.ctx.log.warn(`token authorization not answered by the ${f.called}: UNKNOWN`, { [f.called.toLowerCase()]: partyKey(f.to), reason: e.reason, error: e.message });
+    throw new HubError(kind, { detail: `${partyKey(f.to)}: ${e.message}`, data: unknown });
+  }
+}
+
+/** Answers 429 once the party spent its minute (interface document, Limits: per party). */
+function requireBudget(deps: TokensDeps, decision: { allowed: boolean; retryAfterSeconds: number }): void {
+  if (!decision.allowed) {
+    throw new HubError('RATE_LIMITED', { detail: `at most ${deps.perMinute} authorizations per minute`, headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+  }
+}
+
+function refuseUnusable(deps: TokensDeps, target: RoutingTarget, labels: { direction?: string }): asserts target is Extract<RoutingTarget, { ok: true }> {
+  if (target.ok) return;
+  deps.outcomes.inc({ outcome: 'no_receiver', ...labels });
+  throw new HubError('UNKNOWN_RECEIVER', { detail: target.reason });
+}
+
 export function tokensRouter(deps: TokensDeps): Router {
   const router = Router();
-  router.use(refuseEmptySegments(['country_code', 'party_id', 'token_uid']));
-  // A usable CPO endpoint is kept for 2 s (a driver is waiting; the same pairs repeat). A failed
-  // lookup is never kept, so a fixed routing rule or URL applies at once; a disabled one within 2 s.
+  router.use((req, res, next) => refuseEmptySegments(req.path.split('/').length === 3 ? ['token_uid'] : ['country_code', 'party_id', 'token_uid'])(req, res, next));
+  // A usable endpoint is kept for 2 s (a driver is waiting; the same pairs repeat). A failed lookup is
+  // never kept, so a fixed routing rule or URL applies at once; a disabled one within 2 s.
+  type Pair = { cpo: PartyRef; emsp: PartyRef; called: 'CPO' | 'EMSP' };
   const targets = cachedLookup(
     2_000,
-    ({ cpo, emsp }: { cpo: PartyRef; emsp: PartyRef }) => deps.targets.receiverTarget('CPO', 'tokens', emsp, cpo),
-    ({ cpo, emsp }) => `${partyKey(emsp)}|${partyKey(cpo)}`,
+    // The CPO's tokens RECEIVER (PUT authorize); the eMSP's tokens SENDER (POST authorize).
+    ({ cpo, emsp, called }: Pair) => deps.targets.receiverTarget(called, 'tokens', emsp, cpo, undefined, called === 'CPO' ? 'RECEIVER' : 'SENDER'),
+    ({ cpo, emsp, called }) => `${called}|${partyKey(emsp)}|${partyKey(cpo)}`,
     (t) => t.ok,
   );
-  const cachedTarget = (cpo: PartyRef, emsp: PartyRef): Promise<RoutingTarget> => targets.get({ cpo, emsp });
+  const query = (req: Request) => (req.url.includes('?') ? `?${req.url.split('?')[1] ?? ''}` : '');
+
   router.put(
     '/:cc/:pid/:id/authorize',
     handle(async (req: Request, res: Response) => {
@@ -71,54 +184,43 @@ export function tokensRouter(deps: TokensDeps): Router {
       // Interface document, Limits: per party, here the eMSP that issued the token (the path's party).
       const decisionPromise = deps.rateLimiter.hit('tokens-authorize', partyKey(path), deps.perMinute);
       decisionPromise.catch(() => undefined);
-      const hasBody = req.body !== undefined && !(typeof req.body === 'object' && req.body !== null && Object.keys(req.body as object).length === 0);
-      let body: LocationReferences | undefined;
-      if (hasBody) {
-        body = validateBody(deps.validator, 'ocpi/location_references.json', req.body);
-      }
+      const body = locationReferences(deps, req);
       const emsp = { countryCode: path.countryCode, partyId: path.partyId };
-      const targetPromise = targetCpo(deps, req, emsp, body).then(async (cpo) => ({ cpo, target: await cachedTarget(cpo, emsp) }));
+      const targetPromise = targetCpo(deps, req, emsp, body).then(async (cpo) => ({ cpo, target: await targets.get({ cpo, emsp, called: 'CPO' }) }));
       targetPromise.catch(() => undefined);
-      const decision = await decisionPromise;
-      if (!decision.allowed) {
-        throw new HubError('RATE_LIMITED', { detail: `at most ${deps.perMinute} authorizations per minute`, headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
-      }
+      requireBudget(deps, await decisionPromise);
       const { cpo, target } = await targetPromise;
-      if (!target.ok) {
-        deps.outcomes.inc({ outcome: 'no_receiver' });
-        throw new HubError('UNKNOWN_RECEIVER', { detail: target.reason });
+      refuseUnusable(deps, target, {});
+      const url = `${target.url.replace(/\/+$/, '')}/${emsp.countryCode}/${emsp.partyId}/${encodeURIComponent(path.id)}/authorize${query(req)}`;
+      await forwardAuthorization(deps, req, res, { method: 'PUT', url, target, body, from: emsp, to: cpo, called: 'CPO', labels: {} });
+    }),
+  );
+
+  router.post(
+    '/:uid/authorize',
+    handle(async (req: Request, res: Response) => {
+      const uid = String(req.params['uid']);
+      if (!PRINTABLE_UID.test(uid)) throw new HubError('INVALID_PARAMETERS', { detail: 'token_uid must be 1 to 36 printable characters' });
+      const rawType = req.query['type'];
+      if (rawType !== undefined && (typeof rawType !== 'string' || !TOKEN_TYPES.has(rawType.toUpperCase()))) {
+        throw new HubError('INVALID_PARAMETERS', { detail: `type must be one of ${[...TOKEN_TYPES].join(', ')}` });
       }
-      const url = `${target.url.replace(/\/+$/, '')}/${emsp.countryCode}/${emsp.partyId}/${encodeURIComponent(path.id)}/authorize${req.url.includes('?') ? `?${req.url.split('?')[1] ?? ''}` : ''}`;
-      const unknown = { allowed: 'UNKNOWN' };
-      try {
-        const answer = await deps.realtime.call('PUT', url, deps.cipher.open(target.partnerTokenSealed), { requestId: req.ctx.requestId, correlationId: req.ctx.correlationId }, body, {
-          'ocpi-from-country-code': emsp.countryCode,
-          'ocpi-from-party-id': emsp.partyId,
-          'ocpi-to-country-code': cpo.countryCode,
-          'ocpi-to-party-id': cpo.partyId,
-        });
-        // The CPO's AuthorizationInfo, passed on unchanged once its `allowed` is one OCPI knows.
-        const data = answer.envelope.data as { allowed?: unknown } | undefined;
-        const statusCode = answer.envelope.status_code;
-        if (answer.httpStatus >= 200 && answer.httpStatus < 300 && isSuccessCode(statusCode) && typeof data?.allowed === 'string' && ALLOWED.has(data.allowed)) {
-          deps.outcomes.inc({ outcome: data.allowed.toLowerCase() });
-          send(res, 200, success(data)); // the CPO's answer, unchanged
-          return;
-        }
-        if (typeof statusCode === 'number' && statusCode >= 2000 && statusCode < 4000) {
-          // status_codes.asciidoc, 4xxx: the hub forwards the receiving party's error to the client.
-          deps.outcomes.inc({ outcome: 'cpo_error' });
-          send(res, 200, { status_code: statusCode, status_message: typeof answer.envelope.status_message === 'string' ? answer.envelope.status_message : 'error from the CPO', timestamp: new Date().toISOString(), data: unknown });
-          return;
-        }
-        throw new PartnerCallError('UNEXPECTED_BODY', url, `HTTP ${answer.httpStatus}, status_code ${String(statusCode)}`);
-      } catch (e) {
-        if (!(e instanceof PartnerCallError)) throw e;
-        const kind = e.reason === 'TIMEOUT' ? 'FORWARD_TIMEOUT' : e.reason === 'NETWORK' || e.reason === 'URL_NOT_ALLOWED' ? 'RECEIVER_NOT_CONNECTED' : 'FORWARD_FAILED';
-        deps.outcomes.inc({ outcome: kind.toLowerCase() });
-        req.ctx.log.warn('token authorization not answered by the CPO: UNKNOWN', { cpo: partyKey(cpo), reason: e.reason, error: e.message });
-        throw new HubError(kind, { detail: `${partyKey(cpo)}: ${e.message}`, data: unknown });
-      }
+      const type = rawType?.toUpperCase();
+      const cpo = actingCpo(req);
+      // Limits as for the eMSP's direction, per calling CPO party, in a bucket of its own (a party id
+      // may be both a CPO and an eMSP).
+      const decisionPromise = deps.rateLimiter.hit('tokens-authorize-cpo', partyKey(cpo), deps.perMinute);
+      decisionPromise.catch(() => undefined);
+      const body = locationReferences(deps, req);
+      const targetPromise = targetEmsp(deps, req, cpo, uid, type).then(async (emsp) => ({ emsp, target: await targets.get({ cpo, emsp, called: 'EMSP' }) }));
+      targetPromise.catch(() => undefined);
+      requireBudget(deps, await decisionPromise);
+      const { emsp, target } = await targetPromise;
+      const labels = { direction: 'cpo_to_emsp' };
+      refuseUnusable(deps, target, labels);
+      // mod_tokens.asciidoc, POST Method: {tokens_endpoint_url}{token_uid}/authorize[?type={type}].
+      const url = `${target.url.replace(/\/+$/, '')}/${encodeURIComponent(uid)}/authorize${type ? `?type=${type}` : ''}`;
+      await forwardAuthorization(deps, req, res, { method: 'POST', url, target, body, from: cpo, to: emsp, called: 'eMSP', labels });
     }),
   );
   return refuseOtherMethods(router);

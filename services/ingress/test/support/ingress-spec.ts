@@ -51,7 +51,7 @@ export function ingressOn(hub: InMemoryHub) {
       realtime: hub.realtime,
       cipher: hub.cipher,
       perMinute: perMinute.authorizations,
-      outcomes: new Counter({ name: 'hub_authorizations_total', help: 'test', labelNames: ['outcome'], registers: [registry] }),
+      outcomes: new Counter({ name: 'hub_authorizations_total', help: 'test', labelNames: ['outcome', 'direction'], registers: [registry] }),
     },
   });
 }
