@@ -93,7 +93,8 @@ describe('token pushes by the eMSP', () => {
     await ingress
       .given(emsp(), cpoReceives, routed())
       .when(put('DE/EMB/TOKEN1', token('TOKEN1'), { 'ocpi-to-country-code': 'nl', 'ocpi-to-party-id': 'hub' }))
-      .then(expectOcpi(200, 1000), appended(1), (_res, hub) => assert.equal(hub.events.appended(topics.tokens)[0]?.to, undefined));
+      // Kept as the hub's party: the dispatcher sends a broadcast with the hub's OCPI-from.
+      .then(expectOcpi(200, 1000), appended(1), (_res, hub) => assert.equal(hub.events.appended(topics.tokens)[0]?.to, 'NL/HUB'));
   });
 
   it('4001 when OCPI-to names a CPO without an active routing rule to the eMSP, or no party at all; nothing appended', async () => {

@@ -52,12 +52,14 @@ function tokenAt(req: Request): TokenAt {
  * The CPO the push is for (its ocpi-to), or undefined for every CPO routed to the eMSP
  * (transport_and_format.asciidoc, Message Routing): OCPI-to headers naming a CPO send it to that CPO
  * only, which must be able to receive it (an active routing rule with the eMSP, a tokens receiver:
- * 4001 otherwise, before anything is accepted); naming the hub is a Broadcast Push; none is an open
- * routing request, which the hub broadcasts as well.
+ * 4001 otherwise, before anything is accepted); naming the hub is a Broadcast Push, kept as an
+ * ocpi-to of the hub so the dispatcher sends it with the hub's OCPI-from ("Party to Party Broadcast
+ * Push" table); none is an open routing request, which goes to the same CPOs from the eMSP.
  */
 async function recipientOf(deps: TokenObjectsDeps, req: Request, emsp: PartyRef): Promise<string | undefined> {
   const to = namedReceiver(req);
-  if (!to || sameParty(to, deps.hub)) return undefined;
+  if (!to) return undefined;
+  if (sameParty(to, deps.hub)) return partyKey(deps.hub);
   const target = await deps.targets.receiverTarget('CPO', 'tokens', emsp, to);
   if (!target.ok) throw new HubError('UNKNOWN_RECEIVER', { detail: target.reason });
   return partyKey(to);
