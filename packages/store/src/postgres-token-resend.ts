@@ -1,0 +1,44 @@
+import type { PartyRef, PartyRole } from '@hub/ocpi';
+import type { Pool } from './pool.ts';
+import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
+
+// A CPO that gets a route to an eMSP later (a new routing rule, a reinstatement) receives the eMSP's
+// current tokens (issue 13, item 1): the tokens read model's active generation, per active route
+// (ACTIVE_ROUTES). The dispatcher's registry consumer makes them token delivery rows (token-fold.ts
+// rules: the newest version per CPO wins, so a CPO that holds a token's version keeps its row).
+
+type Json = Record<string, unknown>;
+
+export interface TokenResendSource {
+  /** The active routes of one pair, or of every pair a party is in (as its role). */
+  activePairs(of: { readonly emsp: PartyRef; readonly cpo: PartyRef } | { readonly party: PartyRole }): Promise<Array<{ emsp: PartyRef; cpo: PartyRef }>>;
+  /** A page of an eMSP's current tokens, by id ("UID|TYPE"), after `after`. */
+  tokens(emsp: PartyRef, after: string | undefined, limit: number): Promise<Array<{ id: string; document: Json }>>;
+}
+
+export function postgresTokenResend(pool: Pool): TokenResendSource {
+  return {
+    async activePairs(of) {
+      const [where, params] =
+        'party' in of
+          ? [of.party.role === 'EMSP' ? 'a.emsp_country_code = $1 and a.emsp_party_id = $2' : 'a.cpo_country_code = $1 and a.cpo_party_id = $2', [of.party.countryCode, of.party.partyId]]
+          : ['a.emsp_country_code = $1 and a.emsp_party_id = $2 and a.cpo_country_code = $3 and a.cpo_party_id = $4', [of.emsp.countryCode, of.emsp.partyId, of.cpo.countryCode, of.cpo.partyId]];
+      const { rows } = await pool.query<{ emsp_country_code: string; emsp_party_id: string; cpo_country_code: string; cpo_party_id: string }>(
+        `select distinct a.emsp_country_code, a.emsp_party_id, a.cpo_country_code, a.cpo_party_id from (${ACTIVE_ROUTES}) a where ${where} order by 1, 2, 3, 4`,
+        params.map((p) => p.toUpperCase()),
+      );
+      return rows.map((r) => ({ emsp: { countryCode: r.emsp_country_code, partyId: r.emsp_party_id }, cpo: { countryCode: r.cpo_country_code, partyId: r.cpo_party_id } }));
+    },
+
+    async tokens(emsp, after, limit) {
+      const { rows } = await pool.query<{ id: string; document: Json }>(
+        `select t.id, t.document from tokens t
+          where t.generation = (select active from read_model_generations where model = 'tokens')
+            and t.country_code = $1 and t.party_id = $2 and ($3::text is null or t.id > $3)
+          order by t.id limit $4`,
+        [emsp.countryCode.toUpperCase(), emsp.partyId.toUpperCase(), after ?? null, limit],
+      );
+      return rows;
+    },
+  };
+}
