@@ -1,0 +1,137 @@
+// ClientInfo push and token re-send (issue 13, items 4 and 1) end to end: real ingress, projector and
+// dispatcher processes, real Kafka and Postgres, partners as HTTP servers. Contract: "ClientInfo
+// reaches the routed parties when a party is suspended" (mod_hub_client_info.asciidoc, Push model);
+// a CPO that gets a new routing rule receives the eMSP's current tokens.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { newEvent, tokenEventTypes, topics } from '@hub/events';
+import { objectKey, pathSubject, tokenObjectId } from '@hub/modules';
+import { createTestStack, startService, type PartnerSimulator, type ServiceProcess, type TestStack } from '@hub/testing';
+import { freePort, hubctl, ocpiExample, onboard, until, type OnboardedPlatform } from './helpers.ts';
+
+type Json = Record<string, unknown>;
+
+describe('ClientInfo push and token re-send', () => {
+  let stack: TestStack;
+  let services: ServiceProcess[] = [];
+  let hub: string;
+  let env: Record<string, string>;
+  let cpo: OnboardedPlatform; // NL/CPS, suspended in the test
+  let routedEmsp: OnboardedPlatform; // DE/EMR: routed, hubclientinfo receiver
+  let bareEmsp: OnboardedPlatform; // DE/EMN: routed, no hubclientinfo receiver
+  let unroutedEmsp: OnboardedPlatform; // FR/UNR: hubclientinfo receiver, no rule
+  let tokenCpo: OnboardedPlatform; // BE/TKC: tokens receiver, routed to DE/EMR in the test
+  const clientInfoModules = [{ identifier: 'credentials', role: 'SENDER' as const }, { identifier: 'hubclientinfo', role: 'RECEIVER' as const }];
+
+  /** Answers 1000 to PUTs on a path (the simulator records every request it gets). */
+  const accept = (partner: PartnerSimulator, path: string) =>
+    partner.handlers.set(`PUT ${path}`, (_req, res) => {
+      res.json({ status_code: 1000, timestamp: new Date().toISOString() });
+    });
+  const puts = (partner: PartnerSimulator, prefix: string) => partner.requests.filter((r) => r.method === 'PUT' && r.path.startsWith(prefix));
+  const ok = async (args: string[]) => {
+    const out = await hubctl(env, args);
+    assert.equal(out.code, 0, `hubctl ${args.join(' ')}: ${out.stderr}`);
+  };
+
+  before(async () => {
+    stack = await createTestStack('client_info_push');
+    const port = await freePort();
+    hub = `http://127.0.0.1:${port}`;
+    env = stack.env({ HUB_PORT: String(port), ALLOW_HTTP_PARTNER_URLS: 'true', PARTNER_ALLOWED_HOSTS: '127.0.0.1', DELIVERY_RETRY_SCHEDULE_MS: '100,200,300,400,500', DELIVERY_TIMEOUT_MS: '1000' });
+    services = await Promise.all([
+      startService('ingress', env, /ingress listening/),
+      startService('projector', env, /projector running/, 60_000),
+      startService('dispatcher', env, /dispatcher running/, 60_000),
+    ]);
+    cpo = await onboard(hub, env, 'CPO', [{ role: 'CPO', countryCode: 'NL', partyId: 'CPS' }], clientInfoModules);
+    routedEmsp = await onboard(hub, env, 'Routed eMSP', [{ role: 'EMSP', countryCode: 'DE', partyId: 'EMR' }], clientInfoModules);
+    bareEmsp = await onboard(hub, env, 'eMSP without ClientInfo receiver', [{ role: 'EMSP', countryCode: 'DE', partyId: 'EMN' }]);
+    unroutedEmsp = await onboard(hub, env, 'Unrouted eMSP', [{ role: 'EMSP', countryCode: 'FR', partyId: 'UNR' }], clientInfoModules);
+    tokenCpo = await onboard(hub, env, 'Token CPO', [{ role: 'CPO', countryCode: 'BE', partyId: 'TKC' }], [{ identifier: 'credentials', role: 'SENDER' }, { identifier: 'tokens', role: 'RECEIVER' }]);
+    await ok(['routing', 'enable', '--emsp', 'DE/EMR', '--cpo', 'NL/CPS']);
+    await ok(['routing', 'enable', '--emsp', 'DE/EMN', '--cpo', 'NL/CPS']);
+    for (const p of [routedEmsp, unroutedEmsp, cpo]) accept(p.partner, '/ocpi/2.2.1/hubclientinfo/NL/CPS');
+  });
+
+  after(async () => {
+    await Promise.allSettled([...services.map((s) => s.stop()), ...[cpo, routedEmsp, bareEmsp, unroutedEmsp, tokenCpo].map((p) => p?.partner.close())]);
+    await stack?.cleanup();
+  });
+
+  it('a suspended CPO: its routed eMSP gets PUT {hubclientinfo}/NL/CPS with SUSPENDED; one without a receiver is skipped, an unrouted one gets nothing', async () => {
+    const before = Date.now();
+    await ok(['party', 'suspend', '--country', 'NL', '--party', 'CPS', '--role', 'CPO']);
+    const [put] = await until('the ClientInfo PUT at the routed eMSP', () => {
+      const found = puts(routedEmsp.partner, '/ocpi/2.2.1/hubclientinfo/NL/CPS');
+      return found.length > 0 && found;
+    });
+    const body = put?.body as Json;
+    assert.deepEqual({ ...body, last_updated: undefined }, { country_code: 'NL', party_id: 'CPS', role: 'CPO', status: 'SUSPENDED', last_updated: undefined });
+    assert.ok(Date.parse(String(body['last_updated'])) >= before - 1_000, 'last_updated is the suspension time');
+    assert.equal(put?.headers['authorization'], `Token ${Buffer.from(routedEmsp.partner.token).toString('base64')}`);
+    // transport_and_format.asciidoc, Message Routing: no routing headers for Hub Client Info.
+    assert.equal(put?.headers['ocpi-from-party-id'], undefined);
+    assert.equal(put?.headers['ocpi-to-party-id'], undefined);
+
+    // The eMSP without a hubclientinfo receiver: no delivery row, counted as skipped.
+    const rows = await until('the ClientInfo delivery delivered', async () => {
+      const r = await stack.pool.query<{ emsp: string; recipient_role: string; object_id: string; state: string }>(
+        `select emsp_country_code || '/' || emsp_party_id as emsp, recipient_role, object_id, state from deliveries where kind = 'client_info' order by emsp`,
+      );
+      return r.rows.some((x) => x.state === 'delivered') && r.rows;
+    });
+    assert.deepEqual(rows, [{ emsp: 'DE/EMR', recipient_role: 'EMSP', object_id: 'NL/CPS/CPO', state: 'delivered' }]);
+    const operatorPort = /"operatorPort":(\d+)/.exec(services[2]?.logs.find((l) => l.includes('dispatcher running')) ?? '')?.[1];
+    const metrics = await (await fetch(`http://127.0.0.1:${operatorPort}/metrics`)).text();
+    assert.match(metrics, /hub_client_info_skipped_total\{reason="no_receiver",service="dispatcher"\} 1/);
+    assert.equal(puts(bareEmsp.partner, '/').length, 0);
+    assert.equal(puts(unroutedEmsp.partner, '/').length, 0, 'an unrouted party gets nothing');
+    assert.equal(puts(cpo.partner, '/').length, 0, 'the suspended party itself gets nothing');
+
+    // Reinstated: CONNECTED again (its platform's last probe), a newer ClientInfo.
+    await ok(['party', 'reinstate', '--country', 'NL', '--party', 'CPS', '--role', 'CPO']);
+    const again = await until('the CONNECTED ClientInfo', () => puts(routedEmsp.partner, '/ocpi/2.2.1/hubclientinfo/NL/CPS').find((r) => (r.body as Json)['status'] === 'CONNECTED'));
+    assert.ok(String((again.body as Json)['last_updated']) > String(body['last_updated']));
+  });
+
+  it("a CPO that gets a routing rule receives the eMSP's current tokens from the read model", async () => {
+    const token = (uid: string, type: string): Json => ({ ...ocpiExample('token_example_2_full_rfid.json'), country_code: 'DE', party_id: 'EMR', uid, type, last_updated: new Date().toISOString() });
+    const tokens = [token('UID-1', 'RFID'), token('uid-2', 'APP_USER')];
+    await stack.eventLog.append(
+      topics.tokens,
+      tokens.map((t) => {
+        const path = { countryCode: 'DE', partyId: 'EMR', id: tokenObjectId(String(t['uid']), String(t['type'])) };
+        return newEvent({ type: tokenEventTypes.tokenPut, source: 'test', subject: pathSubject(path), key: objectKey(path), from: 'DE/EMR', data: t });
+      }),
+    );
+    await until('the tokens in the read model', async () => Number((await stack.pool.query<{ n: number }>(`select count(*)::int as n from tokens where country_code = 'DE' and party_id = 'EMR'`)).rows[0]?.n) === 2);
+    accept(tokenCpo.partner, '/ocpi/2.2.1/tokens/DE/EMR/UID-1');
+    accept(tokenCpo.partner, '/ocpi/2.2.1/tokens/DE/EMR/uid-2');
+    assert.equal(puts(tokenCpo.partner, '/ocpi/2.2.1/tokens/').length, 0, 'no route yet: no tokens');
+
+    await ok(['routing', 'enable', '--emsp', 'DE/EMR', '--cpo', 'BE/TKC']);
+    const received = await until('both tokens at the CPO', () => {
+      const found = puts(tokenCpo.partner, '/ocpi/2.2.1/tokens/DE/EMR/');
+      return found.length >= 2 && found;
+    });
+    assert.deepEqual(received.map((r) => r.path).sort(), ['/ocpi/2.2.1/tokens/DE/EMR/UID-1', '/ocpi/2.2.1/tokens/DE/EMR/uid-2']);
+    assert.deepEqual(received.map((r) => (r.body as Json)['contract_id']), ['DE8ACC12E46L89', 'DE8ACC12E46L89']);
+    const types = await stack.pool.query<{ object_id: string; state: string }>(`select object_id, state from deliveries where kind = 'token' and cpo_party_id = 'TKC' order by object_id`);
+    assert.deepEqual(types.rows, [{ object_id: 'UID-1|RFID', state: 'delivered' }, { object_id: 'UID-2|APP_USER', state: 'delivered' }]);
+
+    // Disabled and enabled again: the CPO holds these versions, so nothing is sent again.
+    await ok(['routing', 'disable', '--emsp', 'DE/EMR', '--cpo', 'BE/TKC']);
+    await ok(['routing', 'enable', '--emsp', 'DE/EMR', '--cpo', 'BE/TKC']);
+    await ok(['party', 'suspend', '--country', 'BE', '--party', 'TKC', '--role', 'CPO']);
+    await ok(['party', 'reinstate', '--country', 'BE', '--party', 'TKC', '--role', 'CPO']);
+    // Nothing to wait for at the CPO: wait for the registry consumer to pass these events instead.
+    await until('the registry outbox published', async () => Number((await stack.pool.query<{ n: number }>(`select count(*)::int as n from registry_outbox where published_at is null`)).rows[0]?.n) === 0);
+    const head = [...(await stack.eventLog.offsetRanges(topics.registry)).values()][0]?.high ?? 0n;
+    await until('the registry consumer past the reinstatement', async () => {
+      const r = await stack.pool.query<{ next_offset: string }>(`select next_offset from delivery_positions where consumer_group = 'dispatcher.registry'`);
+      return BigInt(r.rows[0]?.next_offset ?? 0) >= head;
+    });
+    assert.equal(puts(tokenCpo.partner, '/ocpi/2.2.1/tokens/').length, 2, 'the same versions are not sent again');
+  });
+});
