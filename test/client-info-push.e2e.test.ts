@@ -4,7 +4,7 @@
 // a CPO that gets a new routing rule receives the eMSP's current tokens.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { newEvent, tokenEventTypes, topics } from '@hub/events';
+import { newEvent, registryEventTypes, tokenEventTypes, topics } from '@hub/events';
 import { objectKey, pathSubject, tokenObjectId } from '@hub/modules';
 import { createTestStack, startService, type PartnerSimulator, type ServiceProcess, type TestStack } from '@hub/testing';
 import { freePort, hubctl, ocpiExample, onboard, until, type OnboardedPlatform } from './helpers.ts';
@@ -133,5 +133,15 @@ describe('ClientInfo push and token re-send', () => {
       return BigInt(r.rows[0]?.next_offset ?? 0) >= head;
     });
     assert.equal(puts(tokenCpo.partner, '/ocpi/2.2.1/tokens/').length, 2, 'the same versions are not sent again');
+  });
+  it('a registry event without what its type promises is quarantined by the registry group, and the next one is applied', async () => {
+    await stack.eventLog.append(topics.registry, [newEvent({ type: registryEventTypes.partySuspended, source: 'test', subject: 'NL/CPS/CPO', key: 'NL/CPS/CPO', data: { country_code: 'NL' } })]);
+    await ok(['party', 'suspend', '--country', 'NL', '--party', 'CPS', '--role', 'CPO']);
+    const quarantined = await until('the record quarantined', async () => {
+      const r = await stack.pool.query<{ ce_type: string; failure_kind: string }>(`select ce_type, failure_kind from consumer_quarantine where consumer_group = 'dispatcher.registry'`);
+      return r.rows.length > 0 && r.rows;
+    });
+    assert.deepEqual(quarantined, [{ ce_type: registryEventTypes.partySuspended, failure_kind: 'undecodable' }]);
+    await until('the suspension after it pushed', () => puts(routedEmsp.partner, '/ocpi/2.2.1/hubclientinfo/NL/CPS').filter((r) => (r.body as Json)['status'] === 'SUSPENDED').length === 2);
   });
 });
