@@ -117,8 +117,12 @@ describe('ClientInfo push and token re-send', () => {
     });
     assert.deepEqual(received.map((r) => r.path).sort(), ['/ocpi/2.2.1/tokens/DE/EMR/UID-1', '/ocpi/2.2.1/tokens/DE/EMR/uid-2']);
     assert.deepEqual(received.map((r) => (r.body as Json)['contract_id']), ['DE8ACC12E46L89', 'DE8ACC12E46L89']);
-    const types = await stack.pool.query<{ object_id: string; state: string }>(`select object_id, state from deliveries where kind = 'token' and cpo_party_id = 'TKC' order by object_id`);
-    assert.deepEqual(types.rows, [{ object_id: 'UID-1|RFID', state: 'delivered' }, { object_id: 'UID-2|APP_USER', state: 'delivered' }]);
+    // Recording a success follows the answer: wait for it.
+    const types = await until('both token rows recorded as delivered', async () => {
+      const r = await stack.pool.query<{ object_id: string; state: string }>(`select object_id, state from deliveries where kind = 'token' and cpo_party_id = 'TKC' order by object_id`);
+      return r.rows.every((x) => x.state === 'delivered') && r.rows;
+    });
+    assert.deepEqual(types, [{ object_id: 'UID-1|RFID', state: 'delivered' }, { object_id: 'UID-2|APP_USER', state: 'delivered' }]);
 
     // Disabled and enabled again: the CPO holds these versions, so nothing is sent again.
     await ok(['routing', 'disable', '--emsp', 'DE/EMR', '--cpo', 'BE/TKC']);
