@@ -49,9 +49,11 @@ describe('ClientInfo push and token re-send', () => {
     bareEmsp = await onboard(hub, env, 'eMSP without ClientInfo receiver', [{ role: 'EMSP', countryCode: 'DE', partyId: 'EMN' }]);
     unroutedEmsp = await onboard(hub, env, 'Unrouted eMSP', [{ role: 'EMSP', countryCode: 'FR', partyId: 'UNR' }], clientInfoModules);
     tokenCpo = await onboard(hub, env, 'Token CPO', [{ role: 'CPO', countryCode: 'BE', partyId: 'TKC' }], [{ identifier: 'credentials', role: 'SENDER' }, { identifier: 'tokens', role: 'RECEIVER' }]);
+    for (const p of [routedEmsp, unroutedEmsp, cpo]) accept(p.partner, '/ocpi/2.2.1/hubclientinfo/NL/CPS');
+    for (const path of ['/ocpi/2.2.1/hubclientinfo/DE/EMR', '/ocpi/2.2.1/hubclientinfo/DE/EMN']) accept(cpo.partner, path);
+    accept(routedEmsp.partner, '/ocpi/2.2.1/hubclientinfo/BE/TKC');
     await ok(['routing', 'enable', '--emsp', 'DE/EMR', '--cpo', 'NL/CPS']);
     await ok(['routing', 'enable', '--emsp', 'DE/EMN', '--cpo', 'NL/CPS']);
-    for (const p of [routedEmsp, unroutedEmsp, cpo]) accept(p.partner, '/ocpi/2.2.1/hubclientinfo/NL/CPS');
   });
 
   after(async () => {
@@ -59,40 +61,52 @@ describe('ClientInfo push and token re-send', () => {
     await stack?.cleanup();
   });
 
-  it('a suspended CPO: its routed eMSP gets PUT {hubclientinfo}/NL/CPS with SUSPENDED; one without a receiver is skipped, an unrouted one gets nothing', async () => {
-    const before = Date.now();
-    await ok(['party', 'suspend', '--country', 'NL', '--party', 'CPS', '--role', 'CPO']);
-    const [put] = await until('the ClientInfo PUT at the routed eMSP', () => {
-      const found = puts(routedEmsp.partner, '/ocpi/2.2.1/hubclientinfo/NL/CPS');
-      return found.length > 0 && found;
-    });
-    const body = put?.body as Json;
-    assert.deepEqual({ ...body, last_updated: undefined }, { country_code: 'NL', party_id: 'CPS', role: 'CPO', status: 'SUSPENDED', last_updated: undefined });
-    assert.ok(Date.parse(String(body['last_updated'])) >= before - 1_000, 'last_updated is the suspension time');
-    assert.equal(put?.headers['authorization'], `Token ${Buffer.from(routedEmsp.partner.token).toString('base64')}`);
-    // transport_and_format.asciidoc, Message Routing: no routing headers for Hub Client Info.
-    assert.equal(put?.headers['ocpi-from-party-id'], undefined);
-    assert.equal(put?.headers['ocpi-to-party-id'], undefined);
-
-    // The eMSP without a hubclientinfo receiver: no delivery row, counted as skipped.
-    const rows = await until('the ClientInfo delivery delivered', async () => {
-      const r = await stack.pool.query<{ emsp: string; recipient_role: string; object_id: string; state: string }>(
-        `select emsp_country_code || '/' || emsp_party_id as emsp, recipient_role, object_id, state from deliveries where kind = 'client_info' order by emsp`,
-      );
-      return r.rows.some((x) => x.state === 'delivered') && r.rows;
-    });
-    assert.deepEqual(rows, [{ emsp: 'DE/EMR', recipient_role: 'EMSP', object_id: 'NL/CPS/CPO', state: 'delivered' }]);
+  const skippedCount = async () => {
     const operatorPort = /"operatorPort":(\d+)/.exec(services[2]?.logs.find((l) => l.includes('dispatcher running')) ?? '')?.[1];
     const metrics = await (await fetch(`http://127.0.0.1:${operatorPort}/metrics`)).text();
-    assert.match(metrics, /hub_client_info_skipped_total\{reason="no_receiver",service="dispatcher"\} 1/);
+    return Number(/hub_client_info_skipped_total\{reason="no_receiver",service="dispatcher"\} (\d+)/.exec(metrics)?.[1] ?? 0);
+  };
+  const clientInfo = (partner: PartnerSimulator, cc: string, pid: string) => puts(partner, `/ocpi/2.2.1/hubclientinfo/${cc}/${pid}`).map((r) => r.body as Json);
+
+  it("a routing rule enabled: each party gets the other's ClientInfo; a party without a receiver is skipped", async () => {
+    await until('the CPO ClientInfo at the routed eMSP', () => clientInfo(routedEmsp.partner, 'NL', 'CPS').length > 0);
+    await until('both eMSPs ClientInfo at the CPO', () => clientInfo(cpo.partner, 'DE', 'EMR').length > 0 && clientInfo(cpo.partner, 'DE', 'EMN').length > 0);
+    assert.deepEqual({ ...clientInfo(routedEmsp.partner, 'NL', 'CPS')[0], last_updated: undefined }, { country_code: 'NL', party_id: 'CPS', role: 'CPO', status: 'CONNECTED', last_updated: undefined });
+    assert.deepEqual({ ...clientInfo(cpo.partner, 'DE', 'EMN')[0], last_updated: undefined }, { country_code: 'DE', party_id: 'EMN', role: 'EMSP', status: 'CONNECTED', last_updated: undefined });
+    // DE/EMN lists no hubclientinfo receiver: the CPO's ClientInfo is not pushed to it.
+    assert.equal(await skippedCount(), 1);
+    assert.equal(puts(bareEmsp.partner, '/').length, 0);
+  });
+
+  it('a suspended CPO: its routed eMSP gets PUT {hubclientinfo}/NL/CPS with SUSPENDED; one without a receiver is skipped, an unrouted one gets nothing', async () => {
+    const before = Date.now();
+    const atCpo = puts(cpo.partner, '/').length;
+    await ok(['party', 'suspend', '--country', 'NL', '--party', 'CPS', '--role', 'CPO']);
+    const put = await until('the SUSPENDED ClientInfo at the routed eMSP', () => puts(routedEmsp.partner, '/ocpi/2.2.1/hubclientinfo/NL/CPS').find((r) => (r.body as Json)['status'] === 'SUSPENDED'));
+    const body = put.body as Json;
+    assert.deepEqual({ ...body, last_updated: undefined }, { country_code: 'NL', party_id: 'CPS', role: 'CPO', status: 'SUSPENDED', last_updated: undefined });
+    assert.ok(Date.parse(String(body['last_updated'])) >= before - 1_000, 'last_updated is the suspension time');
+    assert.equal(put.headers['authorization'], `Token ${Buffer.from(routedEmsp.partner.token).toString('base64')}`);
+    // transport_and_format.asciidoc, Message Routing: no routing headers for Hub Client Info.
+    assert.equal(put.headers['ocpi-from-party-id'], undefined);
+    assert.equal(put.headers['ocpi-to-party-id'], undefined);
+
+    // The eMSP without a hubclientinfo receiver: no delivery row, counted as skipped.
+    const rows = await until('the ClientInfo delivery recorded as delivered', async () => {
+      const r = await stack.pool.query<{ emsp: string; recipient_role: string; state: string; status: string }>(
+        `select emsp_country_code || '/' || emsp_party_id as emsp, recipient_role, state, payload->>'status' as status from deliveries where kind = 'client_info' and object_id = 'NL/CPS/CPO' order by emsp`,
+      );
+      return r.rows.every((x) => x.state === 'delivered' && x.status === 'SUSPENDED') && r.rows;
+    });
+    assert.deepEqual(rows, [{ emsp: 'DE/EMR', recipient_role: 'EMSP', state: 'delivered', status: 'SUSPENDED' }]);
+    assert.equal(await skippedCount(), 2);
     assert.equal(puts(bareEmsp.partner, '/').length, 0);
     assert.equal(puts(unroutedEmsp.partner, '/').length, 0, 'an unrouted party gets nothing');
-    assert.equal(puts(cpo.partner, '/').length, 0, 'the suspended party itself gets nothing');
+    assert.equal(puts(cpo.partner, '/').length, atCpo, 'the suspended party itself gets nothing');
 
     // Reinstated: CONNECTED again (its platform's last probe), a newer ClientInfo.
     await ok(['party', 'reinstate', '--country', 'NL', '--party', 'CPS', '--role', 'CPO']);
-    const again = await until('the CONNECTED ClientInfo', () => puts(routedEmsp.partner, '/ocpi/2.2.1/hubclientinfo/NL/CPS').find((r) => (r.body as Json)['status'] === 'CONNECTED'));
-    assert.ok(String((again.body as Json)['last_updated']) > String(body['last_updated']));
+    await until('the CONNECTED ClientInfo after the reinstatement', () => clientInfo(routedEmsp.partner, 'NL', 'CPS').find((b) => b['status'] === 'CONNECTED' && String(b['last_updated']) > String(body['last_updated'])));
   });
 
   it("a CPO that gets a routing rule receives the eMSP's current tokens from the read model", async () => {

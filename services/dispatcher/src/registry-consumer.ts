@@ -1,5 +1,6 @@
 import { decodeRecord, type ConsumedRecord } from '@hub/event-log';
 import { topics, type HubEvent } from '@hub/events';
+import type { PartyRole } from '@hub/ocpi';
 import { Counter, type Gauge } from '@hub/observability';
 import { deliveryRuleOf, tokenObjectId } from '@hub/modules';
 import { applyIsolating, consumerWatch, rawRecord, type Item, type ServiceShell } from '@hub/service-kit';
@@ -23,7 +24,8 @@ import { registryPlanOf, type RegistryPlan } from './registry-plan.ts';
 // crash neither loses nor applies twice (rows are newest-wins: the same event again is a no-op).
 // - ClientInfo push (mod_hub_client_info.asciidoc, Push model): a party registered, suspended,
 //   reinstated, or its platform's health or credentials changed -> one client_info row per connected
-//   party routed to it that lists a hubclientinfo receiver. One that lists none is skipped: counted
+//   party routed to it that lists a hubclientinfo receiver; a rule enabled -> each party's ClientInfo
+//   to the other. One that lists none is skipped: counted
 //   (hub_client_info_skipped_total) and logged, not an error.
 // - Token re-send (item 1): a routing rule enabled, or a party reinstated -> the eMSP's current tokens
 //   (tokens read model) as token rows for each CPO now actively routed to it. Their offset is -1, so
@@ -60,9 +62,15 @@ export async function startRegistryConsumer(
     const event = c.event;
     if (!change || !event) return [];
     const rows: DeliveryInput[] = [];
-    for (const subject of await deps.clientInfo.subjects(change.of)) {
+    const of = change.of;
+    // A rule enabled: the eMSP's ClientInfo to the CPO and the CPO's to the eMSP, no one else.
+    const subjects = 'pair' in of ? [...(await deps.clientInfo.subjects({ party: { ...of.pair.emsp, role: 'EMSP' } })), ...(await deps.clientInfo.subjects({ party: { ...of.pair.cpo, role: 'CPO' } }))] : await deps.clientInfo.subjects(of);
+    const other = (subject: PartyRole) => ('pair' in of ? (subject.role === 'EMSP' ? { ...of.pair.cpo, role: 'CPO' } : { ...of.pair.emsp, role: 'EMSP' }) : undefined);
+    for (const subject of subjects) {
       const info = { party_id: subject.partyId, country_code: subject.countryCode, role: subject.role, status: change.status(subject), last_updated: event.time };
+      const only = other(subject);
       for (const to of await deps.clientInfo.recipients(subject, rule.receiverModule)) {
+        if (only && !(to.countryCode === only.countryCode.toUpperCase() && to.partyId === only.partyId.toUpperCase() && to.role === only.role)) continue;
         if (!to.hasReceiver) {
           skipped.inc({ reason: 'no_receiver' });
           logger.info('ClientInfo not pushed: the party lists no hubclientinfo receiver', { party: `${to.countryCode}/${to.partyId}/${to.role}`, about: `${subject.countryCode}/${subject.partyId}/${subject.role}`, status: info.status });

@@ -10,8 +10,14 @@ import type { ClientInfoSubject } from '@hub/store';
 type Json = Record<string, unknown>;
 
 export interface RegistryPlan {
-  /** Whose ClientInfo changed, and the status each gets from what the registry holds for it. */
-  readonly clientInfo?: { readonly of: { readonly party: PartyRole } | { readonly platformId: string }; readonly status: (stored: ClientInfoSubject) => ConnectionStatus };
+  /**
+   * Whose ClientInfo changed, and the status each gets from what the registry holds for it. A pair
+   * (a rule enabled): each of its two parties' ClientInfo, to the other one only.
+   */
+  readonly clientInfo?: {
+    readonly of: { readonly party: PartyRole } | { readonly platformId: string } | { readonly pair: { readonly emsp: PartyRef; readonly cpo: PartyRef } };
+    readonly status: (stored: ClientInfoSubject) => ConnectionStatus;
+  };
   /** The routes whose CPO gets the eMSP's current tokens: one pair, or every pair of a party. */
   readonly tokens?: { readonly emsp: PartyRef; readonly cpo: PartyRef } | { readonly party: PartyRole };
 }
@@ -65,7 +71,8 @@ export function registryPlanOf(event: HubEvent): RegistryPlan | undefined {
       const emsp = refOf(data['emsp']);
       const cpo = refOf(data['cpo']);
       if (!emsp || !cpo || typeof data['enabled'] !== 'boolean') return undefined;
-      return data['enabled'] ? { tokens: { emsp, cpo } } : {};
+      // The two parties now see each other in hubclientinfo: a ClientInfo new to each (Push model).
+      return data['enabled'] ? { clientInfo: { of: { pair: { emsp, cpo } }, status: (s) => connectionStatus(stored(s)) }, tokens: { emsp, cpo } } : {};
     }
     default:
       return {};

@@ -38,9 +38,14 @@ describe('registry plans', () => {
     assert.equal(registryPlanOf(event(registryEventTypes.credentialsDeleted, { platform_id: 'p1', parties: [] }))?.clientInfo?.status(stored()), 'PLANNED');
   });
 
-  it('an enabled rule re-sends the tokens of its pair; a disabled one and other events ask nothing', () => {
+  it('an enabled rule re-sends the tokens of its pair and pushes each ClientInfo to the other; a disabled one and other events ask nothing', () => {
     const rule = (enabled: boolean) => event(registryEventTypes.routingRuleChanged, { emsp: { country_code: 'DE', party_id: 'EMR' }, cpo: { country_code: 'BE', party_id: 'TKC' }, enabled, actor: 'op' });
-    assert.deepEqual(registryPlanOf(rule(true)), { tokens: { emsp: { countryCode: 'DE', partyId: 'EMR' }, cpo: { countryCode: 'BE', partyId: 'TKC' } } });
+    const pair = { emsp: { countryCode: 'DE', partyId: 'EMR' }, cpo: { countryCode: 'BE', partyId: 'TKC' } };
+    const enabled = registryPlanOf(rule(true));
+    assert.deepEqual(enabled?.tokens, pair);
+    // The two parties now see each other: each one's ClientInfo, as stored, to the other.
+    assert.deepEqual(enabled?.clientInfo?.of, { pair });
+    assert.equal(enabled?.clientInfo?.status(stored({ health: 'OFFLINE' })), 'OFFLINE');
     assert.deepEqual(registryPlanOf(rule(false)), {});
     assert.deepEqual(registryPlanOf(event(registryEventTypes.endpointOverridden, { ...party, module: 'sessions', url: null })), {});
   });
