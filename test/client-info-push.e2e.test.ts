@@ -151,6 +151,17 @@ describe('ClientInfo push and token re-send', () => {
       return BigInt(r.rows[0]?.next_offset ?? 0) >= head;
     });
     assert.equal(puts(tokenCpo.partner, '/ocpi/2.2.1/tokens/').length, 2, 'the same versions are not sent again');
+
+    // hubctl tokens resend: on demand, the same rule (here the hub lost the CPO's row of UID-1).
+    await stack.pool.query(`delete from deliveries where kind = 'token' and cpo_party_id = 'TKC' and object_id = 'UID-1|RFID'`);
+    const resend = await hubctl(env, ['tokens', 'resend', '--emsp', 'DE/EMR', '--cpo', 'BE/TKC']);
+    assert.equal(resend.code, 0, resend.stderr);
+    assert.match(resend.stdout, /2 token\(s\) of DE\/EMR queued for BE\/TKC/);
+    await until('UID-1 sent again', () => puts(tokenCpo.partner, '/ocpi/2.2.1/tokens/DE/EMR/UID-1').length === 2);
+    assert.equal(puts(tokenCpo.partner, '/ocpi/2.2.1/tokens/DE/EMR/uid-2').length, 1, 'the version the CPO holds is not sent again');
+    const unrouted = await hubctl(env, ['tokens', 'resend', '--emsp', 'DE/EMR', '--cpo', 'FR/UNR']);
+    assert.equal(unrouted.code, 1);
+    assert.match(unrouted.stderr, /no active route from DE\/EMR \(eMSP\) to FR\/UNR \(CPO\)/);
   });
   it('a registry event without what its type promises is quarantined by the registry group, and the next one is applied', async () => {
     await stack.eventLog.append(topics.registry, [newEvent({ type: registryEventTypes.partySuspended, source: 'test', subject: 'NL/CPS/CPO', key: 'NL/CPS/CPO', data: { country_code: 'NL' } })]);

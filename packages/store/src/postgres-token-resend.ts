@@ -1,4 +1,6 @@
+import { tokenObjectId } from '@hub/modules';
 import type { PartyRef, PartyRole } from '@hub/ocpi';
+import type { DeliveryInput } from './delivery-records.ts';
 import type { Pool } from './pool.ts';
 import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
 
@@ -41,4 +43,52 @@ export function postgresTokenResend(pool: Pool): TokenResendSource {
       return rows;
     },
   };
+}
+
+const TOKENS_PAGE = 1_000;
+
+/**
+ * The token delivery rows of a re-send (dispatcher's registry consumer, hubctl tokens resend): per
+ * eMSP of the active routes in `scope`, its current tokens for each of those CPOs, handed to `emit` a
+ * page at a time. Offset -1: a row a CPO already holds of the same version (same last_updated) is
+ * kept as it is (delivery-enqueue.ts, newest wins), so only what the CPO lacks is sent.
+ */
+export async function tokenResendRows(
+  source: TokenResendSource,
+  scope: Parameters<TokenResendSource['activePairs']>[0],
+  meta: { readonly correlationId: string | undefined; readonly eventTime: string },
+  emit: (rows: DeliveryInput[]) => Promise<void>,
+): Promise<Array<{ emsp: PartyRef; cpos: PartyRef[]; rows: number }>> {
+  const byEmsp = new Map<string, { emsp: PartyRef; cpos: PartyRef[]; rows: number }>();
+  for (const p of await source.activePairs(scope)) {
+    const k = `${p.emsp.countryCode}/${p.emsp.partyId}`;
+    byEmsp.set(k, { emsp: p.emsp, cpos: [...(byEmsp.get(k)?.cpos ?? []), p.cpo], rows: 0 });
+  }
+  for (const entry of byEmsp.values()) {
+    const { emsp, cpos } = entry;
+    let after: string | undefined;
+    for (;;) {
+      const page = await source.tokens(emsp, after, TOKENS_PAGE);
+      if (page.length === 0) break;
+      after = page[page.length - 1]?.id;
+      const rows = page.flatMap((t) =>
+        cpos.map((cpo): DeliveryInput => ({
+          kind: 'token',
+          emsp,
+          cpo,
+          recipientRole: 'CPO',
+          objectId: typeof t.document['uid'] === 'string' && typeof t.document['type'] === 'string' ? tokenObjectId(t.document['uid'], t.document['type']) : t.id.toUpperCase(),
+          partition: -1,
+          offset: '-1',
+          payload: t.document,
+          correlationId: meta.correlationId,
+          eventTime: meta.eventTime,
+        })),
+      );
+      entry.rows += rows.length;
+      await emit(rows);
+      if (page.length < TOKENS_PAGE) break;
+    }
+  }
+  return [...byEmsp.values()];
 }

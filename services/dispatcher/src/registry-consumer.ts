@@ -2,7 +2,7 @@ import { decodeRecord, type ConsumedRecord } from '@hub/event-log';
 import { topics, type HubEvent } from '@hub/events';
 import type { PartyRole } from '@hub/ocpi';
 import { Counter, type Gauge } from '@hub/observability';
-import { deliveryRuleOf, tokenObjectId } from '@hub/modules';
+import { deliveryRuleOf } from '@hub/modules';
 import { applyIsolating, consumerWatch, rawRecord, type Item, type ServiceShell } from '@hub/service-kit';
 import {
   postgresFailureKind,
@@ -15,6 +15,7 @@ import {
   type QuarantineEntry,
   type RawRecord,
   type TokenResendSource,
+  tokenResendRows,
 } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
 import { registryPlanOf, type RegistryPlan } from './registry-plan.ts';
@@ -35,7 +36,6 @@ type Consumed = { readonly raw: RawRecord; readonly event?: HubEvent; readonly p
 
 /** Rows enqueued ahead of the last statement (which carries the position) for a large token re-send. */
 const ROWS_PER_STATEMENT = 2_000;
-const TOKENS_PAGE = 1_000;
 
 export async function startRegistryConsumer(
   config: DispatcherConfig,
@@ -100,38 +100,9 @@ export async function startRegistryConsumer(
     const scope = c.plan?.tokens;
     const event = c.event;
     if (!scope || !event) return;
-    const byEmsp = new Map<string, { emsp: { countryCode: string; partyId: string }; cpos: Array<{ countryCode: string; partyId: string }> }>();
-    for (const p of await deps.tokens.activePairs(scope)) {
-      const k = `${p.emsp.countryCode}/${p.emsp.partyId}`;
-      byEmsp.set(k, { emsp: p.emsp, cpos: [...(byEmsp.get(k)?.cpos ?? []), p.cpo] });
-    }
-    for (const { emsp, cpos } of byEmsp.values()) {
-      let after: string | undefined;
-      let n = 0;
-      for (;;) {
-        const page = await deps.tokens.tokens(emsp, after, TOKENS_PAGE);
-        if (page.length === 0) break;
-        after = page[page.length - 1]?.id;
-        const rows = page.flatMap((t) =>
-          cpos.map((cpo): DeliveryInput => ({
-            kind: 'token',
-            emsp,
-            cpo,
-            recipientRole: 'CPO',
-            objectId: typeof t.document['uid'] === 'string' && typeof t.document['type'] === 'string' ? tokenObjectId(t.document['uid'], t.document['type']) : t.id.toUpperCase(),
-            partition: -1,
-            offset: '-1',
-            payload: t.document,
-            correlationId: event.correlationId ?? event.id,
-            eventTime: event.time,
-          })),
-        );
-        n += rows.length;
-        await emit(rows);
-        if (page.length < TOKENS_PAGE) break;
-      }
-      resent.inc(n);
-      logger.info('tokens re-sent to CPOs newly routed to the eMSP', { emsp: `${emsp.countryCode}/${emsp.partyId}`, cpos: cpos.map((c) => `${c.countryCode}/${c.partyId}`), rows: n });
+    for (const r of await tokenResendRows(deps.tokens, scope, { correlationId: event.correlationId ?? event.id, eventTime: event.time }, emit)) {
+      resent.inc(r.rows);
+      logger.info('tokens re-sent to CPOs newly routed to the eMSP', { emsp: `${r.emsp.countryCode}/${r.emsp.partyId}`, cpos: r.cpos.map((p) => `${p.countryCode}/${p.partyId}`), rows: r.rows });
     }
   };
 
