@@ -8,6 +8,7 @@ import { runQuarantineGroup } from './quarantine.ts';
 import { runReadmodelCommand } from './readmodel-commands.ts';
 import { runRoutingCommand } from './routing-commands.ts';
 import { runStatusCommand } from './status.ts';
+import { runTokensCommand } from './tokens-commands.ts';
 import { USAGE, UsageError } from './usage.ts';
 
 // hubctl: the account team's tool (interface document, What the service does 5; Onboarding (a), (c),
@@ -27,6 +28,7 @@ const GROUPS: Readonly<Record<string, CommandGroup>> = {
   quarantine: runQuarantineGroup,
   positions: runPositionsCommand,
   status: runStatusCommand,
+  tokens: runTokensCommand,
 };
 
 /** Runs one hubctl command; resolves to the process exit code. */

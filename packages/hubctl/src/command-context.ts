@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { EventLog } from '@hub/event-log';
 import { OperatorInputError, type OperatorDeps, type RegistryStore } from '@hub/registry';
 import type { PartnerRole, PartyRole } from '@hub/ocpi';
-import type { DeliveryStore, Pool, PositionBindingStore, QuarantineStore, ReadModelStore } from '@hub/store';
+import type { DeliveryStore, Pool, PositionBindingStore, QuarantineStore, ReadModelStore, TokenResendSource } from '@hub/store';
 import { UsageError } from './usage.ts';
 
 // What every hubctl command group (party-commands.ts, endpoint-commands.ts, routing-commands.ts,
@@ -14,6 +14,8 @@ export interface HubctlDeps {
   readonly readModels: () => { store: ReadModelStore; eventLog: EventLog; bindings?: PositionBindingStore };
   readonly deliveries: () => { deliveries: DeliveryStore; eventLog: EventLog; bindings?: PositionBindingStore };
   readonly quarantine: () => QuarantineStore;
+  /** The tokens read model's routed tokens and the delivery queue, for tokens resend. */
+  readonly tokens?: () => { source: TokenResendSource; deliveries: DeliveryStore };
   /** The registry's Postgres and the event log, for hubctl status's aggregate queries and lag. */
   readonly status: () => { pool: Pool; eventLog: EventLog };
   /** True when stderr is a terminal (progress bars redraw in place). */

@@ -3,7 +3,7 @@ import { hostname, userInfo } from 'node:os';
 import { configReader, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS, readKafkaSecurity } from '@hub/config';
 import { appendInOrder, createKafkaEventLog, verifyKafkaAccessAtStart } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
-import { createPool, drainOutbox, postgresDeliveryStore, postgresPositionBindings, postgresQuarantineStore, postgresReadModelStore, postgresRegistryStore } from '@hub/store';
+import { createPool, drainOutbox, postgresDeliveryStore, postgresPositionBindings, postgresQuarantineStore, postgresReadModelStore, postgresRegistryStore, postgresTokenResend } from '@hub/store';
 import { runHubctl } from './cli.ts';
 
 const r = configReader(process.env);
@@ -28,6 +28,7 @@ try {
     readModels: () => ({ store: postgresReadModelStore(pool), eventLog, bindings: postgresPositionBindings(pool) }),
     deliveries: () => ({ deliveries: postgresDeliveryStore(pool), eventLog, bindings: postgresPositionBindings(pool) }),
     quarantine: () => postgresQuarantineStore(pool),
+    tokens: () => ({ source: postgresTokenResend(pool), deliveries: postgresDeliveryStore(pool) }),
     status: () => ({ pool, eventLog }),
     interactive: process.stderr.isTTY === true,
     out: (t) => process.stdout.write(t),

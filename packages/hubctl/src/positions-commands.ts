@@ -1,3 +1,4 @@
+import { topics } from '@hub/events';
 import { consumedDeliveryModules, projectedModules, topicOf } from '@hub/modules';
 import { need, type CommandContext } from './command-context.ts';
 import { progressBar, rebuildReadModel } from './rebuild.ts';
@@ -11,7 +12,8 @@ import { UsageError } from './usage.ts';
 //   one without waiting for it to catch up (its positions say nothing about these topics);
 // - dispatcher: its positions go back to the start of every partition, so it reads the sessions and
 //   CDRs topics again and makes their delivery rows (newest wins: a session already delivered in the
-//   same state, or a CDR already received, is not delivered again).
+//   same state, or a CDR already received, is not delivered again); the registry topic as well
+//   (ClientInfo and re-sent tokens: the same versions are not sent again either).
 
 export async function runPositionsCommand(action: string, ctx: CommandContext): Promise<number | undefined> {
   const { deps, values, print } = ctx;
@@ -34,17 +36,20 @@ export async function runPositionsCommand(action: string, ctx: CommandContext): 
     const { deliveries, eventLog, bindings } = deps.deliveries();
     if (!bindings) throw new Error('hubctl was started without the position bindings store');
     const reset = [];
-    for (const topic of consumedDeliveryModules.map((m) => topicOf(m))) {
+    // Its two consumer groups: the OCPI topics' deliveries, and the registry topic's (ClientInfo,
+    // token re-sends; services/dispatcher/src/registry-consumer.ts).
+    const reads = [...consumedDeliveryModules.map((m) => ({ group, topic: topicOf(m) })), { group: `${group}.registry`, topic: topics.registry }];
+    for (const { group: g, topic } of reads) {
       const ranges = await eventLog.offsetRanges(topic);
-      await deliveries.resetDeliveryPositions(group, eventLog.physical(topic), [...ranges.keys()]);
+      await deliveries.resetDeliveryPositions(g, eventLog.physical(topic), [...ranges.keys()]);
       await eventLog.verifyPositions(
         [topic],
-        { load: (t) => deliveries.deliveryPositions(group, t), loadBinding: (t) => bindings.load(group, t), saveBinding: (t, b) => bindings.save(group, t, b) },
+        { load: (t) => deliveries.deliveryPositions(g, t), loadBinding: (t) => bindings.load(g, t), saveBinding: (t, b) => bindings.save(g, t, b) },
         { rebind: true },
       );
-      reset.push({ topic: eventLog.physical(topic), partitions: ranges.size });
+      reset.push({ group: g, topic: eventLog.physical(topic), partitions: ranges.size });
     }
-    print(reset.map((r) => `${group}: ${r.topic} (${r.partitions} partitions) will be read again from its start; positions bound`).join('\n'), { group, topics: reset });
+    print(reset.map((r) => `${r.group}: ${r.topic} (${r.partitions} partitions) will be read again from its start; positions bound`).join('\n'), { group, topics: reset });
     return 0;
   }
   throw new UsageError('--consumer must be projector or dispatcher');

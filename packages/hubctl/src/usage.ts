@@ -25,6 +25,10 @@ export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
   deliveries replay --topic ${replayedToEmspModules.join('|')} --emsp CC/PID (--from-time ISO | --from-offset N)
                     [--rate N] [--dry-run]
                                    deliver a topic again to one eMSP (rate cap in records/s)
+  tokens resend --emsp CC/PID [--cpo CC/PID]
+                                   queue the eMSP's current tokens for the CPOs actively routed to it
+                                   (as the dispatcher does when a rule is enabled); versions a CPO
+                                   already holds are not sent again
   readmodel rebuild --model ${projectedModules.join('|')}
                                    rebuild a read model from its topic while the old one serves,
                                    then switch over (progress on stderr)

@@ -1,4 +1,4 @@
-import { cdrEventTypes, commandEventTypes, locationEventTypes, sessionEventTypes, tariffEventTypes, tokenEventTypes, topics, type TopicId } from '@hub/events';
+import { cdrEventTypes, commandEventTypes, locationEventTypes, registryEventTypes, sessionEventTypes, tariffEventTypes, tokenEventTypes, topics, type TopicId } from '@hub/events';
 import type { HubErrorKind, PartyRef } from '@hub/ocpi';
 import { applyLocationEvent, applyTariffEvent, applyTokenEvent, findInLocation, type ApplyResult } from './apply.ts';
 import { splitTokenObjectId } from './token-id.ts';
@@ -53,6 +53,17 @@ export interface DeliveryRule {
    * older one (sessions). 'every': each event is its own delivery (a CDR is immutable).
    */
   readonly keeps: 'newest' | 'every';
+  /**
+   * What must join the row's pair when it is delivered: an active route ('active', the default: an
+   * enabled rule, neither party suspended) or only an enabled rule ('rule': a ClientInfo announces
+   * that the other party of the rule is suspended, so the suspension must not hold it back).
+   */
+  readonly route?: 'active' | 'rule';
+  /**
+   * false: sent without OCPI-from/to headers. transport_and_format.asciidoc, Message Routing: Hub
+   * Client Info is Platform-to-Hub communication, "routing headers SHALL NOT be used".
+   */
+  readonly routingHeaders?: false;
 }
 
 export interface OcpiModule {
@@ -62,11 +73,15 @@ export interface OcpiModule {
   readonly eventTypes: Readonly<Record<string, string>>;
   /**
    * The Kafka key: 'object' is country_code/party_id/id upper-cased (objectKey: every event of one
-   * object on one partition, in order); 'command' is the hub's command id.
+   * object on one partition, in order); 'command' is the hub's command id; 'registry' is the registry
+   * topic's (CC/PID/ROLE of a party, or the platform id of a platform-wide change).
    */
-  readonly key: 'object' | 'command';
-  /** The role whose party owns and pushes the objects (transport_and_format.asciidoc, Client Owned Object Push). */
-  readonly owner: 'CPO' | 'EMSP';
+  readonly key: 'object' | 'command' | 'registry';
+  /**
+   * The role whose party owns and pushes the objects (transport_and_format.asciidoc, Client Owned
+   * Object Push); 'HUB' for the hub's own (mod_hub_client_info.asciidoc: "Data owner: Hub").
+   */
+  readonly owner: 'CPO' | 'EMSP' | 'HUB';
   /**
    * Who else sees them: 'routed' are the parties of the other role with an active routing rule to the
    * owner (list pulls); 'recipient' is the one party the event names (its ocpi-to header).
@@ -188,6 +203,34 @@ export const ocpiModules = {
         return `${stripSlashes(receiverUrl)}/${emsp.countryCode}/${emsp.partyId}/${encodeURIComponent(uid)}?type=${encodeURIComponent(type)}`;
       },
       keeps: 'newest',
+    },
+  },
+  // mod_hub_client_info.asciidoc (issue 13): the hub's own objects, one per party, made from the
+  // registry's events (dispatcher, registry-consumer.ts) and pushed to every connected party with a
+  // routing rule with that party (Push model). Receiver interface: PUT {receiver}/{country_code}/{party_id}
+  // of the ClientInfo; a row's object id is "CC/PID/ROLE" and its recipient either role ('row').
+  hubclientinfo: {
+    id: 'hubclientinfo',
+    topic: 'registry',
+    eventTypes: {
+      partyRegistered: registryEventTypes.partyRegistered,
+      partyReinstated: registryEventTypes.partyReinstated,
+      partySuspended: registryEventTypes.partySuspended,
+      platformHealthChanged: registryEventTypes.platformHealthChanged,
+    },
+    key: 'registry',
+    owner: 'HUB',
+    visibility: 'routed',
+    notFound: { pull: 'NOT_FOUND', push: 'NOT_FOUND' },
+    delivery: {
+      kind: 'client_info',
+      receiverModule: 'hubclientinfo',
+      recipient: 'row',
+      method: 'PUT',
+      url: (receiverUrl, { payload }) => `${stripSlashes(receiverUrl)}/${encodeURIComponent(String(payload['country_code']))}/${encodeURIComponent(String(payload['party_id']))}`,
+      keeps: 'newest',
+      route: 'rule',
+      routingHeaders: false,
     },
   },
 } as const satisfies Record<string, OcpiModule>;

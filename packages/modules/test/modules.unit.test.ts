@@ -36,7 +36,8 @@ describe('the module table', () => {
       const types = Object.values(module.eventTypes);
       assert.ok(types.length > 0, `${name} has event types`);
       for (const type of types) {
-        assert.ok(type.startsWith(`ocpi.${module.topic}.`), `${type} belongs to ${topicOf(module.id as keyof typeof ocpiModules)}`);
+        // ocpi.sessions.v1 holds ocpi.sessions.*.v1 events, hub.registry.v1 hub.registry.*.v1 ones.
+        assert.ok(type.startsWith(topics[module.topic].replace(/v\d+$/, '')), `${type} belongs to ${topicOf(module.id as keyof typeof ocpiModules)}`);
         assert.ok(existsSync(join(schemasDir, `${type}.json`)), `schemas/events/${type}.json`);
       }
     }
@@ -56,6 +57,7 @@ describe('the module table', () => {
     assert.deepEqual([...projectedModules], ['locations', 'tariffs', 'tokens']);
     assert.equal(new Set(projectedModules.map((m) => projectionOf(m).table)).size, projectedModules.length);
     assert.equal(isProjectedModule('sessions'), false);
+    assert.equal(isProjectedModule('hubclientinfo'), false);
     assert.equal(isProjectedModule('tariffs'), true);
     assert.throws(() => projectionOf('sessions' as never));
   });
@@ -100,9 +102,22 @@ describe('the module table', () => {
     assert.equal(deliveryRuleOf('token').url('https://cpo.example.com/tokens', row('A|B|RFID')), 'https://cpo.example.com/tokens/NL/EMP/A%7CB?type=RFID');
     assert.equal(deliveryRuleOf('token').recipient, 'CPO');
     assert.equal(deliveryRuleOf('session').recipient, 'EMSP');
+    // mod_hub_client_info.asciidoc, Receiver interface: PUT {receiver}/{country_code}/{party_id} of the
+    // ClientInfo, to either role; sent on an enabled rule even with the other side suspended, and
+    // without routing headers (transport_and_format.asciidoc, Message Routing).
+    const info = { country_code: 'BE', party_id: 'CPO', role: 'CPO', status: 'SUSPENDED', last_updated: '2026-01-01T00:00:00Z' };
+    assert.equal(deliveryRuleOf('client_info').url('https://emsp.example.com/clientinfo/', row('BE/CPO/CPO', info)), 'https://emsp.example.com/clientinfo/BE/CPO');
+    assert.equal(deliveryRuleOf('client_info').method, 'PUT');
+    assert.equal(deliveryRuleOf('client_info').recipient, 'row');
+    assert.equal(deliveryRuleOf('client_info').receiverModule, 'hubclientinfo');
+    assert.equal(deliveryRuleOf('client_info').route, 'rule');
+    assert.equal(deliveryRuleOf('client_info').routingHeaders, false);
+    assert.equal(deliveryRuleOf('session').route ?? 'active', 'active');
   });
 
-  it('turns the sessions and CDRs topics into deliveries in the dispatcher', () => {
+  it('turns the sessions, CDRs and tokens topics into deliveries in the dispatcher', () => {
     for (const id of consumedDeliveryModules) assert.ok(ocpiModules[id].delivery, `${id} has a delivery rule`);
+    // ClientInfo rows come from the registry consumer, not the delivery consumer.
+    assert.equal((consumedDeliveryModules as readonly string[]).includes('hubclientinfo'), false);
   });
 });

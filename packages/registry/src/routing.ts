@@ -38,7 +38,9 @@ export interface RoutingDirectory {
   ): Promise<RoutingTarget>;
   /**
    * Where and with which token to deliver, resolved at delivery time from the registry; the recipient
-   * is the pair's eMSP unless said (a token goes to its CPO).
+   * is the pair's eMSP unless said (a token goes to its CPO). The checks of receiverTarget, except
+   * that a kind whose delivery rule has route 'rule' (ClientInfo) needs only an enabled rule: the
+   * other party of the pair may be suspended (that is what the ClientInfo announces).
    */
   deliveryTarget(kind: DeliveredKind, emsp: PartyRef, cpo: PartyRef, targetUrl?: string, recipientRole?: 'EMSP' | 'CPO'): Promise<RoutingTarget>;
 }

@@ -73,36 +73,14 @@ export function consumerWatch(options: ConsumerWatchOptions): ConsumerWatch {
   const { group, metrics, logger, quarantine } = options;
   const now = options.now ?? Date.now;
   const backoff = options.backoff ?? { firstMs: 200, maxMs: 30_000 };
-  const standing = new Map<string, Standing & { topic: string; partition: number }>();
   const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
   let mismatches: readonly PositionsMismatch[] = [];
 
-  const quarantinedTotal = new Counter({ name: 'hub_consumer_quarantined_total', help: 'Records a consumer quarantined instead of applying (a data or constraint error, or not decodable)', labelNames: ['group', 'topic'], registers: [metrics] });
-  new Gauge({
-    name: 'hub_consumer_quarantined',
-    help: 'Records in quarantine waiting for an operator (hubctl quarantine), read from Postgres',
-    labelNames: ['group', 'topic'],
-    registers: [metrics],
-    async collect() {
-      const counts = await quarantine.openCounts().catch(() => undefined);
-      if (!counts) return;
-      this.reset();
-      for (const c of counts) if (c.consumerGroup === group) this.set({ group, topic: c.topic }, c.count);
-    },
-  });
-  new Gauge({
-    name: 'hub_consumer_stuck_seconds',
-    help: 'Seconds a partition has been on the same offset while failing or not finishing (0 for a partition that moves)',
-    labelNames: ['group', 'topic', 'partition'],
-    registers: [metrics],
-    collect() {
-      this.reset();
-      const t = now();
-      for (const s of standing.values()) this.set({ group, topic: s.topic, partition: String(s.partition) }, s.failures > 0 || t - s.since > options.stuckAfterMs ? (t - s.since) / 1000 : 0);
-    },
-  });
-
-  const mismatchGauge = new Gauge({ name: 'hub_consumer_positions_mismatch', help: 'Topics whose stored positions belong to another cluster or topic (1): the consumer refuses to run until hubctl positions reset', labelNames: ['group', 'topic'], registers: [metrics] });
+  const shared = sharedMetrics(metrics, quarantine);
+  const { quarantinedTotal, mismatchGauge } = shared;
+  const standing = new Map<string, Standing & { topic: string; partition: number }>();
+  const watched: WatchedGroup = { group, standing, stuckAfterMs: options.stuckAfterMs, now };
+  shared.watches.add(watched);
   const fix = `hubctl positions reset --consumer ${group.startsWith('projector') ? 'projector' : 'dispatcher'}`;
 
   let redriveTimer: NodeJS.Timeout | undefined;
@@ -200,7 +178,62 @@ export function consumerWatch(options: ConsumerWatchOptions): ConsumerWatch {
     },
     stop() {
       clearInterval(redriveTimer);
+      shared.watches.delete(watched);
     },
   };
   return watch;
+}
+
+interface WatchedGroup {
+  readonly group: string;
+  readonly standing: ReadonlyMap<string, Standing & { topic: string; partition: number }>;
+  readonly stuckAfterMs: number;
+  readonly now: () => number;
+}
+
+interface SharedMetrics {
+  readonly quarantinedTotal: Counter<'group' | 'topic'>;
+  readonly mismatchGauge: Gauge<'group' | 'topic'>;
+  readonly watches: Set<WatchedGroup>;
+}
+
+// One set of metrics per registry, whatever the number of consumer groups a service runs (the
+// dispatcher: the delivery consumer and the registry consumer); the gauges read every group's state.
+const sharedByRegistry = new WeakMap<Registry, SharedMetrics>();
+
+function sharedMetrics(metrics: Registry, quarantine: QuarantineStore): SharedMetrics {
+  const found = sharedByRegistry.get(metrics);
+  if (found) return found;
+  const watches = new Set<WatchedGroup>();
+  const quarantinedTotal = new Counter({ name: 'hub_consumer_quarantined_total', help: 'Records a consumer quarantined instead of applying (a data or constraint error, or not decodable)', labelNames: ['group', 'topic'], registers: [metrics] });
+  new Gauge({
+    name: 'hub_consumer_quarantined',
+    help: 'Records in quarantine waiting for an operator (hubctl quarantine), read from Postgres',
+    labelNames: ['group', 'topic'],
+    registers: [metrics],
+    async collect() {
+      const counts = await quarantine.openCounts().catch(() => undefined);
+      if (!counts) return;
+      this.reset();
+      const groups = new Set([...watches].map((w) => w.group));
+      for (const c of counts) if (groups.has(c.consumerGroup)) this.set({ group: c.consumerGroup, topic: c.topic }, c.count);
+    },
+  });
+  new Gauge({
+    name: 'hub_consumer_stuck_seconds',
+    help: 'Seconds a partition has been on the same offset while failing or not finishing (0 for a partition that moves)',
+    labelNames: ['group', 'topic', 'partition'],
+    registers: [metrics],
+    collect() {
+      this.reset();
+      for (const w of watches) {
+        const t = w.now();
+        for (const s of w.standing.values()) this.set({ group: w.group, topic: s.topic, partition: String(s.partition) }, s.failures > 0 || t - s.since > w.stuckAfterMs ? (t - s.since) / 1000 : 0);
+      }
+    },
+  });
+  const mismatchGauge = new Gauge({ name: 'hub_consumer_positions_mismatch', help: 'Topics whose stored positions belong to another cluster or topic (1): the consumer refuses to run until hubctl positions reset', labelNames: ['group', 'topic'], registers: [metrics] });
+  const shared = { quarantinedTotal, mismatchGauge, watches };
+  sharedByRegistry.set(metrics, shared);
+  return shared;
 }

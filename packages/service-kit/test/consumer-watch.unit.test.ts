@@ -104,4 +104,25 @@ describe('consumerWatch', () => {
     assert.doesNotMatch(text, /dispatcher/);
     watch.stop();
   });
+  it('two consumer groups of one service share the metrics registry, each reporting its own partitions', async () => {
+    const metrics = createMetricsRegistry('test');
+    const clock = { t: 1_000_000 };
+    const quarantine = { openCounts: () => Promise.resolve([{ consumerGroup: 'dispatcher.registry', topic: 'hub.registry.v1', count: 2 }]) } as unknown as QuarantineStore;
+    const logger = createLogger({ service: 'test', stream: new PassThrough() });
+    const watch = (group: string) => consumerWatch({ group, metrics, logger, quarantine, stuckAfterMs: 60_000, backoff: { firstMs: 1, maxMs: 4 }, now: () => clock.t });
+    const deliveries = watch('dispatcher');
+    const registry = watch('dispatcher.registry');
+    await deliveries.guard({ topic: 'ocpi.sessions.v1', partition: 1, firstOffset: '5' }, postgresDown);
+    await registry.guard({ topic: 'hub.registry.v1', partition: 0, firstOffset: '7' }, postgresDown);
+    clock.t += 2_000;
+    const text = await metrics.metrics();
+    assert.match(text, /hub_consumer_stuck_seconds\{group="dispatcher",topic="ocpi.sessions.v1",partition="1"[^}]*\} 2/);
+    assert.match(text, /hub_consumer_stuck_seconds\{group="dispatcher.registry",topic="hub.registry.v1",partition="0"[^}]*\} 2/);
+    assert.match(text, /hub_consumer_quarantined\{group="dispatcher.registry",topic="hub.registry.v1"[^}]*\} 2/);
+    assert.equal((await deliveries.problems()).some((p) => p.reason.includes('quarantined')), false, 'another group\'s quarantine is not this one\'s problem');
+    registry.stop();
+    clock.t += 1_000;
+    assert.doesNotMatch(await metrics.metrics(), /group="dispatcher.registry",topic="hub.registry.v1",partition/);
+    deliveries.stop();
+  });
 });

@@ -17,3 +17,5 @@ export * from './consumer-quarantine.ts';
 export * from './read-model-redrive.ts';
 export * from './position-bindings.ts';
 export { EVERY_ROUTED_CPO } from './token-fold.ts';
+export * from './postgres-client-info-recipients.ts';
+export * from './postgres-token-resend.ts';

@@ -82,12 +82,12 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
     const from = d.fromHub ? config.hubParty : sender;
     let accepted = false;
     try {
-      const result = await partners.call(rule.method, url, cipher.open(target.partnerTokenSealed), { correlationId: d.correlationId ?? `delivery-${d.id}` }, d.payload, {
-        'ocpi-from-country-code': from.countryCode,
-        'ocpi-from-party-id': from.partyId,
-        'ocpi-to-country-code': to.countryCode,
-        'ocpi-to-party-id': to.partyId,
-      });
+      // Hub Client Info goes without them (the module table's routingHeaders).
+      const headers: Record<string, string> =
+        rule.routingHeaders === false
+          ? {}
+          : { 'ocpi-from-country-code': from.countryCode, 'ocpi-from-party-id': from.partyId, 'ocpi-to-country-code': to.countryCode, 'ocpi-to-party-id': to.partyId };
+      const result = await partners.call(rule.method, url, cipher.open(target.partnerTokenSealed), { correlationId: d.correlationId ?? `delivery-${d.id}` }, d.payload, headers);
       // status_codes.asciidoc: 1xxx is success (1000, and 19xx for custom success codes).
       if (result.httpStatus < 200 || result.httpStatus > 299 || !isSuccessCode(result.envelope.status_code)) {
         throw new PartnerCallError('OCPI_STATUS', url, `HTTP ${result.httpStatus}, OCPI status_code ${String(result.envelope.status_code)}`);

@@ -1,10 +1,11 @@
 import { Gauge } from '@hub/observability';
 import { consumerLagGauge, startServiceShell, type ServiceShell } from '@hub/service-kit';
-import { postgresCommandStore, postgresDeliveryStore, postgresRoutingDirectory } from '@hub/store';
+import { postgresClientInfoRecipients, postgresCommandStore, postgresDeliveryStore, postgresRoutingDirectory, postgresTokenResend } from '@hub/store';
 import { startCommandTimeouts } from './command-timeouts.ts';
 import type { DispatcherConfig } from './config.ts';
 import { startDeliveryConsumer } from './delivery-consumer.ts';
 import { deliveryWorkers } from './delivery-workers.ts';
+import { startRegistryConsumer } from './registry-consumer.ts';
 import { sessionPatchReporter } from './session-patch.ts';
 
 // Dispatcher (interface document, Events; reference design, Delivery rules). Three parts:
@@ -13,7 +14,9 @@ import { sessionPatchReporter } from './session-patch.ts';
 //    delivery-consumer.ts);
 // 2. delivery workers that send due records to the eMSP's receiver with retries and backoff, a few
 //    at a time per eMSP, so one eMSP down or slow delays no other (delivery-workers.ts);
-// 3. command timeouts: TIMEOUT for commands whose CPO never called back (command-timeouts.ts).
+// 3. command timeouts: TIMEOUT for commands whose CPO never called back (command-timeouts.ts);
+// 4. a consumer group over the registry topic: ClientInfo pushes and token re-sends to newly routed
+//    CPOs as delivery records (registry-consumer.ts).
 
 export async function startWorker(config: DispatcherConfig): Promise<ServiceShell> {
   const shell = await startServiceShell('dispatcher', config);
@@ -25,6 +28,8 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
   const workers = deliveryWorkers(config, shell, { deliveries, routing: postgresRoutingDirectory(pool) });
   // 1. Consumer: events -> delivery records (delivery-consumer.ts).
   const consumer = await startDeliveryConsumer(config, shell, { deliveries, lag, wake: () => workers.wake(), reportSessionPatches: sessionPatchReporter(metrics, logger) });
+  // 4. Registry changes -> ClientInfo and token records (registry-consumer.ts).
+  const registry = await startRegistryConsumer(config, shell, { deliveries, clientInfo: postgresClientInfoRecipients(pool), tokens: postgresTokenResend(pool), lag, wake: () => workers.wake() });
   // 2. Delivery workers.
   await workers.start();
   // 3. Commands whose CPO sent no result by its timeout (plus grace): the hub tells the eMSP TIMEOUT
@@ -47,6 +52,7 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
       timeouts.stop();
       clearInterval(backlogTimer);
       await consumer.stop();
+      await registry.stop();
       await workers.drain();
       await shell.stop();
     },

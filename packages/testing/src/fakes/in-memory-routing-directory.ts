@@ -1,5 +1,6 @@
 import { deliveryRuleOf } from '@hub/modules';
-import type { RoutingDirectory } from '@hub/registry';
+import type { PartyRef } from '@hub/ocpi';
+import type { RoutingDirectory, RoutingTarget } from '@hub/registry';
 import type { InMemoryRegistryView } from './in-memory-registry-store.ts';
 
 // The RoutingDirectory port (@hub/registry, routing.ts) over the in-memory registry, with the checks
@@ -8,27 +9,40 @@ import type { InMemoryRegistryView } from './in-memory-registry-store.ts';
 export function inMemoryRoutingDirectory(registry: InMemoryRegistryView): RoutingDirectory {
   const directory: RoutingDirectory = {
     deliveryTarget(kind, emsp, cpo, targetUrl, recipientRole = 'EMSP') {
-      return directory.receiverTarget(recipientRole, deliveryRuleOf(kind).receiverModule, emsp, cpo, targetUrl);
+      const rule = deliveryRuleOf(kind);
+      return target(recipientRole, rule.receiverModule, emsp, cpo, targetUrl, rule.route ?? 'active');
     },
-    async receiverTarget(receiverRole, module, emsp, cpo, fixedUrl, interfaceRole = 'RECEIVER') {
-      const receiver = { ...(receiverRole === 'EMSP' ? emsp : cpo), role: receiverRole };
-      const who = `${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'} ${receiver.countryCode}/${receiver.partyId}`;
-      const party = registry.party(receiver);
-      if (!party) return { ok: false, reason: `unknown ${who}` };
-      if (party.suspended) return { ok: false, reason: `${who} suspended` };
-      const active = registry.activeRoutes().some((r) => sameRef(r.emsp, emsp) && sameRef(r.cpo, cpo));
-      const sideSuspended = registry.party({ ...cpo, role: 'CPO' })?.suspended === true || registry.party({ ...emsp, role: 'EMSP' })?.suspended === true;
-      const pair = `${emsp.countryCode}/${emsp.partyId} <- ${cpo.countryCode}/${cpo.partyId}`;
-      if (!active && sideSuspended) return { ok: false, reason: `routing ${pair} paused: a party of it is suspended` };
-      if (!active) return { ok: false, reason: `no active routing rule ${pair}` };
-      const platform = registry.platform(party.platformId);
-      const endpoint = platform?.endpoints.find((e) => e.identifier === module && e.role === interfaceRole)?.url;
-      const url = fixedUrl ?? registry.override(receiver, module) ?? endpoint;
-      if (!url) return { ok: false, reason: `no ${module} ${interfaceRole.toLowerCase()} URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}` };
-      if (!platform?.registered || !platform.partnerTokenSealed) return { ok: false, reason: `${who} has no credentials registered` };
-      return { ok: true, url, partnerTokenSealed: platform.partnerTokenSealed };
+    receiverTarget(receiverRole, module, emsp, cpo, fixedUrl, interfaceRole = 'RECEIVER') {
+      return target(receiverRole, module, emsp, cpo, fixedUrl, 'active', interfaceRole);
     },
   };
+  async function target(
+    receiverRole: 'EMSP' | 'CPO',
+    module: string,
+    emsp: PartyRef,
+    cpo: PartyRef,
+    fixedUrl: string | undefined,
+    route: 'active' | 'rule',
+    interfaceRole: 'SENDER' | 'RECEIVER' = 'RECEIVER',
+  ): Promise<RoutingTarget> {
+    const receiver = { ...(receiverRole === 'EMSP' ? emsp : cpo), role: receiverRole };
+    const who = `${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'} ${receiver.countryCode}/${receiver.partyId}`;
+    const party = registry.party(receiver);
+    if (!party) return { ok: false, reason: `unknown ${who}` };
+    if (party.suspended) return { ok: false, reason: `${who} suspended` };
+    // route 'rule' (ClientInfo): an enabled rule is enough, whoever of the pair is suspended.
+    const active = route === 'rule' ? registry.hasRule(emsp, cpo) : registry.activeRoutes().some((r) => sameRef(r.emsp, emsp) && sameRef(r.cpo, cpo));
+    const sideSuspended = registry.party({ ...cpo, role: 'CPO' })?.suspended === true || registry.party({ ...emsp, role: 'EMSP' })?.suspended === true;
+    const pair = `${emsp.countryCode}/${emsp.partyId} <- ${cpo.countryCode}/${cpo.partyId}`;
+    if (!active && sideSuspended) return { ok: false, reason: `routing ${pair} paused: a party of it is suspended` };
+    if (!active) return { ok: false, reason: `no active routing rule ${pair}` };
+    const platform = registry.platform(party.platformId);
+    const endpoint = platform?.endpoints.find((e) => e.identifier === module && e.role === interfaceRole)?.url;
+    const url = fixedUrl ?? registry.override(receiver, module) ?? endpoint;
+    if (!url) return { ok: false, reason: `no ${module} ${interfaceRole.toLowerCase()} URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}` };
+    if (!platform?.registered || !platform.partnerTokenSealed) return { ok: false, reason: `${who} has no credentials registered` };
+    return { ok: true, url, partnerTokenSealed: platform.partnerTokenSealed };
+  }
   return directory;
 }
 
