@@ -5,6 +5,8 @@
 // rounds). The projector runs, as in production, so existence checks read a live read model.
 // Run: npm run bench -- location-patch [seconds=10] [connections=50] [rounds=3] [warm-up seconds=20]
 // BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR" profiles the ingress (see README, Benchmarks).
+// BENCH_PATCH_PEER=0 leaves the CRUD peer out: the same targets as before it existed, so a run is
+// comparable with one at an older commit (its synchronous commits also load the shared Postgres).
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { locationEventTypes, newEvent, topics } from '@hub/events';
@@ -75,13 +77,14 @@ const patchTarget = (label: string, below: string, fields: (n: number) => Record
     },
   },
 });
+const withPeer = process.env['BENCH_PATCH_PEER'] !== '0';
 const targets = [
   { label: 'bare express GET /hello', url: `http://127.0.0.1:${helloPort}/hello`, options: { serverPids: [hello.child.pid ?? 0] } },
   patchTarget('hub PATCH EVSE status', '/3256', (i) => ({ status: statuses[i % 4] })),
   patchTarget('CRUD peer PATCH EVSE status', '/3256', (i) => ({ status: statuses[i % 4] }), peerPort, [peer.child.pid ?? 0]),
   patchTarget('hub PATCH connector', '/3256/1', (i) => ({ tariff_ids: [`T${i % 7}`] })),
   patchTarget('CRUD peer PATCH connector', '/3256/1', (i) => ({ tariff_ids: [`T${i % 7}`] }), peerPort, [peer.child.pid ?? 0]),
-];
+].filter((t) => withPeer || !t.label.startsWith('CRUD peer'));
 // Item 4 of issue 16: the ingress's RSS at full PATCH load (sampled during the hub's rounds).
 let ingressRssMax = 0;
 let ingressRssEnd = 0;
@@ -119,7 +122,7 @@ for (const r of summary.slice(1)) {
   process.stdout.write(`${r.label}: ${(100 * throughput).toFixed(0)}% of bare express's req/s (median of per-round ratios; ratio of medians ${(100 * ofMedians).toFixed(0)}%)\n`);
 }
 // The hub against its CRUD peer: the median of per-round ratios of each PATCH kind (issue 16 target >= 1.0x).
-for (const kind of ['EVSE status', 'connector']) {
+for (const kind of withPeer ? ['EVSE status', 'connector'] : []) {
   const ratio = pairedRatio(runs, `hub PATCH ${kind}`, `CRUD peer PATCH ${kind}`, (x) => x.requestsPerSecond);
   figures[`hub_to_peer_${slug(kind)}_ratio`] = ratio;
   process.stdout.write(`hub PATCH ${kind}: ${ratio.toFixed(2)}x the CRUD peer's req/s (median of per-round ratios)\n`);
