@@ -163,6 +163,30 @@ describe('ClientInfo push and token re-send', () => {
     assert.equal(unrouted.code, 1);
     assert.match(unrouted.stderr, /no active route from DE\/EMR \(eMSP\) to FR\/UNR \(CPO\)/);
   });
+  it('a token pushed while the projector lags still reaches a CPO routed in that window (the re-send waits for the read model)', async () => {
+    const lagCpo = await onboard(hub, env, 'Lag CPO', [{ role: 'CPO', countryCode: 'BE', partyId: 'LAG' }], [{ identifier: 'credentials', role: 'SENDER' }, { identifier: 'tokens', role: 'RECEIVER' }]);
+    try {
+      const projector = services[1] as ServiceProcess;
+      await projector.stop();
+      const late = { ...ocpiExample('token_example_2_full_rfid.json'), country_code: 'DE', party_id: 'EMR', uid: 'UID-LAG', type: 'RFID', last_updated: new Date().toISOString() };
+      const path = { countryCode: 'DE', partyId: 'EMR', id: tokenObjectId('UID-LAG', 'RFID') };
+      accept(tokenCpo.partner, '/ocpi/2.2.1/tokens/DE/EMR/UID-LAG');
+      await stack.eventLog.append(topics.tokens, [newEvent({ type: tokenEventTypes.tokenPut, source: 'test', subject: pathSubject(path), key: objectKey(path), from: 'DE/EMR', data: late })]);
+      // The dispatcher fanned it out to the CPOs routed then (TKC), not to LAG, which has no rule yet.
+      await until('the late token at the routed CPO', () => puts(tokenCpo.partner, '/ocpi/2.2.1/tokens/DE/EMR/UID-LAG').length > 0);
+      await ok(['routing', 'enable', '--emsp', 'DE/EMR', '--cpo', 'BE/LAG']);
+      await new Promise((r) => setTimeout(r, 2_000)); // the re-send is waiting for the projector
+      services[1] = await startService('projector', env, /projector running/, 60_000);
+      const received = await until('every token of DE/EMR at the CPO routed while the projector lagged', () => {
+        const uids = new Set(lagCpo.partner.received.filter((r) => r.kind === 'token').map((r) => String(r.body['uid'])));
+        return uids.size >= 3 && uids;
+      }, 60_000);
+      assert.deepEqual([...received].sort(), ['UID-1', 'UID-LAG', 'uid-2']);
+    } finally {
+      await lagCpo.partner.close();
+    }
+  });
+
   it('a registry event without what its type promises is quarantined by the registry group, and the next one is applied', async () => {
     await stack.eventLog.append(topics.registry, [newEvent({ type: registryEventTypes.partySuspended, source: 'test', subject: 'NL/CPS/CPO', key: 'NL/CPS/CPO', data: { country_code: 'NL' } })]);
     await ok(['party', 'suspend', '--country', 'NL', '--party', 'CPS', '--role', 'CPO']);

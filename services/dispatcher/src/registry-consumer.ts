@@ -2,7 +2,7 @@ import { decodeRecord, type ConsumedRecord } from '@hub/event-log';
 import { topics, type HubEvent } from '@hub/events';
 import type { PartyRole } from '@hub/ocpi';
 import { Counter, type Gauge } from '@hub/observability';
-import { deliveryRuleOf } from '@hub/modules';
+import { deliveryRuleOf, topicOf } from '@hub/modules';
 import { applyIsolating, consumerWatch, rawRecord, type Item, type ServiceShell } from '@hub/service-kit';
 import {
   postgresFailureKind,
@@ -14,6 +14,7 @@ import {
   type DeliveryStore,
   type QuarantineEntry,
   type RawRecord,
+  type ReadModelStore,
   type TokenResendSource,
   tokenResendRows,
 } from '@hub/store';
@@ -40,7 +41,15 @@ const ROWS_PER_STATEMENT = 2_000;
 export async function startRegistryConsumer(
   config: DispatcherConfig,
   shell: ServiceShell,
-  deps: { deliveries: DeliveryStore; clientInfo: ClientInfoRecipients; tokens: TokenResendSource; lag: Gauge<'group' | 'topic' | 'partition'>; wake: () => void },
+  deps: {
+    deliveries: DeliveryStore;
+    clientInfo: ClientInfoRecipients;
+    tokens: TokenResendSource;
+    /** Where the projector stands in the tokens topic (the read model the re-send reads). */
+    tokenProjection: Pick<ReadModelStore, 'positions'>;
+    lag: Gauge<'group' | 'topic' | 'partition'>;
+    wake: () => void;
+  },
 ): Promise<{ stop(): Promise<void> }> {
   const { logger, metrics, eventLog, pool } = shell;
   const { deliveries, lag, wake } = deps;
@@ -95,11 +104,30 @@ export async function startRegistryConsumer(
     return rows;
   };
 
+  /**
+   * Whether the tokens read model holds every token event appended until now (bounded wait). A token
+   * pushed just before the rule was enabled was fanned out without this CPO; the re-send must see it,
+   * so it waits for the projector to pass the topic's current end.
+   */
+  const tokensProjected = async (timeoutMs = 30_000): Promise<boolean> => {
+    const heads = await eventLog.latestOffsets(topicOf('tokens'));
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const positions = await deps.tokenProjection.positions('tokens');
+      if ([...heads].every(([partition, head]) => head === 0n || (positions.get(partition) ?? 0n) >= head)) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
   /** The token rows of one event, handed to `emit` a page at a time. */
   const tokenRows = async (c: Consumed, emit: (rows: DeliveryInput[]) => Promise<void>): Promise<void> => {
     const scope = c.plan?.tokens;
     const event = c.event;
     if (!scope || !event) return;
+    if (!(await tokensProjected())) {
+      logger.warn('the tokens read model is more than 30 s behind the topic: re-sending the tokens it holds; run hubctl tokens resend once the projector caught up', { event: event.type, subject: event.subject });
+    }
     for (const r of await tokenResendRows(deps.tokens, scope, { correlationId: event.correlationId ?? event.id, eventTime: event.time }, emit)) {
       resent.inc(r.rows);
       logger.info('tokens re-sent to CPOs newly routed to the eMSP', { emsp: `${r.emsp.countryCode}/${r.emsp.partyId}`, cpos: r.cpos.map((p) => `${p.countryCode}/${p.partyId}`), rows: r.rows });

@@ -1,6 +1,6 @@
 import { Gauge } from '@hub/observability';
 import { consumerLagGauge, startServiceShell, type ServiceShell } from '@hub/service-kit';
-import { postgresClientInfoRecipients, postgresCommandStore, postgresDeliveryStore, postgresRoutingDirectory, postgresTokenResend } from '@hub/store';
+import { postgresClientInfoRecipients, postgresCommandStore, postgresDeliveryStore, postgresReadModelStore, postgresRoutingDirectory, postgresTokenResend } from '@hub/store';
 import { startCommandTimeouts } from './command-timeouts.ts';
 import type { DispatcherConfig } from './config.ts';
 import { startDeliveryConsumer } from './delivery-consumer.ts';
@@ -29,7 +29,7 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
   // 1. Consumer: events -> delivery records (delivery-consumer.ts).
   const consumer = await startDeliveryConsumer(config, shell, { deliveries, lag, wake: () => workers.wake(), reportSessionPatches: sessionPatchReporter(metrics, logger) });
   // 4. Registry changes -> ClientInfo and token records (registry-consumer.ts).
-  const registry = await startRegistryConsumer(config, shell, { deliveries, clientInfo: postgresClientInfoRecipients(pool), tokens: postgresTokenResend(pool), lag, wake: () => workers.wake() });
+  const registry = await startRegistryConsumer(config, shell, { deliveries, clientInfo: postgresClientInfoRecipients(pool), tokens: postgresTokenResend(pool), tokenProjection: postgresReadModelStore(pool), lag, wake: () => workers.wake() });
   // 2. Delivery workers.
   await workers.start();
   // 3. Commands whose CPO sent no result by its timeout (plus grace): the hub tells the eMSP TIMEOUT
