@@ -1,6 +1,7 @@
 // hubctl's usage text and the error that prints it (exit code 2).
 
 import { projectedModules, replayedToEmspModules } from '@hub/modules';
+import { RECEIVER_MODULES } from '@hub/registry';
 
 export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
 
@@ -12,7 +13,7 @@ export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
   party token --country CC --party PID --role ROLE
                                    issue a new initial token (before registration only)
   party suspend|reinstate --country CC --party PID --role ROLE
-  endpoint set --country CC --party PID --role ROLE --module sessions|cdrs|tokens|commands --url URL
+  endpoint set --country CC --party PID --role ROLE --module ${RECEIVER_MODULES.join('|')} --url URL
   endpoint clear --country CC --party PID --role ROLE --module MODULE
                                    override (or stop overriding) a receiver endpoint URL
   routing enable|disable --emsp CC/PID --cpo CC/PID

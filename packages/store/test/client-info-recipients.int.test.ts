@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { generateCredentialsToken, hashCredentialsToken, type PartyRole } from '@hub/ocpi';
-import { registerParty, setRoutingRule, setSuspended, type OperatorDeps } from '@hub/registry';
+import { overrideEndpoint, registerParty, setRoutingRule, setSuspended, type OperatorDeps } from '@hub/registry';
 import { postgresClientInfoRecipients, postgresRegistryStore, postgresRoutingDirectory, postgresTokenResend, type ClientInfoRecipients, type TokenResendSource } from '@hub/store';
 import { createTestStack, type TestStack } from '@hub/testing';
 
@@ -70,8 +70,7 @@ describe('ClientInfo recipients and token re-send on Postgres', () => {
   });
 
   it('an operator override counts as a receiver', async () => {
-    // hubctl endpoint set does not offer hubclientinfo yet (RECEIVER_MODULES): the row as it would write it.
-    await stack.pool.query(`insert into endpoint_overrides (country_code, party_id, role, module, url) values ('NL', 'EM2', 'EMSP', 'hubclientinfo', 'https://em2.example.com/clientinfo')`);
+    await overrideEndpoint(deps, { party: { countryCode: 'NL', partyId: 'EM2', role: 'EMSP' }, module: 'hubclientinfo', url: 'https://em2.example.com/clientinfo' });
     assert.deepEqual(names(await recipients.recipients(cpo, 'hubclientinfo')), ['NL/EM1/EMSP +receiver', 'NL/EM2/EMSP +receiver']);
     await stack.pool.query(`delete from endpoint_overrides where module = 'hubclientinfo'`);
     assert.deepEqual(names(await recipients.recipients(cpo, 'hubclientinfo')), ['NL/EM1/EMSP +receiver', 'NL/EM2/EMSP -receiver']);
