@@ -184,7 +184,8 @@ export async function benchPlatform(
   secretKeyBase64: string,
   party: PartyRef,
   role: 'CPO' | 'EMSP',
-  sim?: PartnerSimulator,
+  /** The partner's server: its token and where its modules are ({baseUrl}/ocpi/2.2.1/{module}). */
+  sim?: Pick<PartnerSimulator, 'token' | 'baseUrl'> & Partial<Pick<PartnerSimulator, 'versionsUrl'>>,
   modules: readonly string[] = ['sessions', 'cdrs'],
 ): Promise<string> {
   const store = postgresRegistryStore(stack.pool);

@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { PartyRef } from '@hub/ocpi';
-import { generateCredentialsToken, hashCredentialsToken } from '@hub/ocpi';
-import { aesGcmTokenCipher, overrideEndpoint, registerParty, setRoutingRule } from '@hub/registry';
+import { generateCredentialsToken } from '@hub/ocpi';
+import { setRoutingRule } from '@hub/registry';
 import { postgresRegistryStore } from '@hub/store';
 import { call, createTestStack, repoRoot } from '@hub/testing';
-import { percentile, rssMiB, startNode } from './load.ts';
+import { benchPlatform, percentile, rssMiB, startNode } from './load.ts';
 import { printFigures, type Figure } from './figures.ts';
 
 type Json = Record<string, unknown>;
@@ -28,7 +28,8 @@ const tokenTemplate = JSON.parse(readFileSync(join(repoRoot, '..', 'shared', 'oc
 interface TokensReceiver {
   readonly party: PartyRef;
   readonly token: string;
-  readonly url: string;
+  /** The tokens receiver is {baseUrl}/ocpi/2.2.1/tokens. */
+  readonly baseUrl: string;
   readonly receivedAt: Map<string, number>;
   hang: boolean;
   close(): Promise<void>;
@@ -38,7 +39,7 @@ async function tokensReceiver(party: PartyRef): Promise<TokensReceiver> {
   const receivedAt = new Map<string, number>();
   const token = generateCredentialsToken();
   const hanging = new Set<ServerResponse>();
-  const receiver = { party, token, receivedAt, hang: false } as Omit<TokensReceiver, 'url' | 'close'>;
+  const receiver = { party, token, receivedAt, hang: false } as Omit<TokensReceiver, 'baseUrl' | 'close'>;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume();
     req.on('end', () => {
@@ -57,7 +58,7 @@ async function tokensReceiver(party: PartyRef): Promise<TokensReceiver> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return Object.assign(receiver, {
-    url: `http://127.0.0.1:${port}/ocpi/2.2.1/tokens`,
+    baseUrl: `http://127.0.0.1:${port}`,
     close: async () => {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
@@ -70,29 +71,10 @@ const stack = await createTestStack('bench_tokens');
 const env = stack.env({ HUB_PORT: '0', LOG_LEVEL: 'warn', ALLOW_HTTP_PARTNER_URLS: 'true', PARTNER_ALLOWED_HOSTS: '127.0.0.1', DELIVERY_TIMEOUT_MS: '2000' });
 const store = postgresRegistryStore(stack.pool);
 const deps = { store, source: 'bench', actor: 'bench' };
-const cipher = aesGcmTokenCipher(Buffer.from(env['HUB_SECRET_KEY'] ?? '', 'base64'));
 
-/** Registers a party with credentials (and its tokens receiver URL); returns the token it calls the hub with. */
-async function platform(party: PartyRef, role: 'CPO' | 'EMSP', receiver?: TokensReceiver): Promise<string> {
-  const { platformId, initialToken } = await registerParty(deps, { party: { ...party, role }, name: `bench ${party.partyId}` });
-  const hubToken = generateCredentialsToken();
-  await store.saveCredentials(
-    {
-      platformId,
-      presentedTokenHash: hashCredentialsToken(initialToken),
-      newHubTokenHash: hashCredentialsToken(hubToken),
-      partnerTokenSealed: cipher.seal(receiver?.token ?? 'unused'),
-      versionsUrl: 'https://bench.invalid/ocpi/versions',
-      version: '2.2.1',
-      endpoints: [],
-      businessDetails: [],
-      outbox: [],
-    },
-    'register',
-  );
-  if (receiver) await overrideEndpoint(deps, { party: { ...party, role }, module: 'tokens', url: receiver.url });
-  return hubToken;
-}
+/** Registers a party with credentials (and a CPO's tokens receiver URL); returns the token it calls the hub with. */
+const platform = (party: PartyRef, role: 'CPO' | 'EMSP', receiver?: TokensReceiver): Promise<string> =>
+  benchPlatform(stack, env['HUB_SECRET_KEY'] ?? '', party, role, receiver, ['tokens']);
 
 const emsp = { countryCode: 'NL', partyId: 'EMP' };
 const cpos = await Promise.all(['CPA', 'CPB', 'CPC'].map((partyId) => tokensReceiver({ countryCode: 'BE', partyId })));

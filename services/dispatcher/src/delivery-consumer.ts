@@ -3,9 +3,10 @@ import { recipientOf, type HubEvent } from '@hub/events';
 import type { Gauge } from '@hub/observability';
 import type { PartyRef } from '@hub/ocpi';
 import { consumedDeliveryModules, moduleOfDelivery, ocpiModules, parseSubject, topicOf, type DeliveryKind } from '@hub/modules';
-import { applyIsolating, consumerWatch, hasObjectData, rawRecord, type Item, type ServiceShell } from '@hub/service-kit';
-import { EVERY_ROUTED_CPO, postgresFailureKind, postgresPositionBindings, postgresQuarantineStore, type DeliveryInput, type DeliveryStore, type EnqueueReport, type RawRecord } from '@hub/store';
+import { consumerWatch, hasObjectData, rawRecord, type ServiceShell } from '@hub/service-kit';
+import { EVERY_ROUTED_CPO, postgresFailureKind, postgresQuarantineStore, type DeliveryInput, type DeliveryStore, type EnqueueReport, type RawRecord } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
+import { subscribeRows } from './row-subscription.ts';
 import { isPatch } from './session-patch.ts';
 
 // The dispatcher's consumer half (interface document, Events; reference design, Delivery rules): a
@@ -82,55 +83,27 @@ export async function startDeliveryConsumer(
     return 'redriven';
   }, postgresFailureKind);
 
-  const bindings = postgresPositionBindings(pool);
-  const subscription = await eventLog.subscribe({
+  return subscribeRows(shell, {
     group,
     topics: consumedDeliveryModules.map((m) => topicOf(m)),
-    // Each partition starts where the delivery rows end (the position stored with them): if Postgres
-    // lost recent rows (a failover, a restore), their events are read and enqueued again. Positions
-    // of another cluster or topic stop the consumer instead (issue 14, item 5).
-    positions: {
-      load: (topic) => deliveries.deliveryPositions(group, topic),
-      loadBinding: (topic) => bindings.load(group, topic),
-      saveBinding: (topic, binding) => bindings.save(group, topic, binding),
-    },
-    ...watch.subscriptionHooks(lag),
-    // Partitions are handed off in parallel (each keeps its order): a fetch spanning twelve partitions
-    // does not wait for twelve Postgres round trips one after the other.
+    deliveries,
+    watch,
+    lag,
+    // A fetch spanning twelve partitions does not wait for twelve Postgres round trips one after the other.
     concurrency: 6,
-    onBatch: async (batch) => {
-      const items: Array<Item<Consumed>> = batch.records.map((record: ConsumedRecord) => {
-        const consumed = decodeRow(rawRecord(record), record.event);
-        return consumed.row ? { record: consumed } : { record: consumed, quarantine: { failure: 'undecodable', reason: 'not an event of the hub with an OCPI object path (CloudEvents binary mode with a JSON object as data)' } };
-      });
-      const outcome = await watch.guard({ topic: batch.topic, partition: batch.partition, firstOffset: batch.firstOffset }, async () => {
-        const quarantined = await applyIsolating(
-          items,
-          async (chunk) => {
-            const last = chunk[chunk.length - 1] as Item<Consumed>;
-            // Durable hand-off first, offset second: a crash in between re-reads the batch, and the
-            // records it re-enqueues are no-ops (same offsets). The position is stored with the rows.
-            reportSessionPatches(
-              await deliveries.enqueue(
-                chunk.flatMap((i) => (i.quarantine || !i.record.row ? [] : [i.record.row])),
-                { consumerGroup: group, topic: batch.topic, partition: batch.partition, nextOffset: (BigInt(last.record.raw.offset) + 1n).toString() },
-                chunk.flatMap((i) => (i.quarantine ? [{ consumerGroup: group, record: i.record.raw, ceType: i.record.ceType, ceId: i.record.ceId, failureKind: i.quarantine.failure, reason: i.quarantine.reason }] : [])),
-              ),
-            );
-          },
-          postgresFailureKind,
-        );
-        watch.quarantined(batch.topic, quarantined.length);
-        for (const q of quarantined) logger.error('record quarantined: it cannot become a delivery row', { topic: batch.topic, partition: batch.partition, offset: q.record.raw.offset, reason: q.quarantine?.reason });
-      });
-      if (!outcome) wake();
-      return outcome;
+    decode: (record: ConsumedRecord) => {
+      const consumed = decodeRow(rawRecord(record), record.event);
+      return consumed.row ? { record: consumed } : { record: consumed, quarantine: { failure: 'undecodable', reason: 'not an event of the hub with an OCPI object path (CloudEvents binary mode with a JSON object as data)' } };
     },
+    apply: async (chunk, position) =>
+      reportSessionPatches(
+        await deliveries.enqueue(
+          chunk.flatMap((i) => (i.quarantine || !i.record.row ? [] : [i.record.row])),
+          position,
+          chunk.flatMap((i) => (i.quarantine ? [{ consumerGroup: group, record: i.record.raw, ceType: i.record.ceType, ceId: i.record.ceId, failureKind: i.quarantine.failure, reason: i.quarantine.reason }] : [])),
+        ),
+      ),
+    quarantinedMessage: 'record quarantined: it cannot become a delivery row',
+    wake,
   });
-  return {
-    async stop() {
-      watch.stop();
-      await subscription.stop();
-    },
-  };
 }

@@ -3,10 +3,9 @@ import { topics, type HubEvent } from '@hub/events';
 import type { PartyRole } from '@hub/ocpi';
 import { Counter, type Gauge } from '@hub/observability';
 import { deliveryRuleOf, topicOf } from '@hub/modules';
-import { applyIsolating, consumerWatch, rawRecord, type Item, type ServiceShell } from '@hub/service-kit';
+import { consumerWatch, rawRecord, type Item, type ServiceShell } from '@hub/service-kit';
 import {
   postgresFailureKind,
-  postgresPositionBindings,
   postgresQuarantineStore,
   type ClientInfoRecipients,
   type DeliveryInput,
@@ -19,6 +18,7 @@ import {
   tokenResendRows,
 } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
+import { subscribeRows } from './row-subscription.ts';
 import { registryPlanOf, type RegistryPlan } from './registry-plan.ts';
 
 // The dispatcher's registry consumer (issue 13): its own consumer group over hub.registry.v1 that
@@ -164,41 +164,18 @@ export async function startRegistryConsumer(
     return 'redriven';
   }, postgresFailureKind);
 
-  const bindings = postgresPositionBindings(pool);
-  const subscription = await eventLog.subscribe({
+  return subscribeRows(shell, {
     group,
     topics: [topics.registry],
-    positions: {
-      load: (topic) => deliveries.deliveryPositions(group, topic),
-      loadBinding: (topic) => bindings.load(group, topic),
-      saveBinding: (topic, binding) => bindings.save(group, topic, binding),
+    deliveries,
+    watch,
+    lag,
+    decode: (record: ConsumedRecord) => {
+      const consumed = decode(rawRecord(record), record.event);
+      return consumed.plan ? { record: consumed } : { record: consumed, quarantine: { failure: 'undecodable', reason: 'not a registry event of the hub with the payload its type promises (CloudEvents binary mode, JSON object data)' } };
     },
-    ...watch.subscriptionHooks(lag),
-    onBatch: async (batch) => {
-      const items: Array<Item<Consumed>> = batch.records.map((record: ConsumedRecord) => {
-        const consumed = decode(rawRecord(record), record.event);
-        return consumed.plan ? { record: consumed } : { record: consumed, quarantine: { failure: 'undecodable', reason: 'not a registry event of the hub with the payload its type promises (CloudEvents binary mode, JSON object data)' } };
-      });
-      const outcome = await watch.guard({ topic: batch.topic, partition: batch.partition, firstOffset: batch.firstOffset }, async () => {
-        const quarantined = await applyIsolating(
-          items,
-          async (chunk) => {
-            const last = chunk[chunk.length - 1] as Item<Consumed>;
-            await apply(chunk, { consumerGroup: group, topic: batch.topic, partition: batch.partition, nextOffset: (BigInt(last.record.raw.offset) + 1n).toString() });
-          },
-          postgresFailureKind,
-        );
-        watch.quarantined(batch.topic, quarantined.length);
-        for (const q of quarantined) logger.error('registry record quarantined: it cannot become delivery rows', { topic: batch.topic, partition: batch.partition, offset: q.record.raw.offset, reason: q.quarantine?.reason });
-      });
-      if (!outcome) wake();
-      return outcome;
-    },
+    apply,
+    quarantinedMessage: 'registry record quarantined: it cannot become delivery rows',
+    wake,
   });
-  return {
-    async stop() {
-      watch.stop();
-      await subscription.stop();
-    },
-  };
 }
