@@ -98,6 +98,11 @@ describe('fuzz: the partner API under hostile input', () => {
       { name: 'PUT session', method: 'PUT', segments: [...v, 'sessions', 'BE', 'BEC', 'S1'], caller: 'cpo', body: session },
       { name: 'POST CDR', method: 'POST', segments: [...v, 'cdrs'], caller: 'cpo', body: cdr },
       { name: 'GET CDR', method: 'GET', segments: [...v, 'cdrs', 'BE', 'BEC', '12345'], caller: 'cpo' },
+      // Tokens as objects (issue 13): the eMSP pushes, routed CPOs pull.
+      { name: 'PUT token', method: 'PUT', segments: [...v, 'tokens', 'NL', 'EMS', 'TOK1'], caller: 'emsp', body: () => ({ ...example('token_put_example.json'), country_code: 'NL', party_id: 'EMS', uid: 'TOK1', type: 'RFID', last_updated: new Date().toISOString() }) },
+      { name: 'PATCH token', method: 'PATCH', segments: [...v, 'tokens', 'NL', 'EMS', 'TOK1'], caller: 'emsp', body: () => ({ valid: false, last_updated: new Date().toISOString() }) },
+      { name: 'GET tokens', method: 'GET', segments: [...v, 'tokens'], caller: 'cpo', query: true },
+      { name: 'GET token', method: 'GET', segments: [...v, 'tokens', 'NL', 'EMS', 'TOK1'], caller: 'emsp' },
       { name: 'PUT authorize', method: 'PUT', segments: [...v, 'tokens', 'NL', 'EMS', 'TOK1', 'authorize'], caller: 'emsp', body: () => ({ location_id: 'LOC1' }) },
       { name: 'POST authorize (CPO)', method: 'POST', segments: [...v, 'tokens', 'TOK1', 'authorize'], caller: 'cpo', body: () => ({ location_id: 'LOC1' }) },
       { name: 'POST command', method: 'POST', segments: [...v, 'commands', 'START_SESSION'], caller: 'emsp', body: () => ({ response_url: `${emsp.partner.baseUrl}/cb`, token: emspToken, location_id: 'LOC1' }) },
