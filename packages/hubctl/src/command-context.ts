@@ -43,6 +43,8 @@ const options = {
   state: { type: 'string' },
   reason: { type: 'string' },
   'older-than': { type: 'string' },
+  recipient: { type: 'string' },
+  kind: { type: 'string' },
   limit: { type: 'string' },
   id: { type: 'string' },
   all: { type: 'boolean', default: false },

@@ -16,8 +16,8 @@ export async function runDeliveriesCommand(action: string, ctx: CommandContext):
       const filter = deliveryFilter(values);
       const { deliveries } = deps.deliveries();
       if (action === 'redrive') {
-        const narrowed = filter.id || filter.emsp || filter.cpo || filter.reason || filter.olderThanSeconds !== undefined;
-        if (!narrowed && !values.all) throw new UsageError('name what to re-drive (--id, --emsp, --cpo, --reason, --older-than) or pass --all');
+        const narrowed = filter.id || filter.emsp || filter.cpo || filter.recipient || filter.reason || filter.olderThanSeconds !== undefined;
+        if (!narrowed && !values.all) throw new UsageError('name what to re-drive (--id, --emsp, --cpo, --recipient, --reason, --older-than) or pass --all');
         // A pending record may be in flight: re-driving it could send it twice at once.
         if (filter.states?.some((s) => s !== 'dead' && s !== 'unroutable')) throw new UsageError('only dead or unroutable records are re-driven (pending ones are delivered already)');
         const count = await deliveries.redrive(filter);

@@ -1,5 +1,6 @@
 import type { DeliveryFilter, DeliveryState } from '@hub/store';
 import type { PartyRef } from '@hub/ocpi';
+import { deliveredKinds, isDeliveredKind } from '@hub/modules';
 import { UsageError } from './usage.ts';
 
 /** A party given as CC/PID (or CC-PID) on the command line. */
@@ -25,6 +26,16 @@ export function deliveryFilter(values: Record<string, string | boolean | undefin
   if (emsp) filter.emsp = partyRef(emsp, 'emsp');
   const cpo = text('cpo');
   if (cpo) filter.cpo = partyRef(cpo, 'cpo');
+  // Who receives the records (the eMSP of a session, the CPO of a token; migration 018), whatever the
+  // direction: --emsp and --cpo name the pair a record is about.
+  const recipient = text('recipient');
+  if (recipient) filter.recipient = partyRef(recipient, 'recipient');
+  const kind = text('kind');
+  if (kind) {
+    const kinds = kind.split(',');
+    if (!kinds.every(isDeliveredKind)) throw new UsageError(`--kind must be one or more of ${deliveredKinds.join(', ')}`);
+    filter.kinds = kinds;
+  }
   const reason = text('reason');
   if (reason) filter.reason = reason;
   const id = text('id');

@@ -1,6 +1,6 @@
 // hubctl's usage text and the error that prints it (exit code 2).
 
-import { projectedModules, replayedToEmspModules } from '@hub/modules';
+import { deliveredKinds, projectedModules, replayedToEmspModules } from '@hub/modules';
 import { RECEIVER_MODULES } from '@hub/registry';
 
 export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
@@ -19,9 +19,9 @@ export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
   routing enable|disable --emsp CC/PID --cpo CC/PID
   routing list
   deliveries list [--state pending|dead|unroutable|delivered] [--emsp CC/PID] [--cpo CC/PID]
-                  [--reason TEXT] [--older-than 30m] [--limit N]
+                  [--recipient CC/PID] [--kind ${deliveredKinds.join('|')}] [--reason TEXT] [--older-than 30m] [--limit N]
                                    dead letters, unroutable and pending records
-  deliveries redrive (--id N | --emsp CC/PID | --cpo CC/PID | --reason TEXT | --older-than D | --all)
+  deliveries redrive (--id N | --emsp CC/PID | --cpo CC/PID | --recipient CC/PID | --reason TEXT | --older-than D | --all) [--kind K]
                                    make dead and unroutable records pending again (after a fix)
   deliveries replay --topic ${replayedToEmspModules.join('|')} --emsp CC/PID (--from-time ISO | --from-offset N)
                     [--rate N] [--dry-run]

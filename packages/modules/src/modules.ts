@@ -267,6 +267,9 @@ const deliveredBy = new Map<DeliveryKind, OcpiModule & { delivery: DeliveryRule 
     .map((m) => [m.delivery.kind, m]),
 );
 
+/** The kinds of delivery records the table has rules for. */
+export const deliveredKinds: readonly DeliveryKind[] = [...deliveredBy.keys()];
+
 /** Whether the table has a delivery rule for `kind` (a row's kind comes from the database). */
 export function isDeliveredKind(kind: string): kind is DeliveryKind {
   return deliveredBy.has(kind as DeliveryKind);

@@ -62,6 +62,9 @@ export interface DeliveryFilter {
   readonly states?: readonly DeliveryState[];
   readonly emsp?: { countryCode: string; partyId: string };
   readonly cpo?: { countryCode: string; partyId: string };
+  /** The receiving party (the eMSP, or the CPO of a token), whatever the direction. */
+  readonly recipient?: { countryCode: string; partyId: string };
+  readonly kinds?: readonly DeliveryKind[];
   readonly reason?: string;
   readonly olderThanSeconds?: number;
   readonly id?: string;
@@ -139,6 +142,11 @@ export function where(filter: DeliveryFilter, params: unknown[]): string {
     add('cpo_country_code = ?', filter.cpo.countryCode);
     add('cpo_party_id = ?', filter.cpo.partyId);
   }
+  if (filter.recipient) {
+    add(`${RECIPIENT_CC} = ?`, filter.recipient.countryCode);
+    add(`${RECIPIENT_PID} = ?`, filter.recipient.partyId);
+  }
+  if (filter.kinds?.length) add('kind = any(?)', filter.kinds);
   if (filter.reason) add("coalesce(reason, last_error, '') ilike ?", `%${filter.reason}%`);
   if (filter.olderThanSeconds !== undefined) add("created_at < now() - (? * interval '1 second')", filter.olderThanSeconds);
   return clauses.length ? `where ${clauses.join(' and ')}` : '';

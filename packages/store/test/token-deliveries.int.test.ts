@@ -114,4 +114,13 @@ describe('token deliveries on Postgres', () => {
     assert.deepEqual(Object.fromEntries(byCpo), { CP1: 2, CP2: 1 });
     assert.ok(claimed.every((d) => d.recipientRole === 'CPO'));
   });
+
+  it('lists by receiving party and kind, whatever the direction (hubctl deliveries --recipient, --kind)', async () => {
+    const all = await store.list({ limit: 1000 });
+    const toCp1 = await store.list({ recipient: cp1, kinds: ['token'], limit: 1000 });
+    assert.ok(toCp1.length > 0);
+    assert.deepEqual(toCp1, all.filter((d) => d.kind === 'token' && d.recipientRole === 'CPO' && d.cpo.partyId === 'CP1'));
+    // The eMSP receives the session (S1, from CP1), not the tokens it pushed.
+    assert.deepEqual((await store.list({ recipient: emsp, limit: 1000 })).map((d) => d.kind), ['session']);
+  });
 });
