@@ -103,13 +103,22 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
       eachBatch: async (payload) => {
         const { batch } = payload;
         if (!owned.has(batch.topic) || batch.messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
-        const outcome = await options.onBatch({
-          topic: batch.topic,
-          partition: batch.partition,
-          firstOffset: batch.firstOffset() ?? '0',
-          lastOffset: batch.lastOffset(),
-          records: batch.messages.map((m) => consumedRecord(batch.topic, batch.partition, m)),
-        });
+        // A handler may take longer than the session timeout (a re-send of an eMSP's tokens, a wait
+        // for Postgres): the member keeps heartbeating meanwhile, or the group would hand the partition
+        // to another replica, which would apply the same batch while this one still does.
+        const beat = setInterval(() => void payload.heartbeat().catch(() => undefined), 3_000);
+        let outcome: Awaited<ReturnType<SubscribeOptions['onBatch']>>;
+        try {
+          outcome = await options.onBatch({
+            topic: batch.topic,
+            partition: batch.partition,
+            firstOffset: batch.firstOffset() ?? '0',
+            lastOffset: batch.lastOffset(),
+            records: batch.messages.map((m) => consumedRecord(batch.topic, batch.partition, m)),
+          });
+        } finally {
+          clearInterval(beat);
+        }
         if (outcome) {
           // Not done: the partition waits where it is and is fetched again after the backoff.
           const resume = payload.pause();

@@ -38,10 +38,13 @@ export async function runPositionsCommand(action: string, ctx: CommandContext): 
     const reset = [];
     // Its two consumer groups: the OCPI topics' deliveries, and the registry topic's (ClientInfo,
     // token re-sends; services/dispatcher/src/registry-consumer.ts).
-    const reads = [...consumedDeliveryModules.map((m) => ({ group, topic: topicOf(m) })), { group: `${group}.registry`, topic: topics.registry }];
-    for (const { group: g, topic } of reads) {
+    // The registry group starts at the topic's end: replaying the registry's history would push every
+    // past ClientInfo and re-send every eMSP's tokens again; the token topic read from its start
+    // reaches every routed CPO anyway.
+    const reads = [...consumedDeliveryModules.map((m) => ({ group, topic: topicOf(m), fromEnd: false })), { group: `${group}.registry`, topic: topics.registry, fromEnd: true }];
+    for (const { group: g, topic, fromEnd } of reads) {
       const ranges = await eventLog.offsetRanges(topic);
-      await deliveries.resetDeliveryPositions(g, eventLog.physical(topic), [...ranges.keys()]);
+      await deliveries.resetDeliveryPositions(g, eventLog.physical(topic), [...ranges.keys()], fromEnd ? new Map([...ranges].map(([p, r]) => [p, r.high])) : undefined);
       await eventLog.verifyPositions(
         [topic],
         { load: (t) => deliveries.deliveryPositions(g, t), loadBinding: (t) => bindings.load(g, t), saveBinding: (t, b) => bindings.save(g, t, b) },
@@ -49,7 +52,7 @@ export async function runPositionsCommand(action: string, ctx: CommandContext): 
       );
       reset.push({ group: g, topic: eventLog.physical(topic), partitions: ranges.size });
     }
-    print(reset.map((r) => `${r.group}: ${r.topic} (${r.partitions} partitions) will be read again from its start; positions bound`).join('\n'), { group, topics: reset });
+    print(reset.map((r) => `${r.group}: ${r.topic} (${r.partitions} partitions) will be read ${r.group.endsWith('.registry') ? 'from its current end' : 'again from its start'}; positions bound`).join('\n'), { group, topics: reset });
     return 0;
   }
   throw new UsageError('--consumer must be projector or dispatcher');

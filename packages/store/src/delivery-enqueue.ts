@@ -57,6 +57,9 @@ async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], fo
        when excluded.kind = 'cdr' then ${forced ? 'true' : 'false'}
        when excluded.source_time is not null and deliveries.source_time is not null and excluded.source_time <> deliveries.source_time
          then excluded.source_time > deliveries.source_time
+       -- A re-send from the read model (offset -1: token-resend) of the version a record holds revives
+       -- it when it was parked (dead: the CPO was down too long; unroutable: suspended, no receiver).
+       when excluded.source_offset = -1 then deliveries.state in ('dead', 'unroutable')
        else excluded.source_offset ${forced ? '>=' : '>'} deliveries.source_offset end
      returning 1)${position ? `, moved as (${movePosition(16)})` : ''}${quarantine.length > 0 ? `, quarantined as (${quarantineInsertSql(position ? 20 : 16)})` : ''}
      select (select count(*) from upserted) as n, pg_notify('${DELIVERIES_CHANNEL}', '')`,

@@ -28,9 +28,9 @@ export interface DeliveryQueue {
   deliveryPositions(consumerGroup: string, topic: string): Promise<Map<number, bigint>>;
   /**
    * Sets a group's positions in a topic back to the start of every partition (hubctl positions
-   * reset): the dispatcher then reads the current topic from its start again.
+   * reset), or to `startAt` (a partition's next offset): the dispatcher then reads from there.
    */
-  resetDeliveryPositions(consumerGroup: string, topic: string, partitions: readonly number[]): Promise<void>;
+  resetDeliveryPositions(consumerGroup: string, topic: string, partitions: readonly number[], startAt?: ReadonlyMap<number, bigint>): Promise<void>;
   /** Operator replay: the rows are made pending again even when delivered before. */
   enqueueForced(rows: readonly DeliveryInput[]): Promise<number>;
   /**
@@ -96,10 +96,15 @@ export function postgresDeliveryQueue(pool: Pool): DeliveryQueue {
       );
       return new Map(rows.map((r) => [r.partition, BigInt(r.next_offset)]));
     },
-    async resetDeliveryPositions(consumerGroup, topic, partitions) {
+    async resetDeliveryPositions(consumerGroup, topic, partitions, startAt) {
       await inTransaction(pool, async (client) => {
         await client.query('delete from delivery_positions where consumer_group = $1 and topic = $2', [consumerGroup, topic]);
-        await client.query('insert into delivery_positions (consumer_group, topic, partition, next_offset) select $1, $2, p, 0 from unnest($3::int[]) p', [consumerGroup, topic, [...partitions]]);
+        await client.query('insert into delivery_positions (consumer_group, topic, partition, next_offset) select $1, $2, p, o from unnest($3::int[], $4::bigint[]) as x(p, o)', [
+          consumerGroup,
+          topic,
+          [...partitions],
+          partitions.map((p) => (startAt?.get(p) ?? 0n).toString()),
+        ]);
       });
     },
     enqueueForced: async (rows) => (await enqueueFolded(pool, rows, true)).n,

@@ -123,4 +123,14 @@ describe('token deliveries on Postgres', () => {
     // The eMSP receives the session (S1, from CP1), not the tokens it pushed.
     assert.deepEqual((await store.list({ recipient: emsp, limit: 1000 })).map((d) => d.kind), ['session']);
   });
+
+  it('a re-send from the read model (offset -1) revives a parked record of the version it holds, and leaves a delivered one alone', async () => {
+    const resend = (uid: string): DeliveryInput => ({ ...tokenEvent(uid, token(uid, '2026-01-01T12:00:00Z'), { cpo: cp2 }), partition: -1, offset: '-1', recipientRole: 'CPO' });
+    await store.enqueue([tokenEvent('dead1', token('dead1', '2026-01-01T12:00:00Z'), { cpo: cp2 }), tokenEvent('done1', token('done1', '2026-01-01T12:00:00Z'), { cpo: cp2 })]);
+    await stack.pool.query("update deliveries set state = 'dead' where object_id = 'DEAD1|RFID'");
+    await stack.pool.query("update deliveries set state = 'delivered' where object_id = 'DONE1|RFID'");
+    await store.enqueue([resend('dead1'), resend('done1')]);
+    assert.deepEqual((await rows('dead1')).map((r) => r.state), ['pending']);
+    assert.deepEqual((await rows('done1')).map((r) => r.state), ['delivered']);
+  });
 });

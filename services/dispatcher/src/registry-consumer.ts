@@ -1,6 +1,6 @@
 import { decodeRecord, type ConsumedRecord } from '@hub/event-log';
 import { topics, type HubEvent } from '@hub/events';
-import type { PartyRole } from '@hub/ocpi';
+import { DependencyUnavailable, type PartyRole } from '@hub/ocpi';
 import { Counter, type Gauge } from '@hub/observability';
 import { deliveryRuleOf, topicOf } from '@hub/modules';
 import { consumerWatch, rawRecord, type Item, type ServiceShell } from '@hub/service-kit';
@@ -105,11 +105,12 @@ export async function startRegistryConsumer(
   };
 
   /**
-   * Whether the tokens read model holds every token event appended until now (bounded wait). A token
-   * pushed just before the rule was enabled was fanned out without this CPO; the re-send must see it,
-   * so it waits for the projector to pass the topic's current end.
+   * Whether the tokens read model holds every token event appended until now (a short wait, well
+   * inside the consumer's session timeout). A token pushed just before the rule was enabled was fanned
+   * out without this CPO; the re-send must see it, so it waits for the projector to pass the topic's
+   * current end.
    */
-  const tokensProjected = async (timeoutMs = 30_000): Promise<boolean> => {
+  const tokensProjected = async (timeoutMs = 5_000): Promise<boolean> => {
     const heads = await eventLog.latestOffsets(topicOf('tokens'));
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -126,7 +127,9 @@ export async function startRegistryConsumer(
     const event = c.event;
     if (!scope || !event) return;
     if (!(await tokensProjected())) {
-      logger.warn('the tokens read model is more than 30 s behind the topic: re-sending the tokens it holds; run hubctl tokens resend once the projector caught up', { event: event.type, subject: event.subject });
+      // Re-sending from a read model known to be behind would skip those tokens for good: the partition
+      // waits instead (consumerWatch backs off and retries; nothing is stored before the rows are).
+      throw new DependencyUnavailable('postgres', 'the tokens read model is behind the tokens topic: the re-send waits for the projector');
     }
     for (const r of await tokenResendRows(deps.tokens, scope, { correlationId: event.correlationId ?? event.id, eventTime: event.time }, emit)) {
       resent.inc(r.rows);
@@ -145,9 +148,10 @@ export async function startRegistryConsumer(
     };
     for (const i of chunk) {
       if (i.quarantine) continue;
-      pending.push(...(await clientInfoRows(i.record)));
+      // Row by row, not push(...rows): a re-send page for many CPOs can exceed the arguments a call takes.
+      for (const row of await clientInfoRows(i.record)) pending.push(row);
       await tokenRows(i.record, async (rows) => {
-        pending.push(...rows);
+        for (const row of rows) pending.push(row);
         await flush();
       });
       await flush();
@@ -164,6 +168,14 @@ export async function startRegistryConsumer(
     return 'redriven';
   }, postgresFailureKind);
 
+  // A first start (no stored position: a new hub, or an upgrade that adds this consumer) begins at the
+  // registry's current end. Its history holds every past registration, health change and rule: read
+  // from the start it would push a storm of stale ClientInfo and re-send every eMSP's tokens.
+  const registryTopic = eventLog.physical(topics.registry);
+  if ((await deliveries.deliveryPositions(group, registryTopic)).size === 0) {
+    const ranges = await eventLog.offsetRanges(topics.registry);
+    await deliveries.resetDeliveryPositions(group, registryTopic, [...ranges.keys()], new Map([...ranges].map(([partition, r]) => [partition, r.high])));
+  }
   return subscribeRows(shell, {
     group,
     topics: [topics.registry],

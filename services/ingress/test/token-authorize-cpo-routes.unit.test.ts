@@ -130,6 +130,9 @@ describe("CPO-initiated token authorization: the eMSP's answer", () => {
   it('an eMSP that does not know the token (HTTP 404) gives the CPO 2004', () =>
     ingress.given(...given, emspAnswers(404, { status_code: 2004, status_message: 'Unknown Token' })).when(authorize('TOKEN1')).then(expectOcpi(404, 2004)));
 
+  it('a 404 without an OCPI answer (a wrong eMSP URL) is 4000 with allowed UNKNOWN, not an unknown token', () =>
+    ingress.given(...given, emspAnswers(404, { error: 'Not Found' })).when(authorize('TOKEN1')).then(expectOcpi(200, 4000), unknownData));
+
   it("the eMSP's other OCPI errors are passed on with allowed UNKNOWN", () =>
     ingress.given(...given, emspAnswers(200, { status_code: 2002, status_message: 'need a location' })).when(authorize('TOKEN1')).then(expectOcpi(200, 2002, /need a location/), unknownData));
 

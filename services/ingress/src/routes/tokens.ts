@@ -121,9 +121,10 @@ async function forwardAuthorization(deps: TokensDeps, req: Request, res: Respons
       send(res, 200, success(data));
       return;
     }
-    // mod_tokens.asciidoc, POST Method: an eMSP that does not know the token answers HTTP 404 (2004);
-    // the CPO gets 2004 without data, as the eMSP said.
-    if (f.called === 'eMSP' && (answer.httpStatus === 404 || statusCode === 2004)) {
+    // mod_tokens.asciidoc, POST Method: an eMSP that does not know the token answers HTTP 404 with 2004;
+    // the CPO gets 2004 without data, as the eMSP said. A bare 404 (no OCPI answer: a wrong URL) is
+    // not that, and falls through to FORWARD_FAILED.
+    if (f.called === 'eMSP' && statusCode === 2004) {
       count('unknown_token');
       throw new HubError('UNKNOWN_TOKEN_AUTHORIZE', { detail: `${partyKey(f.to)} does not know the token` });
     }
