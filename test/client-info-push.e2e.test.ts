@@ -197,4 +197,19 @@ describe('ClientInfo push and token re-send', () => {
     assert.deepEqual(quarantined, [{ ce_type: registryEventTypes.partySuspended, failure_kind: 'undecodable' }]);
     await until('the suspension after it pushed', () => puts(routedEmsp.partner, '/ocpi/2.2.1/hubclientinfo/NL/CPS').filter((r) => (r.body as Json)['status'] === 'SUSPENDED').length === 2);
   });
+
+  it("a registry consumer with no stored position starts at the registry's end: no replay of past ClientInfo or token re-sends", async () => {
+    // A dispatcher of another group: as a first deploy of the registry consumer onto a hub with history
+    // (rule enables, a reinstatement, suspensions above), which read from the start would re-send.
+    const late = await startService('dispatcher', { ...env, DISPATCHER_GROUP_ID: 'late' }, /dispatcher running/, 60_000);
+    services.push(late);
+    const head = [...(await stack.eventLog.offsetRanges(topics.registry)).values()][0]?.high ?? 0n;
+    const stored = await stack.pool.query<{ next_offset: string }>(`select next_offset from delivery_positions where consumer_group = 'late.registry'`);
+    assert.deepEqual(stored.rows.map((r) => BigInt(r.next_offset)), [head], 'positioned at the end before it consumes');
+    await new Promise((r) => setTimeout(r, 2_000)); // time to consume, were it reading history
+    const operatorPort = /"operatorPort":(\d+)/.exec(late.logs.find((l) => l.includes('dispatcher running')) ?? '')?.[1];
+    const metrics = await (await fetch(`http://127.0.0.1:${operatorPort}/metrics`)).text();
+    assert.equal(Number(/hub_tokens_resent_total\{[^}]*\} (\d+)/.exec(metrics)?.[1] ?? 0), 0, 'no token re-sent from history');
+    assert.equal(Number(/hub_client_info_skipped_total\{reason="no_receiver"[^}]*\} (\d+)/.exec(metrics)?.[1] ?? 0), 0, 'no ClientInfo planned from history');
+  });
 });
