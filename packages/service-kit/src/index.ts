@@ -6,6 +6,7 @@ import { createPool, type Pool, type RawRecord } from '@hub/store';
 export { decodeRecord } from '@hub/event-log';
 export * from './poison-proof.ts';
 export * from './consumer-watch.ts';
+export * from './projection-wait.ts';
 
 // What every Kafka worker service (projector, dispatcher) needs before its own logic: a logger, a
 // metrics registry, a Postgres pool, the event log and the operator port with a health check that

@@ -110,39 +110,48 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
     res.json({ status_code: 1000, timestamp: new Date().toISOString() });
   };
   app.put('/ocpi/2.2.1/sessions/:cc/:pid/:id', receiver('session'));
+  /**
+   * A real-time authorization answer by `authorizeAnswer`: the party asked (the CPO for the eMSP's PUT,
+   * the eMSP for a CPO's POST) answers with the token it names, or hangs, garbage, or unknown token.
+   */
+  const authorizeAnswerer =
+    (unknownTokenHttp: number, tokenOf: (req: express.Request) => Record<string, unknown>, extra: (req: express.Request) => Record<string, unknown> = () => ({})) =>
+    (req: express.Request, res: express.Response) => {
+      const answer = sim.authorizeAnswer;
+      if (answer === 'hang') return;
+      if (answer === 'garbage') {
+        res.status(200).type('text/plain').send('<html>oops</html>');
+        return;
+      }
+      if (answer === 'unknown-token') {
+        res.status(unknownTokenHttp).json({ status_code: 2004, status_message: 'Unknown Token', timestamp: new Date().toISOString() });
+        return;
+      }
+      const location = req.body && (req.body as { location_id?: string }).location_id ? { location: req.body as object } : {};
+      res.json(ok({ allowed: answer, token: { contract_id: 'X', issuer: 'sim', valid: true, last_updated: '2020-01-01T00:00:00Z', ...tokenOf(req) }, ...extra(req), ...location }));
+    };
   // CPO receiver interface: real-time authorization (interface document, Receiver endpoints).
-  app.put('/ocpi/2.2.1/tokens/:cc/:pid/:uid/authorize', (req, res) => {
-    const answer = sim.authorizeAnswer;
-    if (answer === 'hang') return;
-    if (answer === 'garbage') {
-      res.status(200).type('text/plain').send('<html>oops</html>');
-      return;
-    }
-    if (answer === 'unknown-token') {
-      res.json({ status_code: 2004, status_message: 'Unknown Token', timestamp: new Date().toISOString() });
-      return;
-    }
-    const token = { country_code: req.params.cc, party_id: req.params.pid, uid: req.params.uid, type: 'RFID', contract_id: 'X', issuer: 'sim', valid: true, whitelist: 'ALLOWED', last_updated: '2020-01-01T00:00:00Z' };
-    res.json(ok({ allowed: answer, token, ...(req.body && (req.body as { location_id?: string }).location_id ? { location: req.body as object } : {}) }));
-  });
+  app.put(
+    '/ocpi/2.2.1/tokens/:cc/:pid/:uid/authorize',
+    authorizeAnswerer(200, (req) => ({ country_code: req.params['cc'], party_id: req.params['pid'], uid: req.params['uid'], type: 'RFID', whitelist: 'ALLOWED' })),
+  );
   // eMSP tokens sender interface: real-time authorization asked by a CPO (mod_tokens.asciidoc, POST;
-  // an unknown token is HTTP 404 with 2004).
-  app.post('/ocpi/2.2.1/tokens/:uid/authorize', (req, res) => {
-    const answer = sim.authorizeAnswer;
-    if (answer === 'hang') return;
-    if (answer === 'garbage') {
-      res.status(200).type('text/plain').send('<html>oops</html>');
-      return;
-    }
-    if (answer === 'unknown-token') {
-      res.status(404).json({ status_code: 2004, status_message: 'Unknown Token', timestamp: new Date().toISOString() });
-      return;
-    }
-    const type = typeof req.query['type'] === 'string' ? req.query['type'] : 'RFID';
-    // The eMSP is the party the hub addressed (OCPI-to).
-    const token = { country_code: String(req.headers['ocpi-to-country-code']), party_id: String(req.headers['ocpi-to-party-id']), uid: req.params.uid, type, contract_id: 'X', issuer: 'sim', valid: true, whitelist: 'NEVER', last_updated: '2020-01-01T00:00:00Z' };
-    res.json(ok({ allowed: answer, token, authorization_reference: `sim-${req.params.uid}`, ...(req.body && (req.body as { location_id?: string }).location_id ? { location: req.body as object } : {}) }));
-  });
+  // an unknown token is HTTP 404 with 2004). The eMSP is the party the hub addressed (OCPI-to).
+  app.post(
+    '/ocpi/2.2.1/tokens/:uid/authorize',
+    authorizeAnswerer(
+      404,
+      (req) => ({
+        country_code: String(req.headers['ocpi-to-country-code']),
+        party_id: String(req.headers['ocpi-to-party-id']),
+        uid: req.params['uid'],
+        type: typeof req.query['type'] === 'string' ? req.query['type'] : 'RFID',
+        whitelist: 'NEVER',
+      }),
+      (req) => ({ authorization_reference: `sim-${String(req.params['uid'])}` }),
+    ),
+  );
+
   app.post('/ocpi/2.2.1/cdrs', receiver('cdr'));
   // CPO tokens receiver (mod_tokens.asciidoc, Receiver interface PUT): tokens the hub delivers.
   app.put('/ocpi/2.2.1/tokens/:cc/:pid/:uid', receiver('token'));

@@ -3,7 +3,7 @@ import { topics, type HubEvent } from '@hub/events';
 import { DependencyUnavailable, type PartyRole } from '@hub/ocpi';
 import { Counter, type Gauge } from '@hub/observability';
 import { deliveryRuleOf, topicOf } from '@hub/modules';
-import { consumerWatch, rawRecord, type Item, type ServiceShell } from '@hub/service-kit';
+import { consumerWatch, projectionWait, rawRecord, type Item, type ServiceShell } from '@hub/service-kit';
 import {
   postgresFailureKind,
   postgresQuarantineStore,
@@ -104,29 +104,17 @@ export async function startRegistryConsumer(
     return rows;
   };
 
-  /**
-   * Whether the tokens read model holds every token event appended until now (a short wait, well
-   * inside the consumer's session timeout). A token pushed just before the rule was enabled was fanned
-   * out without this CPO; the re-send must see it, so it waits for the projector to pass the topic's
-   * current end.
-   */
-  const tokensProjected = async (timeoutMs = 5_000): Promise<boolean> => {
-    const heads = await eventLog.latestOffsets(topicOf('tokens'));
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const positions = await deps.tokenProjection.positions('tokens');
-      if ([...heads].every(([partition, head]) => head === 0n || (positions.get(partition) ?? 0n) >= head)) return true;
-      if (Date.now() >= deadline) return false;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  // A token pushed just before the rule was enabled was fanned out without this CPO; the re-send must
+  // see it, so it waits (briefly, well inside the consumer's session timeout) for the projector to pass
+  // the tokens topic's current end.
+  const tokensProjected = projectionWait(eventLog, deps.tokenProjection, topicOf, 5_000, 100);
 
   /** The token rows of one event, handed to `emit` a page at a time. */
   const tokenRows = async (c: Consumed, emit: (rows: DeliveryInput[]) => Promise<void>): Promise<void> => {
     const scope = c.plan?.tokens;
     const event = c.event;
     if (!scope || !event) return;
-    if (!(await tokensProjected())) {
+    if (!(await tokensProjected.caughtUp('tokens'))) {
       // Re-sending from a read model known to be behind would skip those tokens for good: the partition
       // waits instead (consumerWatch backs off and retries; nothing is stored before the rows are).
       throw new DependencyUnavailable('postgres', 'the tokens read model is behind the tokens topic: the re-send waits for the projector');

@@ -1,8 +1,9 @@
 import type { Request, RequestHandler } from 'express';
 import { newEvent } from '@hub/events';
-import type { EventLog } from '@hub/event-log';
+import type { ProjectionWait } from '@hub/service-kit';
+export type { ProjectionWait };
 import { HubError, partyKey, sameParty } from '@hub/ocpi';
-import { objectKey, ocpiModules, pathSubject, topicOf, type ObjectPath } from '@hub/modules';
+import { objectKey, ocpiModules, pathSubject, type ObjectPath } from '@hub/modules';
 import { describeViolations, type SchemaValidator } from '@hub/schemas';
 import type { ReadModel, ReadModelStore } from '@hub/store';
 import type { EventAppender } from './ports.ts';
@@ -136,25 +137,6 @@ export function requireSameIds(body: object, expected: Record<string, string>, c
   }
 }
 
-export interface ProjectionWait {
-  /** Resolves true once the read model has applied everything appended to the topic so far. */
-  caughtUp(model: ReadModel): Promise<boolean>;
-}
-
-export function projectionWait(eventLog: Pick<EventLog, 'latestOffsets'>, store: Pick<ReadModelStore, 'positions'>, timeoutMs: number): ProjectionWait {
-  return {
-    async caughtUp(model) {
-      const heads = await eventLog.latestOffsets(topicOf(model));
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const positions = await store.positions(model);
-        if ([...heads].every(([partition, head]) => head === 0n || (positions.get(partition) ?? 0n) >= head)) return true;
-        if (Date.now() >= deadline) return false;
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    },
-  };
-}
 
 /**
  * Objects known to exist, so a PATCH of a hot object needs no query: on a 2-core machine the saved

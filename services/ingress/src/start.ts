@@ -3,9 +3,9 @@ import { Counter, createHttpMetrics, type Logger } from '@hub/observability';
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay } from '@hub/registry';
 import { createSchemaValidator } from '@hub/schemas';
-import { startServiceShell } from '@hub/service-kit';
+import { topicOf } from '@hub/modules';
+import { projectionWait, startServiceShell } from '@hub/service-kit';
 import { cachedCallerLookup, createPool, drainOutbox, postgresCommandStore, postgresDeliveryStore, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore, postgresRoutingDirectory } from '@hub/store';
-import { projectionWait } from './ocpi-objects.ts';
 import { dispatcherWait } from './known-sessions.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -91,7 +91,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     objects: {
       eventLog,
       readModels,
-      wait: projectionWait(eventLog, readModels, config.readYourWritesTimeoutMs),
+      wait: projectionWait(eventLog, readModels, topicOf, config.readYourWritesTimeoutMs),
       rateLimiter: postgresRateLimiter(counters),
       limits: {
         defaultLimit: config.defaultPageLimit,

@@ -5,7 +5,8 @@ import { createSchemaValidator } from '@hub/schemas';
 import { apiSpec, inMemoryHub, registerPlatform, type ApiRequest, type Arrange, type InMemoryHub, type PlatformGiven } from '@hub/testing';
 import { createIngressApp, type IngressLimits } from '../../src/app.ts';
 import { dispatcherWait } from '../../src/known-sessions.ts';
-import { projectionWait } from '../../src/ocpi-objects.ts';
+import { topicOf } from '@hub/modules';
+import { projectionWait } from '@hub/service-kit';
 
 // The ingress in process on the in-memory ports of @hub/testing: no Kafka, no Postgres. Each test gets
 // a fresh hub (given), one request (when) and its expectations (then).
@@ -33,7 +34,7 @@ export function ingressOn(hub: InMemoryHub) {
     objects: {
       eventLog: hub.events,
       readModels: hub.readModels,
-      wait: projectionWait(hub.events, hub.readModels, 50),
+      wait: projectionWait(hub.events, hub.readModels, topicOf, 50),
       rateLimiter: hub.rateLimiter,
       limits: { defaultLimit: limits.defaultPageLimit, maxLimit: limits.maxPageLimit, listsPerMinute: { 'locations-list': perMinute.locationLists, 'tokens-list': perMinute.tokenLists } },
     },
