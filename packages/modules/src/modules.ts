@@ -1,97 +1,14 @@
-import { cdrEventTypes, commandEventTypes, locationEventTypes, registryEventTypes, sessionEventTypes, tariffEventTypes, tokenEventTypes, topics, type TopicId } from '@hub/events';
-import type { HubErrorKind, PartyRef } from '@hub/ocpi';
-import { applyLocationEvent, applyTariffEvent, applyTokenEvent, findInLocation, type ApplyResult } from './apply.ts';
+import { cdrEventTypes, commandEventTypes, locationEventTypes, registryEventTypes, sessionEventTypes, tariffEventTypes, tokenEventTypes, topics } from '@hub/events';
+import { applyLocationEvent, applyTariffEvent, applyTokenEvent, findInLocation } from './apply.ts';
 import { splitTokenObjectId } from './token-id.ts';
-import type { ObjectPath } from './location-events.ts';
+import type { DeliveryKind, DeliveryRule, OcpiModule, ProjectionRule } from './module-rules.ts';
+
+export type { DeliveredObject, DeliveryKind, DeliveryRule, OcpiModule, ProjectionRule } from './module-rules.ts';
 
 // The module table (issue 12): one declaration per OCPI object the hub carries. Whatever differs
 // between modules is a field here; the projector, the read-model store, the dispatcher, the ingress
 // routes and hubctl read it instead of branching on a module's name. A new module is one entry (plus
-// its routes, schemas and, for a new read model, its table).
-
-type Json = Record<string, unknown>;
-
-/** How a module's events build its read model in Postgres (projector, rebuild, quarantine re-drive). */
-export interface ProjectionRule {
-  /** The read-model table (migrations 002, 007-009: generation, country_code, party_id, id, document). */
-  readonly table: string;
-  /** The object after one event; pure, so a replay gives the same rows. */
-  evolve(stored: Json | undefined, type: string, path: ObjectPath, data: Json): ApplyResult;
-  /** Whether an event replaces its whole object, so what is stored does not matter to it (a rebuild's PUTs). */
-  replacesWholeObject(type: string): boolean;
-  /** The part of a stored object a detail GET at `path` answers with (an EVSE inside a Location). */
-  find(document: Json, path: ObjectPath): Json | undefined;
-  /** Interface document, Limits: the rate-limit bucket of list pulls, if they have one. */
-  readonly listBudget?: string;
-}
-
-/** What the hub delivers to a party, and how (dispatcher; interface document, Receiver endpoints). */
-export type DeliveryKind = 'session' | 'cdr' | 'command_result' | 'token' | 'client_info';
-
-/** What a delivery URL is made from: the row's pair, object and payload. */
-export interface DeliveredObject {
-  readonly emsp: PartyRef;
-  readonly cpo: PartyRef;
-  readonly objectId: string;
-  readonly payload: Json;
-}
-
-export interface DeliveryRule {
-  readonly kind: DeliveryKind;
-  /** The module of the recipient's receiver endpoint (version details, operator overrides). */
-  readonly receiverModule: string;
-  /**
-   * The role that receives it: the eMSP of the row (sessions, CDRs, command results) or its CPO
-   * (tokens). A ClientInfo goes to either, so its rows name it ('row', migration 018 recipient_role).
-   */
-  readonly recipient: 'EMSP' | 'CPO' | 'row';
-  readonly method: 'PUT' | 'POST';
-  /** The URL the object is sent to, from the receiver's (or the request's fixed) URL. */
-  url(receiverUrl: string, delivered: DeliveredObject): string;
-  /**
-   * 'newest': a delivery row holds the object's newest state and a newer event replaces an undelivered
-   * older one (sessions). 'every': each event is its own delivery (a CDR is immutable).
-   */
-  readonly keeps: 'newest' | 'every';
-  /**
-   * What must join the row's pair when it is delivered: an active route ('active', the default: an
-   * enabled rule, neither party suspended) or only an enabled rule ('rule': a ClientInfo announces
-   * that the other party of the rule is suspended, so the suspension must not hold it back).
-   */
-  readonly route?: 'active' | 'rule';
-  /**
-   * false: sent without OCPI-from/to headers. transport_and_format.asciidoc, Message Routing: Hub
-   * Client Info is Platform-to-Hub communication, "routing headers SHALL NOT be used".
-   */
-  readonly routingHeaders?: false;
-}
-
-export interface OcpiModule {
-  /** The OCPI module identifier (version_information_endpoint.asciidoc, ModuleID). */
-  readonly id: string;
-  readonly topic: TopicId;
-  readonly eventTypes: Readonly<Record<string, string>>;
-  /**
-   * The Kafka key: 'object' is country_code/party_id/id upper-cased (objectKey: every event of one
-   * object on one partition, in order); 'command' is the hub's command id; 'registry' is the registry
-   * topic's (CC/PID/ROLE of a party, or the platform id of a platform-wide change).
-   */
-  readonly key: 'object' | 'command' | 'registry';
-  /**
-   * The role whose party owns and pushes the objects (transport_and_format.asciidoc, Client Owned
-   * Object Push); 'HUB' for the hub's own (mod_hub_client_info.asciidoc: "Data owner: Hub").
-   */
-  readonly owner: 'CPO' | 'EMSP' | 'HUB';
-  /**
-   * Who else sees them: 'routed' are the parties of the other role with an active routing rule to the
-   * owner (list pulls); 'recipient' is the one party the event names (its ocpi-to header).
-   */
-  readonly visibility: 'routed' | 'recipient';
-  /** The error for an unknown object: on a pull (detail GET), and on a push that needs it to exist. */
-  readonly notFound: { readonly pull: HubErrorKind; readonly push: HubErrorKind };
-  readonly projection?: ProjectionRule;
-  readonly delivery?: DeliveryRule;
-}
+// its routes, schemas and, for a new read model, its table). The shape of an entry is in module-rules.ts.
 
 const stripSlashes = (url: string): string => url.replace(/\/+$/, '');
 
