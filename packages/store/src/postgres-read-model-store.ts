@@ -3,9 +3,10 @@ import { inTransaction, type Pool, type PoolClient } from './pool.ts';
 import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
 import { applyBatches } from './read-model-apply.ts';
 import { type BatchOutcome, type Json, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
-import { readModelLists, sides } from './read-model-list.ts';
+import { readModelLists, sides, type ListOptions } from './read-model-list.ts';
 import { redriveRecord } from './read-model-redrive.ts';
 
+export type { ListOptions } from './read-model-list.ts';
 export { creationTime, projectedRecord, type BatchOutcome, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
 
 // Read models of locations and tariffs in Postgres (reference design, Postgres). The projector applies
@@ -85,7 +86,8 @@ export interface ReadModelStore {
   maintain(model: ReadModel): Promise<void>;
 }
 
-export function postgresReadModelStore(pool: Pool): ReadModelStore {
+/** `lists`: how list pages find their start (read-model-list.ts); the defaults are what the ingress runs. */
+export function postgresReadModelStore(pool: Pool, lists: ListOptions = {}): ReadModelStore {
   return {
     async applyBatch(model, partition, records, generation) {
       const [outcome] = await applyBatches(pool, model, [{ partition, records }], generation);
@@ -110,7 +112,7 @@ export function postgresReadModelStore(pool: Pool): ReadModelStore {
       return new Map(rows.map((r) => [r.partition, BigInt(r.next_offset)]));
     },
 
-    listVisible: readModelLists(pool),
+    listVisible: readModelLists(pool, lists),
 
     async findVisible(model, platformId, path) {
       const { table } = projectionOf(model);

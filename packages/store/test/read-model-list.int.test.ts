@@ -79,4 +79,47 @@ describe('read-model lists on Postgres', () => {
     assert.deepEqual(ids(third), all.slice(10, 15));
     assert.equal(third.total, all.length - 1);
   });
+
+  it('a page at any offset started from a rank anchor is the page the offset names, through creations, late creations, deletions and routing changes', async () => {
+    const { pool } = given.stack;
+    // Anchors every 4 rows, used from offset 0 on, against plain offsets (no anchors) on the same rows.
+    const anchored = postgresReadModelStore(pool, { every: 4, anchorsFrom: 0 });
+    const plain = postgresReadModelStore(pool, { anchorsFrom: Number.POSITIVE_INFINITY });
+    const same = async (when: string) => {
+      const { total } = await plain.listVisible('locations', emspPlatform, { offset: 0, limit: 1 });
+      // Descending offsets: no page continues a served one, so each starts from an anchor.
+      for (let offset = total + 2; offset >= 0; offset--) {
+        const got = await anchored.listVisible('locations', emspPlatform, { offset, limit: 3 });
+        const want = await plain.listVisible('locations', emspPlatform, { offset, limit: 3 });
+        assert.deepEqual([ids(got), got.total], [ids(want), want.total], `${when}, offset ${offset}`);
+      }
+    };
+    await same('ranked');
+    // Six new objects after every ranked one: the tail (more than one interval) is ranked and appended.
+    await store.applyBatches('locations', [{ partition: 0, records: Array.from({ length: 6 }, (_, i) => put(i % 2 ? 'AAA' : 'BBB', `T${i}`, 200 + i)) }]);
+    await same('after objects created at the end');
+    // A late event creates an object in the middle of the creation order: every later rank moves.
+    await store.applyBatches('locations', [{ partition: 0, records: [put('BBB', 'LATE', 3)] }]);
+    await same('after an object created with an older time');
+    // An object leaves the list (only tariffs are deleted by events; a direct delete stands in).
+    await pool.query("delete from locations where id = 'L03'");
+    await same('after a delete');
+    // One object near the end leaves and a late one arrives near the start: every rank between moves
+    // by one, and the total is as ranked; only the removals counter tells.
+    await pool.query("delete from locations where id = 'T4'");
+    await store.applyBatches('locations', [{ partition: 0, records: [put('AAA', 'LATE2', 1)] }]);
+    await same('after a delete and a late creation');
+    // CPOs BBB and CCC with as many objects each, then the eMSP routed to CCC instead of BBB: the same
+    // total of other objects, only the visible owners tell.
+    const counts = async () => (await pool.query<{ party_id: string; n: string }>("select party_id, count(*) as n from locations where party_id in ('BBB', 'CCC') group by 1")).rows;
+    const n = Object.fromEntries((await counts()).map((r) => [r.party_id, Number(r.n)]));
+    const fewer = (n['BBB'] ?? 0) < (n['CCC'] ?? 0) ? 'BBB' : 'CCC';
+    const extra = Math.abs((n['BBB'] ?? 0) - (n['CCC'] ?? 0));
+    await store.applyBatches('locations', [{ partition: 0, records: Array.from({ length: extra }, (_, i) => put(fewer, `E${i}`, 300 + i)) }]);
+    await same('after objects created at the end of the lesser CPO');
+    await pool.query("update routing_rules set enabled = (cpo_party_id = 'CCC') where cpo_party_id in ('BBB', 'CCC')");
+    await same('after the route moved from one CPO to another with as many objects');
+    await pool.query("update routing_rules set enabled = (cpo_party_id = 'BBB') where cpo_party_id in ('BBB', 'CCC')");
+    await same('after it moved back');
+  });
 });
