@@ -13,7 +13,7 @@ import { locationEventTypes, newEvent, topics } from '@hub/events';
 import { objectKey, pathSubject } from '@hub/modules';
 import { postgresReadModelStore } from '@hub/store';
 import { authHeader, createTestStack, repoRoot } from '@hub/testing';
-import { load, onboardForBench, pairedRatio, printTable, rssMiB, startNode, summarize, type LoadResult } from './load.ts';
+import { load, onboardForBench, pairedRatio, percentile, printTable, rssMiB, startNode, summarize, type LoadResult } from './load.ts';
 import { printFigures, type Figure } from './figures.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
@@ -89,6 +89,7 @@ const targets = [
 let ingressRssMax = 0;
 let ingressRssEnd = 0;
 const runs = new Map<string, LoadResult[]>(targets.map((t) => [t.label, []]));
+const pacedAtPeerRate = new Map<string, { rate: number; result: LoadResult }>();
 try {
   for (const t of targets) await load('warm-up', t.url, { seconds: t.label.startsWith('bare') ? 2 : warmupSeconds / 2, connections, ...t.options });
   for (let round = 0; round < rounds; round++) {
@@ -98,6 +99,15 @@ try {
       clearInterval(sampler);
       if (t.label.startsWith('hub')) ingressRssEnd = rssMiB(ingress.child.pid);
     }
+  }
+  // Issue 16 item 3 asks for the peer's throughput "with p99 <= 20 ms". Closed-loop, 50 connections
+  // at saturation queue by Little's law (mean latency = connections / throughput), so the p99 above is
+  // the queue's; this phase offers the hub the load the peer tops out at (its median req/s, paced over
+  // the same connections) and measures the hub's p99 there.
+  for (const kind of withPeer ? ['EVSE status', 'connector'] : []) {
+    const target = targets.find((t) => t.label === `hub PATCH ${kind}`);
+    const peerRate = percentile((runs.get(`CRUD peer PATCH ${kind}`) ?? []).map((r) => r.requestsPerSecond), 50);
+    if (target && peerRate > 0) pacedAtPeerRate.set(kind, { rate: peerRate, result: await load(`hub PATCH ${kind} at the peer's rate`, target.url, { seconds, connections, ...target.options, overallRate: Math.round(peerRate) }) });
   }
 } finally {
   for (const p of [hello, ingress, projector, peer]) p.child.kill('SIGTERM');
@@ -126,6 +136,12 @@ for (const kind of withPeer ? ['EVSE status', 'connector'] : []) {
   const ratio = pairedRatio(runs, `hub PATCH ${kind}`, `CRUD peer PATCH ${kind}`, (x) => x.requestsPerSecond);
   figures[`hub_to_peer_${slug(kind)}_ratio`] = ratio;
   process.stdout.write(`hub PATCH ${kind}: ${ratio.toFixed(2)}x the CRUD peer's req/s (median of per-round ratios)\n`);
+  const paced = pacedAtPeerRate.get(kind);
+  if (paced) {
+    figures[`hub_at_peer_rate_${slug(kind)}_p99_ms`] = paced.result.p99;
+    figures[`hub_at_peer_rate_${slug(kind)}_req_per_s`] = paced.result.requestsPerSecond;
+    process.stdout.write(`hub PATCH ${kind} paced at the CRUD peer's ${paced.rate.toFixed(0)} req/s: ${paced.result.requestsPerSecond.toFixed(0)} req/s achieved, p50 ${paced.result.p50} ms, p99 ${paced.result.p99} ms (${paced.result.errors + paced.result.non2xx} errors)\n`);
+  }
 }
 process.stdout.write(`ingress RSS at full PATCH load: max ${ingressRssMax.toFixed(0)} MiB, ${ingressRssEnd.toFixed(0)} MiB after the last hub round\n`);
 process.stdout.write(`(${seconds} s per run after ${warmupSeconds} s of warm-up, ${connections} connections, ${new Date().toISOString()}, node ${process.version})\n`);
