@@ -49,6 +49,33 @@ const brokerPid = Number(process.env['TEST_BROKER_PID'] ?? 0);
  * counters when a backend has been idle for a while (up to 10 s in PostgreSQL 15): read them after
  * a pause.
  */
+/**
+ * BENCH_PG_SAMPLE=1: which statements Postgres is busy with, sampled from pg_stat_activity every 20 ms
+ * during the CDR phase (no extension needed): a statement's share of the samples is its share of the
+ * time the hub's sessions spend in Postgres (executing, or waiting on a lock or the WAL flush).
+ */
+function sampleStatements(): { stop(): Map<string, number> } {
+  const counts = new Map<string, number>();
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    void stack.pool
+      .query<{ q: string; w: string | null }>(
+        "select regexp_replace(left(query, 400), '\\s+', ' ', 'g') as q, wait_event as w from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid()",
+      )
+      .then(({ rows }) => {
+        for (const r of rows) {
+          const key = `${r.q.replace(/\$\d+/g, '$').slice(0, 110)}${r.w ? ` [${r.w}]` : ''}`;
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+        }
+      })
+      .catch(() => undefined)
+      .finally(() => (busy = false));
+  }, 20);
+  return { stop: () => (clearInterval(timer), counts) };
+}
+
 async function postgresCounters(): Promise<Record<string, number>> {
   const { rows } = await stack.pool.query<Record<string, string>>(
     `select d.xact_commit as commits, d.xact_rollback as rollbacks, pg_current_wal_lsn() - '0/0'::pg_lsn as wal_lsn,
@@ -171,6 +198,7 @@ try {
   await new Promise((r) => setTimeout(r, 11_000));
   const pgBefore = await postgresCounters();
   const cdrCpu = { ingress: cpuSeconds(ingress.child.pid ?? 0), dispatcher: cpuSeconds(dispatcher.child.pid ?? 0), postgres: postgresCpuSeconds(), broker: brokerPid > 0 ? cpuSeconds(brokerPid) : Number.NaN, bench: process.cpuUsage() };
+  const statements = process.env['BENCH_PG_SAMPLE'] ? sampleStatements() : undefined;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: 50 }, async () => {
@@ -188,6 +216,12 @@ try {
   while (received() < cdrCount && performance.now() - ingested < 120_000) await new Promise((r) => setTimeout(r, 50));
   const delivered = performance.now();
   clearInterval(sampler);
+  const sampled = statements?.stop();
+  if (sampled) {
+    const all = [...sampled.values()].reduce((a, b) => a + b, 0);
+    out(`Postgres statements by share of ${all} samples of active sessions:`);
+    for (const [q, n] of [...sampled].sort((a, b) => b[1] - a[1]).slice(0, 12)) out(`  ${((100 * n) / all).toFixed(1).padStart(5)}%  ${q}`);
+  }
   const perCdr = (seconds: number) => (seconds * 1e6) / cdrCount;
   const benchCpu = process.cpuUsage(cdrCpu.bench);
   const cdrCpuUs = {
