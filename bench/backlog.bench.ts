@@ -76,6 +76,25 @@ function sampleStatements(): { stop(): Map<string, number> } {
   return { stop: () => (clearInterval(timer), counts) };
 }
 
+/**
+ * CPU seconds of the bench database's Postgres sessions (the hub's and this process's connections),
+ * by pid: unlike postgresCpuSeconds it leaves out other databases' sessions on a shared host (not the
+ * server's own processes: WAL writer, checkpointer).
+ */
+async function sessionCpu(): Promise<Map<number, number>> {
+  const { rows } = await stack.pool.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database()');
+  const out = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      out.set(pid, cpuSeconds(pid));
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return out;
+}
+const sessionCpuSince = (before: Map<number, number>, after: Map<number, number>) => [...after].reduce((sum, [pid, s]) => sum + s - (before.get(pid) ?? 0), 0);
+
 async function postgresCounters(): Promise<Record<string, number>> {
   const { rows } = await stack.pool.query<Record<string, string>>(
     `select d.xact_commit as commits, d.xact_rollback as rollbacks, pg_current_wal_lsn() - '0/0'::pg_lsn as wal_lsn,
@@ -197,6 +216,7 @@ try {
   // Statistics of the setup (the truncate, the ingress's start) flushed first, then the phase's.
   await new Promise((r) => setTimeout(r, 11_000));
   const pgBefore = await postgresCounters();
+  const sessionsBefore = await sessionCpu();
   const cdrCpu = { ingress: cpuSeconds(ingress.child.pid ?? 0), dispatcher: cpuSeconds(dispatcher.child.pid ?? 0), postgres: postgresCpuSeconds(), broker: brokerPid > 0 ? cpuSeconds(brokerPid) : Number.NaN, bench: process.cpuUsage() };
   const statements = process.env['BENCH_PG_SAMPLE'] ? sampleStatements() : undefined;
   const started = performance.now();
@@ -228,14 +248,15 @@ try {
     ingress: perCdr(cpuSeconds(ingress.child.pid ?? 0) - cdrCpu.ingress),
     dispatcher: perCdr(cpuSeconds(dispatcher.child.pid ?? 0) - cdrCpu.dispatcher),
     postgres: perCdr(postgresCpuSeconds() - cdrCpu.postgres),
+    postgresSessions: perCdr(sessionCpuSince(sessionsBefore, await sessionCpu())),
     broker: brokerPid > 0 ? perCdr(cpuSeconds(brokerPid) - cdrCpu.broker) : Number.NaN,
     bench: perCdr((benchCpu.user + benchCpu.system) / 1e6),
   };
   out(
-    `CDR CPU per CDR: ingress ${cdrCpuUs.ingress.toFixed(0)} µs, dispatcher ${cdrCpuUs.dispatcher.toFixed(0)} µs, Postgres ${cdrCpuUs.postgres.toFixed(0)} µs (all Postgres processes on the host), ` +
+    `CDR CPU per CDR: ingress ${cdrCpuUs.ingress.toFixed(0)} µs, dispatcher ${cdrCpuUs.dispatcher.toFixed(0)} µs, Postgres ${cdrCpuUs.postgres.toFixed(0)} µs (all Postgres processes on the host; the bench database's sessions ${cdrCpuUs.postgresSessions.toFixed(0)} µs), ` +
       `Kafka broker ${cdrCpuUs.broker.toFixed(0)} µs, bench process (posters, eMSP simulators) ${cdrCpuUs.bench.toFixed(0)} µs`,
   );
-  Object.assign(figures, { cdr_ingress_cpu_us: cdrCpuUs.ingress, cdr_dispatcher_cpu_us: cdrCpuUs.dispatcher, cdr_postgres_cpu_us: cdrCpuUs.postgres, cdr_broker_cpu_us: cdrCpuUs.broker, cdr_bench_cpu_us: cdrCpuUs.bench });
+  Object.assign(figures, { cdr_ingress_cpu_us: cdrCpuUs.ingress, cdr_dispatcher_cpu_us: cdrCpuUs.dispatcher, cdr_postgres_cpu_us: cdrCpuUs.postgres, cdr_postgres_sessions_cpu_us: cdrCpuUs.postgresSessions, cdr_broker_cpu_us: cdrCpuUs.broker, cdr_bench_cpu_us: cdrCpuUs.bench });
   await new Promise((r) => setTimeout(r, 11_000));
   const pgAfter = await postgresCounters();
   const pg = Object.fromEntries(Object.keys(pgAfter).map((k) => [k, ((pgAfter[k] ?? 0) - (pgBefore[k] ?? 0)) / cdrCount]));
