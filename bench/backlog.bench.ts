@@ -5,7 +5,8 @@
 //   2. the drain rate once the nine healthy eMSPs answer (the dispatcher process against the full
 //      backlog, for a bounded time), the dispatcher's RSS while it holds the backlog;
 //   3. CDRs end to end with every eMSP answering at once, on an emptied queue: POST answered by the
-//      ingress -> received by the eMSP, accepted/s and delivered/s (issue target >= 1,000/s).
+//      ingress -> received by the eMSP, accepted/s and delivered/s (issue target >= 1,000/s), and what a
+//      CDR costs: CPU per process, Postgres commits, rows written and WAL bytes.
 // Run: npm run bench -- backlog [rows=1000000] [drain seconds=30] [cdrs=10000]
 // Bounded: about 5 minutes (seeding 1M rows 1-2 min, 50 claim rounds per size, 30 s of drain, the CDR
 // phase until every CDR arrived or 2 minutes passed).
@@ -39,6 +40,75 @@ for (const e of emsps) {
   await setRoutingRule(deps, { emsp: e.party, cpo, enabled: true });
 }
 const queue = postgresDeliveryQueue(stack.pool);
+const brokerPid = Number(process.env['TEST_BROKER_PID'] ?? 0);
+
+/**
+ * What Postgres did, for the CDR phase: commits and rollbacks of the bench database, rows written per
+ * table (HOT updates apart: they write no index entry), and WAL (records, full-page images, bytes;
+ * the WAL is the whole server's, other databases' writes included). Statistics reach the shared
+ * counters when a backend has been idle for a while (up to 10 s in PostgreSQL 15): read them after
+ * a pause.
+ */
+/**
+ * BENCH_PG_SAMPLE=1: which statements Postgres is busy with, sampled from pg_stat_activity every 20 ms
+ * during the CDR phase (no extension needed): a statement's share of the samples is its share of the
+ * time the hub's sessions spend in Postgres (executing, or waiting on a lock or the WAL flush).
+ */
+function sampleStatements(): { stop(): Map<string, number> } {
+  const counts = new Map<string, number>();
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    void stack.pool
+      .query<{ q: string; w: string | null }>(
+        "select regexp_replace(left(query, 400), '\\s+', ' ', 'g') as q, wait_event as w from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid()",
+      )
+      .then(({ rows }) => {
+        for (const r of rows) {
+          const key = `${r.q.replace(/\$\d+/g, '$').slice(0, 110)}${r.w ? ` [${r.w}]` : ''}`;
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+        }
+      })
+      .catch(() => undefined)
+      .finally(() => (busy = false));
+  }, 20);
+  return { stop: () => (clearInterval(timer), counts) };
+}
+
+/**
+ * CPU seconds of the bench database's Postgres sessions (the hub's and this process's connections),
+ * by pid: unlike postgresCpuSeconds it leaves out other databases' sessions on a shared host (not the
+ * server's own processes: WAL writer, checkpointer).
+ */
+async function sessionCpu(): Promise<Map<number, number>> {
+  const { rows } = await stack.pool.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database()');
+  const out = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      out.set(pid, cpuSeconds(pid));
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return out;
+}
+const sessionCpuSince = (before: Map<number, number>, after: Map<number, number>) => [...after].reduce((sum, [pid, s]) => sum + s - (before.get(pid) ?? 0), 0);
+
+async function postgresCounters(): Promise<Record<string, number>> {
+  const { rows } = await stack.pool.query<Record<string, string>>(
+    `select d.xact_commit as commits, d.xact_rollback as rollbacks, pg_current_wal_lsn() - '0/0'::pg_lsn as wal_lsn,
+            w.wal_records, w.wal_fpi, w.wal_bytes,
+            (select coalesce(sum(n_tup_ins), 0) from pg_stat_user_tables where relname = 'cdrs') as cdrs_inserted,
+            (select coalesce(sum(n_tup_upd), 0) from pg_stat_user_tables where relname = 'cdrs') as cdrs_updated,
+            (select coalesce(sum(n_tup_ins), 0) from pg_stat_user_tables where relname = 'deliveries') as deliveries_inserted,
+            (select coalesce(sum(n_tup_upd), 0) from pg_stat_user_tables where relname = 'deliveries') as deliveries_updated,
+            (select coalesce(sum(n_tup_hot_upd), 0) from pg_stat_user_tables where relname = 'deliveries') as deliveries_hot_updated,
+            (select coalesce(sum(n_tup_ins + n_tup_upd), 0) from pg_stat_user_tables where relname not in ('cdrs', 'deliveries')) as other_rows_written
+       from pg_stat_database d, pg_stat_wal w where d.datname = current_database()`,
+  );
+  return Object.fromEntries(Object.entries(rows[0] ?? {}).map(([k, v]) => [k, Number(v)]));
+}
 
 /**
  * Rows [from, to): even ones sessions, odd ones CDRs, eMSP i % 10. The healthy eMSPs' rows are due
@@ -143,8 +213,13 @@ try {
     ingressRss = Math.max(ingressRss, rssMiB(ingress?.child.pid));
     dispatcherRss = Math.max(dispatcherRss, rssMiB(dispatcher?.child.pid));
   }, 200);
+  // Statistics of the setup (the truncate, the ingress's start) flushed first, then the phase's.
+  await new Promise((r) => setTimeout(r, 11_000));
+  const pgBefore = await postgresCounters();
+  const sessionsBefore = await sessionCpu();
+  const cdrCpu = { ingress: cpuSeconds(ingress.child.pid ?? 0), dispatcher: cpuSeconds(dispatcher.child.pid ?? 0), postgres: postgresCpuSeconds(), broker: brokerPid > 0 ? cpuSeconds(brokerPid) : Number.NaN, bench: process.cpuUsage() };
+  const statements = process.env['BENCH_PG_SAMPLE'] ? sampleStatements() : undefined;
   const started = performance.now();
-  const cdrCpu = { ingress: cpuSeconds(ingress.child.pid ?? 0), dispatcher: cpuSeconds(dispatcher.child.pid ?? 0), postgres: postgresCpuSeconds() };
   await Promise.all(
     Array.from({ length: 50 }, async () => {
       while (next < cdrCount) {
@@ -161,14 +236,35 @@ try {
   while (received() < cdrCount && performance.now() - ingested < 120_000) await new Promise((r) => setTimeout(r, 50));
   const delivered = performance.now();
   clearInterval(sampler);
+  const sampled = statements?.stop();
+  if (sampled) {
+    const all = [...sampled.values()].reduce((a, b) => a + b, 0);
+    out(`Postgres statements by share of ${all} samples of active sessions:`);
+    for (const [q, n] of [...sampled].sort((a, b) => b[1] - a[1]).slice(0, 12)) out(`  ${((100 * n) / all).toFixed(1).padStart(5)}%  ${q}`);
+  }
   const perCdr = (seconds: number) => (seconds * 1e6) / cdrCount;
+  const benchCpu = process.cpuUsage(cdrCpu.bench);
   const cdrCpuUs = {
     ingress: perCdr(cpuSeconds(ingress.child.pid ?? 0) - cdrCpu.ingress),
     dispatcher: perCdr(cpuSeconds(dispatcher.child.pid ?? 0) - cdrCpu.dispatcher),
     postgres: perCdr(postgresCpuSeconds() - cdrCpu.postgres),
+    postgresSessions: perCdr(sessionCpuSince(sessionsBefore, await sessionCpu())),
+    broker: brokerPid > 0 ? perCdr(cpuSeconds(brokerPid) - cdrCpu.broker) : Number.NaN,
+    bench: perCdr((benchCpu.user + benchCpu.system) / 1e6),
   };
-  out(`CDR CPU per CDR: ingress ${cdrCpuUs.ingress.toFixed(0)} µs, dispatcher ${cdrCpuUs.dispatcher.toFixed(0)} µs, Postgres ${cdrCpuUs.postgres.toFixed(0)} µs (all Postgres processes on the host)`);
-  Object.assign(figures, { cdr_ingress_cpu_us: cdrCpuUs.ingress, cdr_dispatcher_cpu_us: cdrCpuUs.dispatcher, cdr_postgres_cpu_us: cdrCpuUs.postgres });
+  out(
+    `CDR CPU per CDR: ingress ${cdrCpuUs.ingress.toFixed(0)} µs, dispatcher ${cdrCpuUs.dispatcher.toFixed(0)} µs, Postgres ${cdrCpuUs.postgres.toFixed(0)} µs (all Postgres processes on the host; the bench database's sessions ${cdrCpuUs.postgresSessions.toFixed(0)} µs), ` +
+      `Kafka broker ${cdrCpuUs.broker.toFixed(0)} µs, bench process (posters, eMSP simulators) ${cdrCpuUs.bench.toFixed(0)} µs`,
+  );
+  Object.assign(figures, { cdr_ingress_cpu_us: cdrCpuUs.ingress, cdr_dispatcher_cpu_us: cdrCpuUs.dispatcher, cdr_postgres_cpu_us: cdrCpuUs.postgres, cdr_postgres_sessions_cpu_us: cdrCpuUs.postgresSessions, cdr_broker_cpu_us: cdrCpuUs.broker, cdr_bench_cpu_us: cdrCpuUs.bench });
+  await new Promise((r) => setTimeout(r, 11_000));
+  const pgAfter = await postgresCounters();
+  const pg = Object.fromEntries(Object.keys(pgAfter).map((k) => [k, ((pgAfter[k] ?? 0) - (pgBefore[k] ?? 0)) / cdrCount]));
+  out(
+    `Postgres per CDR: ${pg['commits']?.toFixed(2)} commits (${pg['rollbacks']?.toFixed(3)} rollbacks), WAL ${pg['wal_lsn']?.toFixed(0)} bytes (${pg['wal_records']?.toFixed(1)} records, ${pg['wal_fpi']?.toFixed(2)} full-page images; the server's), ` +
+      `cdrs rows inserted ${pg['cdrs_inserted']?.toFixed(2)} updated ${pg['cdrs_updated']?.toFixed(2)}, deliveries inserted ${pg['deliveries_inserted']?.toFixed(2)} updated ${pg['deliveries_updated']?.toFixed(2)} (HOT ${pg['deliveries_hot_updated']?.toFixed(2)}), other rows ${pg['other_rows_written']?.toFixed(2)}`,
+  );
+  for (const [k, v] of Object.entries(pg)) figures[`cdr_pg_${k}`] = v;
   const accepted = cdrCount / ((ingested - started) / 1000);
   const endToEnd = received() / ((delivered - started) / 1000);
   out(`CDRs: ${cdrCount} posted over 10 eMSPs at ${accepted.toFixed(0)}/s accepted; ${received()} received, ${endToEnd.toFixed(0)}/s end to end; RSS max ingress ${ingressRss.toFixed(0)} MiB, dispatcher ${dispatcherRss.toFixed(0)} MiB`);

@@ -16,7 +16,7 @@ type Json = Record<string, unknown>;
  */
 export type EnqueueReport = Pick<SessionFold, 'applied' | 'unapplied'> & { readonly tokenPatchesUnapplied?: number };
 
-async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition, quarantine: readonly QuarantineEntry[] = []): Promise<number> {
+async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], forced: boolean, positions: readonly DeliveryPosition[] = [], quarantine: readonly QuarantineEntry[] = []): Promise<number> {
   // One row per object: within a batch the newest event of each session wins before the upsert
   // (an INSERT ... ON CONFLICT may touch a row only once).
   const newest = new Map<string, DeliveryInput>();
@@ -26,10 +26,20 @@ async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], fo
     if (!seen || isNewer(r, seen)) newest.set(key, r);
   }
   const rows = [...newest.values()];
-  // The position moves with the rows, in the same statement, and never backwards.
-  const positionParams = position ? [position.consumerGroup, position.topic, position.partition, position.nextOffset] : [];
+  // The positions move with the rows, in the same statement, and never backwards (one per partition:
+  // an upsert may touch a row once).
+  const furthest = new Map<string, DeliveryPosition>();
+  for (const p of positions) {
+    const key = [p.consumerGroup, p.topic, p.partition].join('\u0000');
+    const seen = furthest.get(key);
+    if (!seen || BigInt(p.nextOffset) > BigInt(seen.nextOffset)) furthest.set(key, p);
+  }
+  const moved = [...furthest.values()];
+  const position = moved.length > 0;
+  const positionParams = position ? [moved.map((p) => p.consumerGroup), moved.map((p) => p.topic), moved.map((p) => p.partition), moved.map((p) => p.nextOffset)] : [];
   const movePosition = (first: number) =>
-    `insert into delivery_positions (consumer_group, topic, partition, next_offset) values ($${first}, $${first + 1}, $${first + 2}, $${first + 3}::bigint)
+    `insert into delivery_positions (consumer_group, topic, partition, next_offset)
+     select * from unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::int[], $${first + 3}::bigint[])
      on conflict (consumer_group, topic, partition) do update
        set next_offset = greatest(delivery_positions.next_offset, excluded.next_offset), updated_at = now()`;
   if (rows.length === 0) {
@@ -94,13 +104,13 @@ export async function enqueueFolded(pool: Pool, consumed: readonly DeliveryInput
   const input = consumed.some((r) => r.kind === 'token') ? await expandTokenRows(pool, consumed) : consumed;
   const patches = input.filter((r) => r.kind === 'session' && r.patch);
   const tokenPatches = input.some((r) => r.kind === 'token' && r.patch);
-  if (patches.length === 0 && !tokenPatches) return { n: await upsert(pool, input, forced, position, quarantine), report: { applied: 0, unapplied: [] } };
+  if (patches.length === 0 && !tokenPatches) return { n: await upsert(pool, input, forced, position ? [position] : [], quarantine), report: { applied: 0, unapplied: [] } };
   const replayTo = forced ? patches[0]?.emsp : undefined;
   return inTransaction(pool, async (client) => {
     const tokenFold = tokenPatches ? foldTokenPatches(input, await loadTokensForUpdate(client, input)) : { rows: [...input], unapplied: 0 };
     const tokens = tokenFold.rows;
     const tokenReport = tokenFold.unapplied > 0 ? { tokenPatchesUnapplied: tokenFold.unapplied } : {};
-    if (patches.length === 0) return { n: await upsert(client, tokens, forced, position, quarantine), report: { applied: 0, unapplied: [], ...tokenReport } };
+    if (patches.length === 0) return { n: await upsert(client, tokens, forced, position ? [position] : [], quarantine), report: { applied: 0, unapplied: [], ...tokenReport } };
     const sessions = [...new Map(patches.map((r) => [sessionKey(r.cpo, r.objectId), r])).values()];
     const { rows } = await client.query<{ emsp_country_code: string; emsp_party_id: string; cpo_country_code: string; cpo_party_id: string; object_id: string; source_partition: number; source_offset: string; source_time: Date | null; payload: Json }>(
       `select emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id, source_partition, source_offset, source_time, payload
@@ -121,6 +131,34 @@ export async function enqueueFolded(pool: Pool, consumed: readonly DeliveryInput
       payload: r.payload,
     }));
     const fold = foldSessionEvents(tokens, stored, replayTo);
-    return { n: await upsert(client, fold.rows, forced, position, quarantine), report: { applied: fold.applied, unapplied: fold.unapplied, ...tokenReport } };
+    return { n: await upsert(client, fold.rows, forced, position ? [position] : [], quarantine), report: { applied: fold.applied, unapplied: fold.unapplied, ...tokenReport } };
   });
+}
+
+/** What one consumer batch hands the queue (postgres-delivery-queue.ts, enqueue). */
+export interface EnqueueCall {
+  readonly rows: readonly DeliveryInput[];
+  readonly position?: DeliveryPosition | undefined;
+  readonly quarantine?: readonly QuarantineEntry[] | undefined;
+}
+
+/** Whether a batch is a plain upsert (no Session or token PATCH to fold, no token to fan out): those can share a statement. */
+export function isPlainEnqueue(rows: readonly DeliveryInput[]): boolean {
+  return rows.every((r) => r.kind !== 'token' && !(r.kind === 'session' && r.patch));
+}
+
+/**
+ * Plain batches of several partitions (consumed concurrently) in one statement and one commit, with
+ * every partition's position and quarantined records, and one wake-up of the workers: as if applied
+ * one after the other (one partition's batches never meet in one statement: each waits for the last).
+ */
+export async function enqueueJoined(pool: Pool, calls: readonly EnqueueCall[]): Promise<EnqueueReport[]> {
+  await upsert(
+    pool,
+    calls.flatMap((c) => c.rows),
+    false,
+    calls.flatMap((c) => (c.position ? [c.position] : [])),
+    calls.flatMap((c) => c.quarantine ?? []),
+  );
+  return calls.map(() => ({ applied: 0, unapplied: [] }));
 }

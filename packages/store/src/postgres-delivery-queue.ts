@@ -1,7 +1,8 @@
 import { inTransaction, type Pool } from './pool.ts';
 import type { QuarantineEntry } from './consumer-quarantine.ts';
 import { DELIVERIES_CHANNEL, RECIPIENT_CC, RECIPIENT_PID, toDelivery, where, type Delivery, type DeliveryFilter, type DeliveryInput, type DeliveryPosition, type DeliveryState, type Row } from './delivery-records.ts';
-import { enqueueFolded, type EnqueueReport } from './delivery-enqueue.ts';
+import { enqueueFolded, enqueueJoined, isPlainEnqueue, type EnqueueCall, type EnqueueReport } from './delivery-enqueue.ts';
+import { groupCommit } from './group-commit.ts';
 
 // The delivery queue (issue #4; reference design, Delivery rules): durable deliveries of sessions,
 // CDRs and command results to eMSPs, claimed per eMSP by the dispatcher's delivery workers, listed and
@@ -78,8 +79,17 @@ export function postgresDeliveryQueue(pool: Pool): DeliveryQueue {
     }
     completing = false;
   };
+  // The dispatcher consumes several partitions at once: their plain batches share one statement and
+  // commit (group commit: a batch arriving while none is written goes at once). A joined statement
+  // that fails is retried batch by batch, so a record Postgres refuses is isolated as before.
+  const enqueuePlain = groupCommit<EnqueueCall, EnqueueReport>({
+    batch: (calls) => enqueueJoined(pool, calls),
+    maxBatch: 16,
+    single: async (call) => (await enqueueFolded(pool, call.rows, false, call.position, call.quarantine)).report,
+  });
   return {
     async enqueue(rows, position, quarantine) {
+      if (isPlainEnqueue(rows)) return enqueuePlain({ rows, position, quarantine });
       return (await enqueueFolded(pool, rows, false, position, quarantine)).report;
     },
     async sessionExists(cpo, sessionId) {

@@ -139,3 +139,34 @@ describe('delivery store on Postgres: claiming eMSP by eMSP', () => {
     assert.deepEqual(claimedBy(await store().claimDue(100, new Map(), 3, 60_000)), {});
   });
 });
+
+describe('delivery store on Postgres: batches of several partitions in one statement', () => {
+  const given = givenTestStack('delivery_joined');
+  const position = (partition: number, nextOffset: number) => ({ consumerGroup: 'dispatcher', topic: 't.cdrs', partition, nextOffset: String(nextOffset) });
+  const cdrRow = (id: string, partition: number, offset: number, payload: Record<string, unknown> = { id }): DeliveryInput => ({ ...session(id, offset, '2026-01-01T11:00:00Z', 'n/a', partition), kind: 'cdr', payload });
+  const created = async (ids: readonly string[]) =>
+    (await given.stack.pool.query<{ object_id: string; created_at: Date }>('select object_id, created_at from deliveries where object_id = any($1::text[]) order by object_id', [ids])).rows;
+
+  it('writes the batches of partitions consumed at once in one commit, with each partition position', async () => {
+    const store = postgresDeliveryStore(given.stack.pool);
+    const first = store.enqueue([cdrRow('J0', 0, 1)], position(0, 2));
+    await Promise.all([store.enqueue([cdrRow('J1', 1, 5), cdrRow('J2', 1, 6)], position(1, 7)), store.enqueue([cdrRow('J3', 2, 9)], position(2, 10)), store.enqueue([], position(3, 4))]);
+    await first;
+    const rows = await created(['J0', 'J1', 'J2', 'J3']);
+    assert.deepEqual(rows.map((r) => r.object_id), ['J0', 'J1', 'J2', 'J3']);
+    assert.equal(new Set(rows.filter((r) => r.object_id !== 'J0').map((r) => r.created_at.getTime())).size, 1);
+    assert.deepEqual(Object.fromEntries(await store.deliveryPositions('dispatcher', 't.cdrs')), { 0: 2n, 1: 7n, 2: 10n, 3: 4n });
+  });
+
+  it('fails only the batch whose record Postgres refuses: the other partitions rows and positions are stored', async () => {
+    const store = postgresDeliveryStore(given.stack.pool);
+    const first = store.enqueue([cdrRow('K0', 4, 1)], position(4, 2));
+    // jsonb has no \u0000: the record is refused (22P05) and its partition's consumer quarantines it.
+    const results = await Promise.allSettled([store.enqueue([cdrRow('K1', 5, 3)], position(5, 4)), store.enqueue([cdrRow('KBAD', 6, 8, { id: 'KBAD', note: 'nul\u0000' })], position(6, 9)), store.enqueue([cdrRow('K2', 7, 1)], position(7, 2))]);
+    await first;
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual((await created(['K0', 'K1', 'KBAD', 'K2'])).map((r) => r.object_id), ['K0', 'K1', 'K2']);
+    const positions = await store.deliveryPositions('dispatcher', 't.cdrs');
+    assert.deepEqual([positions.get(5), positions.get(6), positions.get(7)], [4n, undefined, 2n]);
+  });
+});

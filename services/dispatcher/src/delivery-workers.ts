@@ -11,6 +11,8 @@ import type { DispatcherConfig } from './config.ts';
 // they send due records to the eMSP's receiver with retries and backoff, a few at a time per eMSP, so
 // one eMSP down or slow delays no other (no head-of-line blocking).
 
+const CLAIM_SPACING_MS = 5;
+
 export interface DeliveryWorkers {
   /** Claims due records soon (new records, freed slots). */
   wake(): void;
@@ -37,6 +39,7 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
   });
   const inFlight = new Map<string, number>();
   let total = 0;
+  let lastClaimAt = 0;
   let stopping = false;
   let pumping = false;
   let again = false;
@@ -136,6 +139,7 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
         again = false;
         const free = config.concurrency - total;
         if (free <= 0 || stopping) break;
+        lastClaimAt = Date.now();
         const due = await deliveries.claimDue(free, inFlight, config.concurrencyPerEmsp, config.deliveryTimeoutMs * 3);
         for (const d of due) {
           const emsp = emspKey(d);
@@ -157,13 +161,19 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
       pumping = false;
     }
   };
-  // Completions come in bursts: one claim for all the slots freed within a millisecond.
+  // Completions come in bursts: one claim for all the slots freed meanwhile. Claims start at least
+  // CLAIM_SPACING_MS apart: a claim costs Postgres a probe of every recipient with due rows whatever
+  // it returns, and at hundreds of deliveries a second a claim per freed slot was most of the
+  // dispatcher's Postgres work (issue 16). A record waits that long at most before it is claimed.
   let wakeTimer: NodeJS.Timeout | undefined;
   function wake(): void {
-    wakeTimer ??= setTimeout(() => {
-      wakeTimer = undefined;
-      void pump();
-    }, 1);
+    wakeTimer ??= setTimeout(
+      () => {
+        wakeTimer = undefined;
+        void pump();
+      },
+      Math.max(1, lastClaimAt + CLAIM_SPACING_MS - Date.now()),
+    );
   }
 
   let listener: { close(): Promise<void> } | undefined;
