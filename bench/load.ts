@@ -4,9 +4,9 @@ import { aesGcmTokenCipher, overrideEndpoint, registerParty, setRoutingRule } fr
 import { postgresRegistryStore } from '@hub/store';
 import { call, type PartnerSimulator, type TestStack } from '@hub/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { hubProcessOf, MEMORY_ENV, nodeMemoryFlags } from '../infra/stack/node-memory.ts';
+import { hubProcessOf } from '../infra/stack/node-memory.ts';
 import { cpuSeconds, postgresCpuSeconds } from './cpu.ts';
-import { describeMemory, MEMORY_PROBE_ARGS, memoryProbeLine, type MemoryFigures } from './memory.ts';
+import { benchMemorySettings, describeMemory, MEMORY_PROBE_ARGS, memoryProbeLine, type MemoryFigures } from './memory.ts';
 
 export { rssMiB } from './memory.ts';
 export { cpuSeconds, postgresCpuSeconds, profiled } from './cpu.ts';
@@ -87,8 +87,8 @@ export function printTable(rows: readonly LoadResult[]): void {
 /**
  * Starts a hub service or helper script as its own process and resolves once a line matches `ready`.
  * A hub process (services/<name>/src/main.ts) gets the memory flags and environment `npm start`
- * gives it (infra/stack/node-memory.ts), so benchmarks measure what production runs (not with
- * BENCH_DEFAULT_HEAP=1).
+ * gives it (infra/stack/node-memory.ts), so benchmarks measure what production runs
+ * (benchMemorySettings: BENCH_DEFAULT_HEAP, BENCH_MEMORY_FLAGS compare others).
  * `nodeArgs` go before the script (e.g. --trace-gc); `onLine` sees every later output line (without
  * it the output is drained unread, so the load generator spends nothing on it). `memoryProbe` (or
  * BENCH_MEMORY_PROBE=1 for every hub process) preloads bench/memory-probe.ts: `memoryPeak()` then
@@ -104,13 +104,11 @@ export function startNode(
   const hubProcess = hubProcessOf(script);
   const printPeak = hubProcess !== undefined && process.env['BENCH_MEMORY_PROBE'] === '1';
   const probe = options.memoryProbe === true || printPeak;
-  // BENCH_DEFAULT_HEAP=1: V8's and glibc's defaults instead, to compare.
-  const limited = hubProcess !== undefined && process.env['BENCH_DEFAULT_HEAP'] !== '1';
-  const memoryArgs = limited ? nodeMemoryFlags(hubProcess) : [];
+  const memory = benchMemorySettings(hubProcess);
   let peak: MemoryFigures | undefined;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, ...memoryArgs, ...(probe ? MEMORY_PROBE_ARGS : []), ...(options.nodeArgs ?? []), script, ...args], {
-      env: { PATH: process.env['PATH'] ?? '', ...(limited ? MEMORY_ENV : {}), ...env },
+    const child = spawn(process.execPath, [...process.execArgv, ...memory.flags, ...(probe ? MEMORY_PROBE_ARGS : []), ...(options.nodeArgs ?? []), script, ...args], {
+      env: { PATH: process.env['PATH'] ?? '', ...memory.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     if (printPeak) child.once('exit', () => process.stdout.write(`${hubProcess} memory at its RSS peak: ${describeMemory(peak)}\n`));

@@ -1,11 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { MEMORY_ENV, nodeMemoryFlags, type HubProcess } from '../infra/stack/node-memory.ts';
 
 // The benchmarks' side of bench/memory-probe.ts: preloading it, reading its lines, describing them.
 
 /** Where a process's memory was when its RSS peaked (bench/memory-probe.ts), in MiB. */
 export type MemoryFigures = Readonly<Record<'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers' | 'newSpace' | 'oldSpace' | 'largeObjectSpace' | 'codeSpace', number>>;
+
+/**
+ * The memory flags and environment a benchmark gives a hub process: those of `npm start`
+ * (infra/stack/node-memory.ts); BENCH_DEFAULT_HEAP=1 gives none (V8's and glibc's defaults), and
+ * BENCH_MEMORY_FLAGS="--max-semi-space-size=32 ..." gives those flags instead, to compare settings.
+ */
+export function benchMemorySettings(hubProcess: HubProcess | undefined): { flags: string[]; env: Record<string, string> } {
+  if (!hubProcess || process.env['BENCH_DEFAULT_HEAP'] === '1') return { flags: [], env: {} };
+  const override = process.env['BENCH_MEMORY_FLAGS'];
+  return { flags: override !== undefined ? override.split(' ').filter(Boolean) : nodeMemoryFlags(hubProcess), env: { ...MEMORY_ENV } };
+}
 
 /** Node arguments that preload the memory probe (bench/memory-probe.ts). */
 export const MEMORY_PROBE_ARGS: readonly string[] = ['--import', pathToFileURL(join(import.meta.dirname, 'memory-probe.ts')).href];

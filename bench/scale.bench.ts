@@ -20,9 +20,8 @@ import { locationEventTypes, newEvent, topics } from '@hub/events';
 import { objectKey, pathSubject } from '@hub/modules';
 import { postgresReadModelStore } from '@hub/store';
 import { call, createTestStack, repoRoot } from '@hub/testing';
-import { MEMORY_ENV, nodeMemoryFlags } from '../infra/stack/node-memory.ts';
-import { followLinks, onboardForBench, percentile, rssMiB, startNode } from './load.ts';
-import { describeMemory, MEMORY_PROBE_ARGS, memoryProbeLine, type MemoryFigures } from './memory.ts';
+import { cpuSeconds, followLinks, onboardForBench, percentile, rssMiB, startNode } from './load.ts';
+import { benchMemorySettings, describeMemory, MEMORY_PROBE_ARGS, memoryProbeLine, type MemoryFigures } from './memory.ts';
 import { printFigures, type Figure } from './figures.ts';
 
 const sizes = (process.argv[2] ?? '50000,200000,500000').split(',').map(Number);
@@ -126,14 +125,15 @@ async function lagPhase(count: number, tag: string): Promise<{ p50: number; p95:
  * `hubctl readmodel rebuild --model locations` as its own process, run as `npm run hubctl` runs it
  * (its memory settings); `sample` sees its RSS every 200 ms, `peak` where its memory was at its largest.
  */
-function hubctlRebuild(sample: (rssMiB: number) => void): Promise<{ events: number; seconds: number; eventsPerSecond: number; peak: MemoryFigures | undefined }> {
+function hubctlRebuild(sample: (rssMiB: number) => void): Promise<{ events: number; seconds: number; eventsPerSecond: number; cpuSeconds: number; peak: MemoryFigures | undefined }> {
   return new Promise((resolve, reject) => {
-    const limited = process.env['BENCH_DEFAULT_HEAP'] !== '1';
-    const child = spawn(process.execPath, [...process.execArgv, ...(limited ? nodeMemoryFlags('hubctl') : []), ...MEMORY_PROBE_ARGS, join(repoRoot, 'packages', 'hubctl', 'src', 'main.ts'), 'readmodel', 'rebuild', '--model', 'locations'], {
-      env: { PATH: process.env['PATH'] ?? '', ...(limited ? MEMORY_ENV : {}), ...stack.env({}) },
+    const memory = benchMemorySettings('hubctl');
+    const child = spawn(process.execPath, [...process.execArgv, ...memory.flags, ...MEMORY_PROBE_ARGS, join(repoRoot, 'packages', 'hubctl', 'src', 'main.ts'), 'readmodel', 'rebuild', '--model', 'locations'], {
+      env: { PATH: process.env['PATH'] ?? '', ...memory.env, ...stack.env({}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
+    let cpu = 0;
     let peak: MemoryFigures | undefined;
     let rest = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
@@ -145,6 +145,8 @@ function hubctlRebuild(sample: (rssMiB: number) => void): Promise<{ events: numb
     const timer = setInterval(() => {
       try {
         sample(rssMiB(child.pid));
+        // Its CPU so far: the last sample, 200 ms before it ended at most, is nearly all of it.
+        cpu = cpuSeconds(child.pid ?? 0);
       } catch {
         // It just ended.
       }
@@ -153,7 +155,7 @@ function hubctlRebuild(sample: (rssMiB: number) => void): Promise<{ events: numb
       clearInterval(timer);
       const m = /(\d+) events, \d+ rows in ([\d.]+) s \((\d+) events\/s\)/.exec(output);
       if (code !== 0 || !m) return reject(new Error(`hubctl rebuild exited ${code}: ${output.slice(-500)}`));
-      resolve({ events: Number(m[1]), seconds: Number(m[2]), eventsPerSecond: Number(m[3]), peak });
+      resolve({ events: Number(m[1]), seconds: Number(m[2]), eventsPerSecond: Number(m[3]), cpuSeconds: cpu, peak });
     });
   });
 }
@@ -163,6 +165,8 @@ let seeded = 0;
 try {
   for (const size of sizes) {
     const t0 = Date.now();
+    const projectorCpu0 = cpuSeconds(projector.child.pid ?? 0);
+    const projectedBefore = await projected();
     const from = seeded;
     await seed(from, size);
     const appendSeconds = (Date.now() - t0) / 1000;
@@ -175,7 +179,9 @@ try {
       await new Promise((r) => setTimeout(r, 200));
     }
     const projectSeconds = (Date.now() - t0) / 1000;
-    out(`${size}: appended ${size - from} location PUTs in ${appendSeconds.toFixed(1)} s; projected by ${projectSeconds.toFixed(1)} s`);
+    // CPU per projected event: steadier than the rate on a shared host, and what GC settings change.
+    const projectCpuUs = ((cpuSeconds(projector.child.pid ?? 0) - projectorCpu0) * 1e6) / Math.max(1, Number(target - projectedBefore));
+    out(`${size}: appended ${size - from} location PUTs in ${appendSeconds.toFixed(1)} s; projected by ${projectSeconds.toFixed(1)} s (projector CPU ${projectCpuUs.toFixed(0)} µs per event)`);
     await store.maintain('locations');
 
     // The ingress's RSS, largest while it serves the full sync's 1,000-location pages and the PATCHes.
@@ -204,7 +210,8 @@ try {
       rebuildRss = Math.max(rebuildRss, rss);
       projectorRss = Math.max(projectorRss, rssMiB(projector.child.pid));
     });
-    out(`${size}: rebuild by replay (hubctl) ${rebuild.events} events in ${rebuild.seconds.toFixed(1)} s (${rebuild.eventsPerSecond.toFixed(0)} events/s end to end)`);
+    const rebuildCpuUs = (rebuild.cpuSeconds * 1e6) / Math.max(1, rebuild.events);
+    out(`${size}: rebuild by replay (hubctl) ${rebuild.events} events in ${rebuild.seconds.toFixed(1)} s (${rebuild.eventsPerSecond.toFixed(0)} events/s end to end; hubctl CPU ${rebuildCpuUs.toFixed(0)} µs per event)`);
     await store.maintain('locations');
     out(`${size}: RSS ingress ${ingressRss.toFixed(0)} MiB after the lag phase (max ${ingressRssMax.toFixed(0)} MiB during the pages, full sync and lag phase), projector max ${projectorRss.toFixed(0)} MiB, rebuild (hubctl) max ${rebuildRss.toFixed(0)} MiB`);
     out(`${size}: at the largest RSS so far: ingress ${describeMemory(ingress.memoryPeak())}`);
@@ -216,6 +223,8 @@ try {
       full_sync_s: full.seconds,
       incremental_page_p95_ms: incremental.p95,
       rebuild_events_per_s: rebuild.eventsPerSecond,
+      rebuild_cpu_us_per_event: rebuildCpuUs,
+      projector_cpu_us_per_event: projectCpuUs,
       lag_p95_ms: lag.p95,
       lag_achieved_per_s: lag.achieved,
       ingress_rss_mib: ingressRss,

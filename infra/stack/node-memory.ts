@@ -20,11 +20,11 @@ interface HeapSettings {
 }
 
 const HEAP: Readonly<Record<HubProcess, HeapSettings>> = {
-  ingress: { oldSpaceMiB: 160, semiSpaceMiB: 8 },
-  projector: { oldSpaceMiB: 160, semiSpaceMiB: 8 },
-  dispatcher: { oldSpaceMiB: 160, semiSpaceMiB: 8 },
+  ingress: { oldSpaceMiB: 160, semiSpaceMiB: 16 },
+  projector: { oldSpaceMiB: 160, semiSpaceMiB: 16 },
+  dispatcher: { oldSpaceMiB: 160, semiSpaceMiB: 16 },
   prober: { oldSpaceMiB: 128, semiSpaceMiB: 4 },
-  hubctl: { oldSpaceMiB: 160, semiSpaceMiB: 8 },
+  hubctl: { oldSpaceMiB: 160, semiSpaceMiB: 16 },
 };
 
 /** Node flags of a hub process, placed before its script. */
@@ -38,7 +38,7 @@ export function nodeMemoryFlags(process: HubProcess): string[] {
  * per core), and V8's and libuv's worker threads each keep freed memory in theirs; two arenas keep
  * the freed Buffers of fetches and pages reusable instead of spread over many.
  */
-export const MEMORY_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+export const MEMORY_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
 
 /** The hub process a script is (services/<name>/src/main.ts, hubctl's main.ts), if it is one. */
 export function hubProcessOf(script: string): HubProcess | undefined {

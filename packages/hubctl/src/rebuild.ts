@@ -83,7 +83,7 @@ export async function rebuildReadModel(
   // The batches held are bounded in bytes (apply-pipeline.ts), so memory stays bounded however far
   // behind Postgres is (issue 16, item 4); batches are handed over one at a time (concurrency 1
   // below), so at most one more is decoded while it waits for room.
-  const pipeline = applyPipeline(options.applyConcurrency ?? 3, options.heldBytes ?? 8 * 1024 * 1024, (e) => {
+  const pipeline = applyPipeline(options.applyConcurrency ?? 3, options.heldBytes ?? 6 * 1024 * 1024, (e) => {
     state.failure ??= e;
   });
   // Like after any bulk load, the new generation's statistics are refreshed as it grows (at 1,000
