@@ -4,11 +4,10 @@
 //
 // Why flags at all: the consumers hold a bounded amount of data (fetch sizes and queues in
 // packages/event-log, services/projector, hubctl rebuild), but V8 sizes its heap from the machine's
-// memory (a limit of several GiB on a large host) and, with that much room, lets the old generation
-// grow to several times what is live before it collects (heap growing factor up to 4). A limit below
-// 256 MiB makes V8 use its small-device factor (1.3) and collect instead of grow. The semi-space is
-// set explicitly: V8 would derive it from the smaller limit (1 MiB at a 512 MiB limit) and then
-// promote short-lived batch objects into the old generation, costing throughput.
+// memory: on a large host 64 MiB semi-spaces (128-192 MiB of young generation) and an old generation
+// let grow to up to four times what is live before it collects. 16 MiB semi-spaces and an old-space
+// limit of at most 256 MiB (V8's small-heap growing factor, 1.3) keep every process under 250 MB;
+// the price is garbage-collection CPU (README: about a third more per projected or rebuilt event).
 
 export type HubProcess = 'ingress' | 'projector' | 'dispatcher' | 'prober' | 'hubctl';
 
@@ -19,12 +18,14 @@ interface HeapSettings {
   readonly semiSpaceMiB: number;
 }
 
+// hubctl's limit is higher: its list commands hold what the operator asked for (--limit), and up to
+// 256 MiB V8 keeps the same small-heap growing factor, so the rebuild stays as small (README).
 const HEAP: Readonly<Record<HubProcess, HeapSettings>> = {
   ingress: { oldSpaceMiB: 160, semiSpaceMiB: 16 },
   projector: { oldSpaceMiB: 160, semiSpaceMiB: 16 },
   dispatcher: { oldSpaceMiB: 160, semiSpaceMiB: 16 },
   prober: { oldSpaceMiB: 128, semiSpaceMiB: 4 },
-  hubctl: { oldSpaceMiB: 160, semiSpaceMiB: 16 },
+  hubctl: { oldSpaceMiB: 256, semiSpaceMiB: 16 },
 };
 
 /** Node flags of a hub process, placed before its script. */
@@ -35,8 +36,8 @@ export function nodeMemoryFlags(process: HubProcess): string[] {
 
 /**
  * Environment of a hub process: glibc gives every thread that allocates an arena of its own (up to 8
- * per core), and V8's and libuv's worker threads each keep freed memory in theirs; two arenas keep
- * the freed Buffers of fetches and pages reusable instead of spread over many.
+ * per core), each keeping freed memory; and once a fetch-sized Buffer is freed it raises its mmap
+ * threshold, so later ones stay in the arenas instead of being returned. A fixed threshold returns them.
  */
 export const MEMORY_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
 
