@@ -4,8 +4,12 @@ import { aesGcmTokenCipher, overrideEndpoint, registerParty, setRoutingRule } fr
 import { postgresRegistryStore } from '@hub/store';
 import { call, type PartnerSimulator, type TestStack } from '@hub/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { hubProcessOf } from '../infra/stack/node-memory.ts';
+import { cpuSeconds, postgresCpuSeconds } from './cpu.ts';
+import { benchMemorySettings, describeMemory, MEMORY_PROBE_ARGS, memoryProbeLine, type MemoryFigures } from './memory.ts';
+
+export { rssMiB } from './memory.ts';
+export { cpuSeconds, postgresCpuSeconds, profiled } from './cpu.ts';
 
 export interface LoadResult {
   readonly label: string;
@@ -37,16 +41,6 @@ export interface LoadOptions {
   /** Paces all connections together at this many requests a second (open loop) instead of as fast as answered. */
   readonly overallRate?: number;
 }
-
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
-export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name, which is in parentheses and may contain spaces: utime and stime
-  // are the 14th and 15th fields of the line, in clock ticks.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
-}
-const CLOCK_TICKS_PER_SECOND = 100;
 
 export async function load(label: string, url: string, options: LoadOptions): Promise<LoadResult> {
   if (!/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url)) throw new Error('load tests target loopback only');
@@ -93,21 +87,34 @@ export function printTable(rows: readonly LoadResult[]): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-/** Starts a Node process and resolves once it printed a line matching `ready`. */
 /**
  * Starts a hub service or helper script as its own process and resolves once a line matches `ready`.
+ * A hub process (services/<name>/src/main.ts) gets the memory flags and environment `npm start`
+ * gives it (infra/stack/node-memory.ts), so benchmarks measure what production runs
+ * (benchMemorySettings: BENCH_DEFAULT_HEAP, BENCH_MEMORY_FLAGS compare others).
  * `nodeArgs` go before the script (e.g. --trace-gc); `onLine` sees every later output line (without
- * it the output is drained unread, so the load generator spends nothing on it).
+ * it the output is drained unread, so the load generator spends nothing on it). `memoryProbe` (or
+ * BENCH_MEMORY_PROBE=1 for every hub process) preloads bench/memory-probe.ts: `memoryPeak()` then
+ * gives where the memory was at the largest RSS, and with BENCH_MEMORY_PROBE it is printed at exit.
  */
 export function startNode(
   script: string,
   args: string[],
   env: Record<string, string>,
   ready: RegExp,
-  options: { nodeArgs?: readonly string[]; onLine?: (line: string) => void } = {},
-): Promise<{ child: ChildProcess; line: string }> {
+  options: { nodeArgs?: readonly string[]; onLine?: (line: string) => void; memoryProbe?: boolean } = {},
+): Promise<{ child: ChildProcess; line: string; memoryPeak: () => MemoryFigures | undefined }> {
+  const hubProcess = hubProcessOf(script);
+  const printPeak = hubProcess !== undefined && process.env['BENCH_MEMORY_PROBE'] === '1';
+  const probe = options.memoryProbe === true || printPeak;
+  const memory = benchMemorySettings(hubProcess);
+  let peak: MemoryFigures | undefined;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, ...(options.nodeArgs ?? []), script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...process.execArgv, ...memory.flags, ...(probe ? MEMORY_PROBE_ARGS : []), ...(options.nodeArgs ?? []), script, ...args], {
+      env: { PATH: process.env['PATH'] ?? '', ...memory.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    if (printPeak) child.once('exit', () => process.stdout.write(`${hubProcess} memory at its RSS peak: ${describeMemory(peak)}\n`));
     let out = '';
     const onData = (d: Buffer) => {
       out += d.toString();
@@ -116,12 +123,15 @@ export function startNode(
         child.stdout?.off('data', onData);
         child.stderr?.off('data', onData);
         const { onLine } = options;
-        if (onLine) {
+        if (onLine || probe) {
           let rest = '';
           const follow = (chunk: Buffer) => {
             const lines = (rest + chunk.toString()).split('\n');
             rest = lines.pop() ?? '';
-            lines.forEach(onLine);
+            for (const l of lines) {
+              peak = memoryProbeLine(l) ?? peak;
+              onLine?.(l);
+            }
           };
           child.stdout?.on('data', follow);
           child.stderr?.on('data', follow);
@@ -130,7 +140,7 @@ export function startNode(
           child.stderr?.resume();
         }
         out = '';
-        resolve({ child, line });
+        resolve({ child, line, memoryPeak: () => peak });
       }
     };
     child.stdout?.on('data', onData);
@@ -216,11 +226,6 @@ export async function benchPlatform(
   return hubToken;
 }
 
-/** Resident set size of a process in MiB (Linux /proc). */
-export function rssMiB(pid: number | undefined): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-}
-
 /** Medians of each target's rounds (errors summed): alternating rounds on a noisy machine. */
 export function summarize(labels: readonly string[], runs: ReadonlyMap<string, readonly LoadResult[]>): LoadResult[] {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
@@ -248,42 +253,6 @@ export function pairedRatio(runs: ReadonlyMap<string, readonly LoadResult[]>, la
   const base = runs.get(baseLabel) ?? [];
   const ratios = target.map((r, i) => pick(r) / pick(base[i] ?? r)).sort((a, b) => a - b);
   return ratios[Math.floor(ratios.length / 2)] ?? Number.NaN;
-}
-
-/**
- * Runs fn, and when BENCH_PROFILE_DIR is set writes a CPU profile of this process while it ran
- * (for steps that run inside the benchmark process itself, such as the rebuild).
- */
-export async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  const dir = process.env['BENCH_PROFILE_DIR'];
-  if (!dir) return fn();
-  const { Session } = await import('node:inspector/promises');
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  try {
-    return await fn();
-  } finally {
-    const { profile } = await session.post('Profiler.stop');
-    const { writeFileSync } = await import('node:fs');
-    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
-    session.disconnect();
-  }
-}
-
-/** CPU seconds used so far by every local Postgres process (server and backends), from /proc. */
-export function postgresCpuSeconds(): number {
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(Number(entry));
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return total;
 }
 
 /**

@@ -6,7 +6,10 @@
 //   - projection lag (PATCH answered -> visible in the read model) at a steady PATCH rate,
 //   - an incremental sync (date_from = start of the lag phase): page p95 at random offsets,
 //   - rebuild by replay of the whole topic (hubctl readmodel rebuild, its own process): events/s end to end,
-//   - RSS of the ingress (after the lag phase), the projector and hubctl (largest sampled).
+//   - RSS of the ingress (after the lag phase, and largest during the pages, the full sync and the
+//     lag phase), the projector and hubctl (largest sampled), each run
+//     with the memory settings `npm start` gives it (infra/stack/node-memory.ts), and where each
+//     one's memory was at its largest RSS (bench/memory-probe.ts: V8 heap, Buffers, the rest).
 // Then the ratio of the largest size's figures to the smallest's.
 // Run: npm run bench -- scale [sizes=50000,200000,500000] [lag rate/s=1000] [lag seconds=15]
 // Bounded: about 1 min per 50k locations on a quiet 2-core machine (seeding, projection, rebuild).
@@ -17,7 +20,8 @@ import { locationEventTypes, newEvent, topics } from '@hub/events';
 import { objectKey, pathSubject } from '@hub/modules';
 import { postgresReadModelStore } from '@hub/store';
 import { call, createTestStack, repoRoot } from '@hub/testing';
-import { followLinks, onboardForBench, percentile, rssMiB, startNode } from './load.ts';
+import { cpuSeconds, followLinks, onboardForBench, percentile, rssMiB, startNode } from './load.ts';
+import { benchMemorySettings, describeMemory, MEMORY_PROBE_ARGS, memoryProbeLine, type MemoryFigures } from './memory.ts';
 import { printFigures, type Figure } from './figures.ts';
 
 const sizes = (process.argv[2] ?? '50000,200000,500000').split(',').map(Number);
@@ -32,11 +36,12 @@ const ingress = await startNode(
   [],
   stack.env({ HUB_PORT: '0', ACCESS_LOG: 'errors', LOG_LEVEL: 'info', PAGE_LIMIT_MAX: '1000', RATE_LIMIT_LOCATION_LISTS: '1000000' }),
   /ingress listening/,
+  { memoryProbe: true },
 );
 const hub = `http://127.0.0.1:${/"port":(\d+)/.exec(ingress.line)?.[1]}`;
 const { cpoToken, emspToken } = await onboardForBench(stack, hub, { cpo: { countryCode: 'NL', partyId: 'BEN' }, emsp: { countryCode: 'NL', partyId: 'EMB' } });
 const store = postgresReadModelStore(stack.pool);
-const projector = await startNode(join(repoRoot, 'services', 'projector', 'src', 'main.ts'), [], stack.env({ LOG_LEVEL: 'info' }), /projector running/);
+const projector = await startNode(join(repoRoot, 'services', 'projector', 'src', 'main.ts'), [], stack.env({ LOG_LEVEL: 'info' }), /projector running/, { memoryProbe: true });
 const locationId = (n: number) => `LOC-${String(n).padStart(7, '0')}`;
 
 /** Appends location PUTs [from, to) in batches of 1,000, four batches in flight. */
@@ -116,18 +121,32 @@ async function lagPhase(count: number, tag: string): Promise<{ p50: number; p95:
   return { p50: percentile(lags, 50), p95: percentile(lags, 95), achieved };
 }
 
-/** `hubctl readmodel rebuild --model locations` as its own process; `sample` sees its RSS every 200 ms. */
-function hubctlRebuild(sample: (rssMiB: number) => void): Promise<{ events: number; seconds: number; eventsPerSecond: number }> {
+/**
+ * `hubctl readmodel rebuild --model locations` as its own process, run as `npm run hubctl` runs it
+ * (its memory settings); `sample` sees its RSS every 200 ms, `peak` where its memory was at its largest.
+ */
+function hubctlRebuild(sample: (rssMiB: number) => void): Promise<{ events: number; seconds: number; eventsPerSecond: number; cpuSeconds: number; peak: MemoryFigures | undefined }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, join(repoRoot, 'packages', 'hubctl', 'src', 'main.ts'), 'readmodel', 'rebuild', '--model', 'locations'], {
-      env: { PATH: process.env['PATH'] ?? '', ...stack.env({}) },
-      stdio: ['ignore', 'pipe', 'ignore'],
+    const memory = benchMemorySettings('hubctl');
+    const child = spawn(process.execPath, [...process.execArgv, ...memory.flags, ...MEMORY_PROBE_ARGS, join(repoRoot, 'packages', 'hubctl', 'src', 'main.ts'), 'readmodel', 'rebuild', '--model', 'locations'], {
+      env: { PATH: process.env['PATH'] ?? '', ...memory.env, ...stack.env({}) },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
+    let cpu = 0;
+    let peak: MemoryFigures | undefined;
+    let rest = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      const lines = (rest + d.toString()).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) peak = memoryProbeLine(line) ?? peak;
+    });
     const timer = setInterval(() => {
       try {
         sample(rssMiB(child.pid));
+        // Its CPU so far: the last sample, 200 ms before it ended at most, is nearly all of it.
+        cpu = cpuSeconds(child.pid ?? 0);
       } catch {
         // It just ended.
       }
@@ -136,7 +155,7 @@ function hubctlRebuild(sample: (rssMiB: number) => void): Promise<{ events: numb
       clearInterval(timer);
       const m = /(\d+) events, \d+ rows in ([\d.]+) s \((\d+) events\/s\)/.exec(output);
       if (code !== 0 || !m) return reject(new Error(`hubctl rebuild exited ${code}: ${output.slice(-500)}`));
-      resolve({ events: Number(m[1]), seconds: Number(m[2]), eventsPerSecond: Number(m[3]) });
+      resolve({ events: Number(m[1]), seconds: Number(m[2]), eventsPerSecond: Number(m[3]), cpuSeconds: cpu, peak });
     });
   });
 }
@@ -146,6 +165,8 @@ let seeded = 0;
 try {
   for (const size of sizes) {
     const t0 = Date.now();
+    const projectorCpu0 = cpuSeconds(projector.child.pid ?? 0);
+    const projectedBefore = await projected();
     const from = seeded;
     await seed(from, size);
     const appendSeconds = (Date.now() - t0) / 1000;
@@ -158,9 +179,14 @@ try {
       await new Promise((r) => setTimeout(r, 200));
     }
     const projectSeconds = (Date.now() - t0) / 1000;
-    out(`${size}: appended ${size - from} location PUTs in ${appendSeconds.toFixed(1)} s; projected by ${projectSeconds.toFixed(1)} s`);
+    // CPU per projected event: steadier than the rate on a shared host, and what GC settings change.
+    const projectCpuUs = ((cpuSeconds(projector.child.pid ?? 0) - projectorCpu0) * 1e6) / Math.max(1, Number(target - projectedBefore));
+    out(`${size}: appended ${size - from} location PUTs in ${appendSeconds.toFixed(1)} s; projected by ${projectSeconds.toFixed(1)} s (projector CPU ${projectCpuUs.toFixed(0)} µs per event)`);
     await store.maintain('locations');
 
+    // The ingress's RSS, largest while it serves the full sync's 1,000-location pages and the PATCHes.
+    let ingressRssMax = 0;
+    const ingressSampler = setInterval(() => (ingressRssMax = Math.max(ingressRssMax, rssMiB(ingress.child.pid))), 200);
     const page = await pages('', size, 200);
     out(`${size}: page of 100 at a random offset p50 ${page.p50.toFixed(1)} ms, p95 ${page.p95.toFixed(1)} ms (200 requests)`);
     const full = await linkSync('');
@@ -170,7 +196,9 @@ try {
     const since = new Date().toISOString();
     const lag = await lagPhase(size, `lag${size}`);
     out(`${size}: projection lag at ${lagRate} PATCH/s for ${lagSeconds} s (${lag.achieved.toFixed(0)}/s achieved): p50 ${lag.p50.toFixed(0)} ms, p95 ${lag.p95.toFixed(0)} ms`);
+    clearInterval(ingressSampler);
     const ingressRss = rssMiB(ingress.child.pid);
+    ingressRssMax = Math.max(ingressRssMax, ingressRss);
     let rebuildRss = 0;
     const first = await call<unknown[]>(hub, 'GET', `/ocpi/2.2.1/locations?date_from=${since}&limit=1`, { token: emspToken });
     const changed = Number(first.headers['x-total-count'] ?? 0);
@@ -182,18 +210,25 @@ try {
       rebuildRss = Math.max(rebuildRss, rss);
       projectorRss = Math.max(projectorRss, rssMiB(projector.child.pid));
     });
-    out(`${size}: rebuild by replay (hubctl) ${rebuild.events} events in ${rebuild.seconds.toFixed(1)} s (${rebuild.eventsPerSecond.toFixed(0)} events/s end to end)`);
+    const rebuildCpuUs = (rebuild.cpuSeconds * 1e6) / Math.max(1, rebuild.events);
+    out(`${size}: rebuild by replay (hubctl) ${rebuild.events} events in ${rebuild.seconds.toFixed(1)} s (${rebuild.eventsPerSecond.toFixed(0)} events/s end to end; hubctl CPU ${rebuildCpuUs.toFixed(0)} µs per event)`);
     await store.maintain('locations');
-    out(`${size}: RSS ingress ${ingressRss.toFixed(0)} MiB (after the lag phase), projector max ${projectorRss.toFixed(0)} MiB, rebuild (hubctl) max ${rebuildRss.toFixed(0)} MiB`);
+    out(`${size}: RSS ingress ${ingressRss.toFixed(0)} MiB after the lag phase (max ${ingressRssMax.toFixed(0)} MiB during the pages, full sync and lag phase), projector max ${projectorRss.toFixed(0)} MiB, rebuild (hubctl) max ${rebuildRss.toFixed(0)} MiB`);
+    out(`${size}: at the largest RSS so far: ingress ${describeMemory(ingress.memoryPeak())}`);
+    out(`${size}:   projector ${describeMemory(projector.memoryPeak())}`);
+    out(`${size}:   hubctl rebuild ${describeMemory(rebuild.peak)}`);
     rows.push({
       locations: size,
       page_p95_ms: page.p95,
       full_sync_s: full.seconds,
       incremental_page_p95_ms: incremental.p95,
       rebuild_events_per_s: rebuild.eventsPerSecond,
+      rebuild_cpu_us_per_event: rebuildCpuUs,
+      projector_cpu_us_per_event: projectCpuUs,
       lag_p95_ms: lag.p95,
       lag_achieved_per_s: lag.achieved,
       ingress_rss_mib: ingressRss,
+      ingress_rss_max_mib: ingressRssMax,
       projector_rss_mib: projectorRss,
       rebuild_rss_mib: rebuildRss,
     });

@@ -1,7 +1,8 @@
 // `npm start` as an operator runs it (README, Running the hub), against this test's Kafka and
 // database: a healthy start is calm (no warning or error line in the terminal; service logs go to
 // files), "ready" comes only once every service's health check passes, TOPIC_PREFIX names the topics
-// it creates, and a SIGTERM to the npm process stops every process the start began.
+// it creates, each service runs with its memory settings, and a SIGTERM to the npm process stops
+// every process the start began.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -115,6 +116,17 @@ describe('npm start', () => {
       }
     } finally {
       await admin.disconnect();
+    }
+  });
+
+  it('runs every service with a bounded heap and two malloc arenas (README, Memory of the services)', () => {
+    for (const s of SERVICES) {
+      const pid = processesWith(marker).find((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(join('services', s, 'src', 'main.ts')));
+      assert.ok(pid, `${s} runs`);
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      assert.ok(args.some((a) => /^--max-old-space-size=\d+$/.test(a)), `${s} has a heap limit: ${args.join(' ')}`);
+      assert.ok(args.some((a) => /^--max-semi-space-size=\d+$/.test(a)), `${s} has a young generation limit`);
+      assert.ok(readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes('MALLOC_ARENA_MAX=2'), `${s} runs with MALLOC_ARENA_MAX=2`);
     }
   });
 

@@ -5,3 +5,4 @@ export * from './position-check.ts';
 export * from './topics-admin.ts';
 export * from './kafka-failure.ts';
 export * from './kafka-access.ts';
+export * from './fetch-limits.ts';

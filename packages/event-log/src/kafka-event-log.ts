@@ -3,6 +3,7 @@ import { topicName, type HubEvent } from '@hub/events';
 import { bounded, createKafkaAppender } from './kafka-appender.ts';
 import { translateKafkaError } from './kafka-failure.ts';
 import { kafkaConnection, kafkaLogLevel, type EventLogOptions } from './kafka-config.ts';
+import { fetchLimits } from './fetch-limits.ts';
 import { kafkaSubscribe, verifyPositions } from './kafka-subscription.ts';
 import { decodeRecord, type PositionsMismatch, type StoredPositions, type SubscribeOptions, type Subscription } from './subscription.ts';
 
@@ -56,8 +57,8 @@ export interface EventLog {
  * administration, broker tests). Services and hubctl get the EventLog port.
  */
 export interface KafkaEventLog extends EventLog {
-  /** A consumer-group member over physical topic names. */
-  consumer(groupId: string, options?: { maxBytesPerPartition?: number }): Consumer;
+  /** A consumer-group member over physical topic names; fetch sizes as fetchLimits gives them. */
+  consumer(groupId: string, options?: { maxBytes?: number; maxBytesPerPartition?: number }): Consumer;
   admin(): Admin;
   /** Parses a consumed record; undefined for a record that is not one of our events. */
   decode(topic: string, partition: number, message: KafkaMessage): ConsumedEvent | undefined;
@@ -92,7 +93,7 @@ export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
   };
 
   const physicalGroup = (groupId: string): string => topicName(prefix, groupId);
-  const consumer = (groupId: string, consumerOptions: { maxBytesPerPartition?: number } = {}): Consumer => {
+  const consumer = (groupId: string, consumerOptions: { maxBytes?: number; maxBytesPerPartition?: number } = {}): Consumer => {
     // A member that died without leaving (SIGKILL) holds its partitions until its session times
     // out: 10 s keeps that pause short while tolerating ordinary GC and I/O stalls.
     const c = kafka.consumer({
@@ -100,7 +101,8 @@ export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
       allowAutoTopicCreation: false,
       sessionTimeout: 10_000,
       heartbeatInterval: 1_000,
-      ...(consumerOptions.maxBytesPerPartition ? { maxBytesPerPartition: consumerOptions.maxBytesPerPartition, maxBytes: consumerOptions.maxBytesPerPartition * 4 } : {}),
+      // Never kafkajs's 10 MiB a fetch: what a consumer holds decoded is bounded by this (fetch-limits.ts).
+      ...fetchLimits(consumerOptions),
     });
     open.push(c);
     return c;

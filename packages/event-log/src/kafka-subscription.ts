@@ -10,7 +10,7 @@ import type { LogSink } from './kafka-config.ts';
 // handler asks for (kafkajs then fetches again from the last resolved offset: nothing is skipped).
 
 export interface KafkaSubscriptionContext {
-  readonly consumer: (group: string, options: { maxBytesPerPartition?: number }) => Consumer;
+  readonly consumer: (group: string, options: { maxBytes?: number; maxBytesPerPartition?: number }) => Consumer;
   readonly admin: () => Promise<Admin>;
   readonly physical: (topic: string) => string;
   readonly physicalGroup: (group: string) => string;
@@ -87,7 +87,10 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
   };
 
   const run = async (): Promise<void> => {
-    const c = ctx.consumer(options.group, options.maxBytesPerPartition ? { maxBytesPerPartition: options.maxBytesPerPartition } : {});
+    const c = ctx.consumer(options.group, {
+      ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}),
+      ...(options.maxBytesPerPartition ? { maxBytesPerPartition: options.maxBytesPerPartition } : {}),
+    });
     consumer = c;
     await c.connect();
     // Stopped while connecting (a recheck that found the positions fixed as the service stopped).

@@ -69,6 +69,11 @@ export interface SubscribeOptions {
   readonly onBatch: (batch: RecordBatch) => Promise<BatchOutcome>;
   /** Partitions handled side by side (each keeps its order). */
   readonly concurrency?: number;
+  /**
+   * Fetch sizes (fetch-limits.ts; default 4 MiB a fetch, 1 MiB a partition): the handler is given
+   * every batch of a fetch before the next fetch, so these bound what a consumer holds at once.
+   */
+  readonly maxBytes?: number;
   readonly maxBytesPerPartition?: number;
   /** After each (re)assignment: the partitions now this member's, by topic. */
   readonly onAssigned?: (assignment: Readonly<Record<string, readonly number[]>>) => void;

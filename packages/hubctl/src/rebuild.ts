@@ -2,6 +2,7 @@ import type { ConsumedRecord, EventLog, StoredPositions } from '@hub/event-log';
 import { topicOf } from '@hub/modules';
 import { applyIsolating, hasObjectData, rawRecord, type Item } from '@hub/service-kit';
 import { postgresFailureKind, projectedRecord, type PositionBindingStore, type ProjectedRecord, type ReadModel, type ReadModelStore } from '@hub/store';
+import { applyPipeline } from './apply-pipeline.ts';
 
 // Rebuild of a read model from its topic while the old one keeps serving (issue #3, Projector):
 // a new generation is filled from the beginning of the topic by a consumer of its own, then made
@@ -24,12 +25,15 @@ export interface RebuildResult {
 
 export interface RebuildOptions {
   readonly switchTimeoutMs?: number;
-  /** Fetch size per partition: about a thousand locations a fetch keeps batches large and garbage young. */
+  /** Fetch size per partition (a fetch brings four): about 500 locations a batch keeps transactions large. */
   readonly fetchBytesPerPartition?: number;
   /** Transactions applying at once (the read-model tables' writers besides the live projector). */
   readonly applyConcurrency?: number;
-  /** Decoded batches allowed to wait for a transaction before fetching pauses. */
-  readonly queuedBatches?: number;
+  /**
+   * Bytes (as fetched) of the batches decoded and waiting for or in a transaction before fetching
+   * pauses: what the rebuild holds is a few times this (decoded objects), plus one fetch.
+   */
+  readonly heldBytes?: number;
   /**
    * The consumer group its quarantined records are filed under: the live projector's, so a record
    * both quarantine is listed once and re-driven (into the active generation) by the projector.
@@ -48,60 +52,6 @@ export function projectorPositions(store: ReadModelStore, bindings: PositionBind
     load: () => store.positions(model),
     loadBinding: (topic) => bindings.load(group, topic),
     saveBinding: (topic, binding) => bindings.save(group, topic, binding),
-  };
-}
-
-/**
- * Ordered per partition, bounded in concurrency and in queued work. enqueue() resolves once the work
- * is queued (waiting while the queue is full); a failure is reported once and later work is dropped.
- */
-export function applyPipeline(concurrency: number, maxQueued: number, onError: (e: Error) => void) {
-  const chains = new Map<number, Promise<void>>();
-  let running = 0;
-  let queued = 0;
-  let failed = false;
-  const waitingForSlot: Array<() => void> = [];
-  const waitingForRoom: Array<() => void> = [];
-  const slot = async (): Promise<void> => {
-    while (running >= concurrency) await new Promise<void>((r) => waitingForSlot.push(r));
-    running++;
-  };
-  const release = (): void => {
-    running--;
-    waitingForSlot.shift()?.();
-  };
-  return {
-    async enqueue(partition: number, work: () => Promise<unknown>): Promise<void> {
-      while (queued >= maxQueued && !failed) await new Promise<void>((r) => waitingForRoom.push(r));
-      if (failed) return;
-      queued++;
-      const previous = chains.get(partition) ?? Promise.resolve();
-      const next = previous.then(async () => {
-        if (failed) return;
-        await slot();
-        if (failed) return release();
-        try {
-          await work();
-        } catch (e) {
-          failed = true;
-          onError(e instanceof Error ? e : new Error(String(e)));
-          for (const wake of waitingForRoom.splice(0)) wake();
-        } finally {
-          release();
-        }
-      });
-      chains.set(
-        partition,
-        next.finally(() => {
-          queued--;
-          waitingForRoom.shift()?.();
-        }),
-      );
-    },
-    /** Resolves when everything queued so far has been applied (or dropped after a failure). */
-    async drain(): Promise<void> {
-      await Promise.all(chains.values());
-    },
   };
 }
 
@@ -130,8 +80,10 @@ export async function rebuildReadModel(
   };
   // Fetching and decoding overlap with applying: each partition's batches are applied in order on a
   // chain of their own, at most `applyConcurrency` transactions at once, while the event log fetches ahead.
-  // At most `queuedBatches` decoded batches wait, so memory stays bounded however far behind Postgres is.
-  const pipeline = applyPipeline(options.applyConcurrency ?? 3, options.queuedBatches ?? 12, (e) => {
+  // The batches held are bounded in bytes (apply-pipeline.ts), so memory stays bounded however far
+  // behind Postgres is (issue 16, item 4); batches are handed over one at a time (concurrency 1
+  // below), so at most one more is decoded while it waits for room.
+  const pipeline = applyPipeline(options.applyConcurrency ?? 3, options.heldBytes ?? 6 * 1024 * 1024, (e) => {
     state.failure ??= e;
   });
   // Like after any bulk load, the new generation's statistics are refreshed as it grows (at 1,000
@@ -156,7 +108,7 @@ export async function rebuildReadModel(
     group: groupId,
     topics: [topic],
     ephemeral: true,
-    concurrency: 6,
+    concurrency: 1,
     maxBytesPerPartition: options.fetchBytesPerPartition ?? 1024 * 1024,
     onBatch: async (batch) => {
       rethrow();
@@ -168,7 +120,8 @@ export async function rebuildReadModel(
         const projected = projectedRecord(record.offset, event);
         return event ? { record, projected } : { record, projected, quarantine: { failure: 'undecodable', reason: 'not an event of the hub (CloudEvents binary mode with JSON data)' } };
       });
-      await pipeline.enqueue(batch.partition, async () => {
+      const bytes = batch.records.reduce((n, r) => n + (r.value?.length ?? 0) + (r.key?.length ?? 0), 0);
+      await pipeline.enqueue(batch.partition, bytes, async () => {
         const projectedOf = new Map(items.map((i) => [i.record, i.projected]));
         await applyIsolating<ConsumedRecord>(
           items,

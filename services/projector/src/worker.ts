@@ -82,7 +82,9 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
     },
     ...watch.subscriptionHooks(lag),
     // The partitions of a fetch side by side (up to 32; infra/topics.json has 9 for the two models):
-    // their batches meet in one group commit. Objects never span partitions, so order is kept.
+    // their batches meet in one group commit. Objects never span partitions, so order is kept. The
+    // next fetch waits until they are applied, so the projector holds one fetch decoded at a time,
+    // bounded by the event log's fetch limits (4 MiB; @hub/event-log fetch-limits.ts).
     concurrency: 32,
     onBatch: async (batch) => {
       const model = modelOfTopic(batch.topic);

@@ -1,0 +1,49 @@
+// Memory settings of the hub's Node processes (README, Configuration, "Memory of the services"), set
+// where they are launched: `npm start` (cli.ts), `npm run hubctl`, and the benchmarks (bench/load.ts
+// startNode), so benchmarks measure what production runs. Issue 16 item 4: <= 250 MB RSS each.
+//
+// Why flags at all: the consumers hold a bounded amount of data (fetch sizes and queues in
+// packages/event-log, services/projector, hubctl rebuild), but V8 sizes its heap from the machine's
+// memory: on a large host 64 MiB semi-spaces (128-192 MiB of young generation) and an old generation
+// let grow to up to four times what is live before it collects. 16 MiB semi-spaces and an old-space
+// limit of at most 256 MiB (V8's small-heap growing factor, 1.3) keep every process under 250 MB;
+// the price is garbage-collection CPU (README: about a third more per projected or rebuilt event).
+
+export type HubProcess = 'ingress' | 'projector' | 'dispatcher' | 'prober' | 'hubctl';
+
+interface HeapSettings {
+  /** --max-old-space-size: V8's old generation, in MiB; reaching it is fatal, so well above what is live. */
+  readonly oldSpaceMiB: number;
+  /** --max-semi-space-size: one of the young generation's semi-spaces, in MiB. */
+  readonly semiSpaceMiB: number;
+}
+
+// hubctl's limit is higher: its list commands hold what the operator asked for (--limit), and up to
+// 256 MiB V8 keeps the same small-heap growing factor, so the rebuild stays as small (README).
+const HEAP: Readonly<Record<HubProcess, HeapSettings>> = {
+  ingress: { oldSpaceMiB: 160, semiSpaceMiB: 16 },
+  projector: { oldSpaceMiB: 160, semiSpaceMiB: 16 },
+  dispatcher: { oldSpaceMiB: 160, semiSpaceMiB: 16 },
+  prober: { oldSpaceMiB: 128, semiSpaceMiB: 4 },
+  hubctl: { oldSpaceMiB: 256, semiSpaceMiB: 16 },
+};
+
+/** Node flags of a hub process, placed before its script. */
+export function nodeMemoryFlags(process: HubProcess): string[] {
+  const heap = HEAP[process];
+  return [`--max-old-space-size=${heap.oldSpaceMiB}`, `--max-semi-space-size=${heap.semiSpaceMiB}`];
+}
+
+/**
+ * Environment of a hub process: glibc gives every thread that allocates an arena of its own (up to 8
+ * per core), each keeping freed memory; and once a fetch-sized Buffer is freed it raises its mmap
+ * threshold, so later ones stay in the arenas instead of being returned. A fixed threshold returns them.
+ */
+export const MEMORY_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
+
+/** The hub process a script is (services/<name>/src/main.ts, hubctl's main.ts), if it is one. */
+export function hubProcessOf(script: string): HubProcess | undefined {
+  const service = /services[\\/](ingress|projector|dispatcher|prober)[\\/]src[\\/]main\.ts$/.exec(script)?.[1];
+  if (service) return service as HubProcess;
+  return /packages[\\/]hubctl[\\/]src[\\/]main\.ts$/.test(script) ? 'hubctl' : undefined;
+}
