@@ -18,12 +18,14 @@ interface HeapSettings {
   readonly semiSpaceMiB: number;
 }
 
-// hubctl's limit is higher: its list commands hold what the operator asked for (--limit), and up to
-// 256 MiB V8 keeps the same small-heap growing factor, so the rebuild stays as small (README).
+// 256 MiB is the highest limit V8 still grows by its small-heap factor (1.3), so a higher limit costs
+// no RSS while what is live stays small; and reaching it is fatal, so the margin matters: the ingress
+// holds the list pages it is building (2-5 MB for 1,000 locations, one per Postgres connection),
+// hubctl's list commands what the operator asked for (--limit).
 const HEAP: Readonly<Record<HubProcess, HeapSettings>> = {
-  ingress: { oldSpaceMiB: 160, semiSpaceMiB: 16 },
-  projector: { oldSpaceMiB: 160, semiSpaceMiB: 16 },
-  dispatcher: { oldSpaceMiB: 160, semiSpaceMiB: 16 },
+  ingress: { oldSpaceMiB: 256, semiSpaceMiB: 16 },
+  projector: { oldSpaceMiB: 256, semiSpaceMiB: 16 },
+  dispatcher: { oldSpaceMiB: 256, semiSpaceMiB: 16 },
   prober: { oldSpaceMiB: 128, semiSpaceMiB: 4 },
   hubctl: { oldSpaceMiB: 256, semiSpaceMiB: 16 },
 };
