@@ -38,8 +38,6 @@ export interface LoadOptions {
    * CPU per request is the steadier measure of what a request costs the server.
    */
   readonly serverPids?: readonly number[];
-  /** Paces all connections together at this many requests a second (open loop) instead of as fast as answered. */
-  readonly overallRate?: number;
 }
 
 export async function load(label: string, url: string, options: LoadOptions): Promise<LoadResult> {
@@ -54,7 +52,6 @@ export async function load(label: string, url: string, options: LoadOptions): Pr
     headers: options.headers ?? {},
     pipelining: 1,
     ...(options.method ? { method: options.method } : {}),
-    ...(options.overallRate ? { overallRate: options.overallRate } : {}),
     ...(options.setupRequest ? { requests: [{ setupRequest: options.setupRequest as never }] } : {}),
   });
   const requests = result.requests.total;

@@ -15,6 +15,7 @@ import { postgresReadModelStore } from '@hub/store';
 import { authHeader, createTestStack, repoRoot } from '@hub/testing';
 import { load, onboardForBench, pairedRatio, percentile, printTable, rssMiB, startNode, summarize, type LoadResult } from './load.ts';
 import { printFigures, type Figure } from './figures.ts';
+import { paced } from './paced.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
 const connections = Number(process.argv[3] ?? 50);
@@ -102,12 +103,12 @@ try {
   }
   // Issue 16 item 3 asks for the peer's throughput "with p99 <= 20 ms". Closed-loop, 50 connections
   // at saturation queue by Little's law (mean latency = connections / throughput), so the p99 above is
-  // the queue's; this phase offers the hub the load the peer tops out at (its median req/s, paced over
-  // the same connections) and measures the hub's p99 there.
+  // the queue's; this phase offers the hub the load the peer tops out at (its median req/s, as a steady
+  // open-loop rate over at most as many connections: paced.ts) and measures the hub's p99 there.
   for (const kind of withPeer ? ['EVSE status', 'connector'] : []) {
     const target = targets.find((t) => t.label === `hub PATCH ${kind}`);
     const peerRate = percentile((runs.get(`CRUD peer PATCH ${kind}`) ?? []).map((r) => r.requestsPerSecond), 50);
-    if (target && peerRate > 0) pacedAtPeerRate.set(kind, { rate: peerRate, result: await load(`hub PATCH ${kind} at the peer's rate`, target.url, { seconds, connections, ...target.options, overallRate: Math.round(peerRate) }) });
+    if (target && peerRate > 0) pacedAtPeerRate.set(kind, { rate: peerRate, result: await paced(`hub PATCH ${kind} at the peer's rate`, target.url, peerRate, { seconds, connections, ...target.options }) });
   }
 } finally {
   for (const p of [hello, ingress, projector, peer]) p.child.kill('SIGTERM');

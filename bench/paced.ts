@@ -1,0 +1,60 @@
+import { Agent, request } from 'node:http';
+import { percentile, type LoadOptions, type LoadResult } from './load.ts';
+
+// An open-loop load at a steady rate: request n is due at start + n / rate, sent then (or as soon as
+// one of `connections` is free), and its latency counts from when it was due, so a stall shows in the
+// percentiles instead of slowing the sender (coordinated omission). autocannon's rate options are not
+// this: each connection gets its quota at the start of every second and spends it back to back, which
+// measures bursts at full speed.
+
+export async function paced(label: string, url: string, rate: number, options: Pick<LoadOptions, 'seconds' | 'connections' | 'headers' | 'method' | 'setupRequest'>): Promise<LoadResult> {
+  const target = new URL(url);
+  if (!/^(127\.0\.0\.1|localhost)$/.test(target.hostname)) throw new Error('load tests target loopback only');
+  const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
+  const latencies: number[] = [];
+  let errors = 0;
+  let non2xx = 0;
+  let inFlight = 0;
+  const send = (path: string, body: string | undefined, dueAt: number): void => {
+    inFlight++;
+    const headers = { ...(options.headers ?? {}), ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) };
+    const req = request({ host: target.hostname, port: target.port, path, method: options.method ?? 'GET', headers, agent }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        inFlight--;
+        latencies.push(performance.now() - dueAt);
+        if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) > 299) non2xx++;
+      });
+    });
+    req.on('error', () => {
+      inFlight--;
+      errors++;
+    });
+    req.end(body);
+  };
+  const started = performance.now();
+  const endsAt = started + options.seconds * 1000;
+  let sent = 0;
+  while (performance.now() < endsAt) {
+    const due = Math.floor(((performance.now() - started) * rate) / 1000);
+    while (sent < due && inFlight < options.connections) {
+      const planned = options.setupRequest ? options.setupRequest({ path: target.pathname }) : { path: target.pathname };
+      send(planned.path, planned.body, started + (sent * 1000) / rate);
+      sent++;
+    }
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  const elapsed = (performance.now() - started) / 1000;
+  while (inFlight > 0) await new Promise((r) => setTimeout(r, 5));
+  agent.destroy();
+  return {
+    label,
+    requests: latencies.length,
+    requestsPerSecond: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+    non2xx,
+    cpuMicrosPerRequest: Number.NaN,
+  };
+}
