@@ -141,7 +141,7 @@ for (const kind of withPeer ? ['EVSE status', 'connector'] : []) {
   if (paced) {
     figures[`hub_at_peer_rate_${slug(kind)}_p99_ms`] = paced.result.p99;
     figures[`hub_at_peer_rate_${slug(kind)}_req_per_s`] = paced.result.requestsPerSecond;
-    process.stdout.write(`hub PATCH ${kind} paced at the CRUD peer's ${paced.rate.toFixed(0)} req/s: ${paced.result.requestsPerSecond.toFixed(0)} req/s achieved, p50 ${paced.result.p50} ms, p99 ${paced.result.p99} ms (${paced.result.errors + paced.result.non2xx} errors)\n`);
+    process.stdout.write(`hub PATCH ${kind} paced at the CRUD peer's ${paced.rate.toFixed(0)} req/s: ${paced.result.requestsPerSecond.toFixed(0)} req/s achieved, p50 ${paced.result.p50.toFixed(1)} ms, p99 ${paced.result.p99.toFixed(1)} ms (${paced.result.errors + paced.result.non2xx} errors)\n`);
   }
 }
 process.stdout.write(`ingress RSS at full PATCH load: max ${ingressRssMax.toFixed(0)} MiB, ${ingressRssEnd.toFixed(0)} MiB after the last hub round\n`);
