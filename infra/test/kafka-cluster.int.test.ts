@@ -11,22 +11,7 @@ import { createLogger } from '@hub/observability';
 import { startCluster, type RunningCluster } from '../stack/kafka.ts';
 import { local, topicsFile } from '../stack/paths.ts';
 import { freePort, pidAlive } from '../stack/proc.ts';
-
-/**
- * A new topic's metadata reaches the three brokers one after the other: a broker that has not seen it
- * yet answers UNKNOWN_TOPIC_OR_PARTITION (retriable), so a call is repeated for a bounded while.
- */
-async function whileRetriable<T>(call: () => Promise<T>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await call();
-    } catch (e) {
-      if (!(e as { retriable?: boolean }).retriable || Date.now() > deadline) throw e;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-}
+import { whileRetriable } from '@hub/testing';
 
 describe('a three-node local Kafka cluster', () => {
   const home = join(local, 'kafka', `cluster-test-${process.pid}`);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { topics } from '@hub/events';
-import { createTestStack, topicDefinitions, type ServiceProcess, type TestStack } from '@hub/testing';
+import { createTestStack, topicDefinitions, whileRetriable, type ServiceProcess, type TestStack } from '@hub/testing';
 import { startCluster, type RunningCluster } from '../../infra/stack/kafka.ts';
 import { local } from '../../infra/stack/paths.ts';
 import { freePort } from '../helpers.ts';
@@ -42,13 +42,7 @@ export async function startClusterUnderTest(label: string): Promise<ClusterUnder
     const physical = topicDefinitions().map((d) => created.eventLog.physical(d.name));
     // A new topic reaches the three nodes' metadata one after the other (UNKNOWN_TOPIC_OR_PARTITION, retriable).
     const metadataAdmin = admin;
-    let meta: Awaited<ReturnType<typeof metadataAdmin.fetchTopicMetadata>> | undefined;
-    for (const deadline = Date.now() + 30_000; !meta; ) {
-      meta = await metadataAdmin.fetchTopicMetadata({ topics: physical }).catch((e: unknown) => {
-        if ((e as { retriable?: boolean }).retriable !== true || Date.now() > deadline) throw e;
-        return new Promise<undefined>((r) => setTimeout(() => r(undefined), 250));
-      });
-    }
+    const meta = await whileRetriable(() => metadataAdmin.fetchTopicMetadata({ topics: physical }), 30_000);
     for (const t of meta.topics) for (const p of t.partitions) assert.equal(p.replicas.length, 3, `${t.name}/${p.partitionId} has 3 replicas`);
   } catch (e) {
     // Nothing of a failed start is left running (the test's after hook has no cluster to stop).

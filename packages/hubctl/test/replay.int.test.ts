@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { newEvent, sessionEventTypes, topics } from '@hub/events';
 import { objectKey, pathSubject } from '@hub/modules';
 import { postgresDeliveryStore, postgresQuarantineStore } from '@hub/store';
-import { givenTestStack } from '@hub/testing';
+import { givenTestStack, whileRetriable } from '@hub/testing';
 import { replayToEmsp } from '../src/replay.ts';
 
 describe('replay of a topic to one eMSP', () => {
@@ -20,9 +20,9 @@ describe('replay of a topic to one eMSP', () => {
     const physical = stack.eventLog.physical(topics.sessions);
     const admin = stack.eventLog.admin();
     await admin.connect();
-    const offsets = await admin.fetchTopicOffsets(physical);
+    const offsets = await whileRetriable(() => admin.fetchTopicOffsets(physical));
     // What retention does: every record before the high watermark is deleted.
-    await admin.deleteTopicRecords({ topic: physical, partitions: offsets.filter((o) => o.high !== '0').map((o) => ({ partition: o.partition, offset: o.high })) });
+    await whileRetriable(() => admin.deleteTopicRecords({ topic: physical, partitions: offsets.filter((o) => o.high !== '0').map((o) => ({ partition: o.partition, offset: o.high })) }));
     await admin.disconnect();
 
     const replay = replayToEmsp(

@@ -6,3 +6,4 @@ export * from './given-stack.ts';
 export * from './tcp-relay.ts';
 export * from './api-spec.ts';
 export * from './fakes/index.ts';
+export * from './while-retriable.ts';
