@@ -104,11 +104,12 @@ try {
   // Issue 16 item 3 asks for the peer's throughput "with p99 <= 20 ms". Closed-loop, 50 connections
   // at saturation queue by Little's law (mean latency = connections / throughput), so the p99 above is
   // the queue's; this phase offers the hub the load the peer tops out at (its median req/s, as a steady
-  // open-loop rate over at most as many connections: paced.ts) and measures the hub's p99 there.
+  // open-loop rate over at most as many connections: paced.ts) and measures the hub's p99 there, after
+  // 3 s at that rate to settle (the saturated round before it leaves the projector catching up).
   for (const kind of withPeer ? ['EVSE status', 'connector'] : []) {
     const target = targets.find((t) => t.label === `hub PATCH ${kind}`);
     const peerRate = percentile((runs.get(`CRUD peer PATCH ${kind}`) ?? []).map((r) => r.requestsPerSecond), 50);
-    if (target && peerRate > 0) pacedAtPeerRate.set(kind, { rate: peerRate, result: await paced(`hub PATCH ${kind} at the peer's rate`, target.url, peerRate, { seconds, connections, ...target.options }) });
+    if (target && peerRate > 0) pacedAtPeerRate.set(kind, { rate: peerRate, result: await paced(`hub PATCH ${kind} at the peer's rate`, target.url, peerRate, { seconds, connections, settleSeconds: 3, ...target.options }) });
   }
 } finally {
   for (const p of [hello, ingress, projector, peer]) p.child.kill('SIGTERM');

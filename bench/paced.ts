@@ -7,11 +7,25 @@ import { percentile, type LoadOptions, type LoadResult } from './load.ts';
 // this: each connection gets its quota at the start of every second and spends it back to back, which
 // measures bursts at full speed.
 
-export async function paced(label: string, url: string, rate: number, options: Pick<LoadOptions, 'seconds' | 'connections' | 'headers' | 'method' | 'setupRequest'>): Promise<LoadResult> {
+/**
+ * `settleSeconds` of the same load run first and are not counted: the steady state is measured, not
+ * the host settling after whatever ran before (a saturated run leaves the projector and Postgres
+ * catching up for about a second).
+ */
+export async function paced(
+  label: string,
+  url: string,
+  rate: number,
+  options: Pick<LoadOptions, 'seconds' | 'connections' | 'headers' | 'method' | 'setupRequest'> & { readonly settleSeconds?: number },
+): Promise<LoadResult> {
   const target = new URL(url);
   if (!/^(127\.0\.0\.1|localhost)$/.test(target.hostname)) throw new Error('load tests target loopback only');
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
+  const started = performance.now();
+  const measuredFrom = started + (options.settleSeconds ?? 0) * 1000;
   const latencies: number[] = [];
+  /** Requests answered over 50 ms after they were due, by the second of the run they were due in: where stalls were. */
+  const lateBySecond: number[] = Array.from({ length: Math.ceil(options.seconds) }, () => 0);
   let errors = 0;
   let non2xx = 0;
   let inFlight = 0;
@@ -22,7 +36,11 @@ export async function paced(label: string, url: string, rate: number, options: P
       res.resume();
       res.on('end', () => {
         inFlight--;
-        latencies.push(performance.now() - dueAt);
+        const latency = performance.now() - dueAt;
+        const second = Math.floor((dueAt - measuredFrom) / 1000);
+        if (second < 0) return;
+        latencies.push(latency);
+        if (latency > 50 && second < lateBySecond.length) lateBySecond[second] = (lateBySecond[second] ?? 0) + 1;
         if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) > 299) non2xx++;
       });
     });
@@ -32,8 +50,7 @@ export async function paced(label: string, url: string, rate: number, options: P
     });
     req.end(body);
   };
-  const started = performance.now();
-  const endsAt = started + options.seconds * 1000;
+  const endsAt = measuredFrom + options.seconds * 1000;
   let sent = 0;
   while (performance.now() < endsAt) {
     const due = Math.floor(((performance.now() - started) * rate) / 1000);
@@ -44,9 +61,10 @@ export async function paced(label: string, url: string, rate: number, options: P
     }
     await new Promise((r) => setTimeout(r, 1));
   }
-  const elapsed = (performance.now() - started) / 1000;
+  const elapsed = (performance.now() - measuredFrom) / 1000;
   while (inFlight > 0) await new Promise((r) => setTimeout(r, 5));
   agent.destroy();
+  process.stdout.write(`${label}: answered over 50 ms after due, by second of the run: ${lateBySecond.join(' ')}\n`);
   return {
     label,
     requests: latencies.length,
