@@ -3,7 +3,8 @@ import { inTransaction, type Pool, type PoolClient } from './pool.ts';
 import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
 import { applyBatches } from './read-model-apply.ts';
 import { type BatchOutcome, type Json, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
-import { readModelLists, sides, type ListOptions } from './read-model-list.ts';
+import { readModelLists, type ListOptions } from './read-model-list.ts';
+import { sides } from './read-model-visibility.ts';
 import { redriveRecord } from './read-model-redrive.ts';
 
 export type { ListOptions } from './read-model-list.ts';

@@ -5,8 +5,6 @@ import { rankAnchors, type AnchorOptions, type PageStart } from './read-model-an
 import type { ReadModel } from './read-model-records.ts';
 import { LIST_ORDER, visibleMatching, visibleTotal, type ListKey } from './read-model-visibility.ts';
 
-export { sides } from './read-model-visibility.ts';
-
 // A routed list page of locations, tariffs or tokens (OCPI 2.2.1 transport_and_format.asciidoc,
 // Pagination), kept flat as the table grows (issue 16):
 //   - X-Total-Count of a list without date filters is a sum over the visible owners' counts (migration
@@ -18,7 +16,7 @@ export { sides } from './read-model-visibility.ts';
 //     or deleted before it meanwhile, the partner neither misses an object nor gets one twice;
 //   - any other page deep into a list without date filters starts from a rank anchor
 //     (read-model-anchors.ts): the exact page the offset names, after skipping fewer than
-//     `anchorEvery` entries;
+//     `every` (1,000) entries;
 //   - with date_from, the changed objects are found by last_updated (index *_changed, migration 016)
 //     and sorted, rather than walking every object in creation order to find the changed ones.
 
