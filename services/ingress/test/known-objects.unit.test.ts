@@ -9,9 +9,10 @@ const evse = { ...location, evseUid: 'E1' };
 const connector = { ...evse, connectorId: '1' };
 const other = { countryCode: 'NL', partyId: 'CPO', id: 'LOC2', evseUid: 'E1' };
 
-function given(options: { childTtlMs?: number; max?: number } = {}) {
+// random 1: every child trusted for the whole time to live (the jitter has its own test).
+function given(options: { childTtlMs?: number; max?: number; random?: () => number } = {}) {
   let now = 1_000;
-  const known = new KnownObjects({ ...options, now: () => now });
+  const known = new KnownObjects({ random: () => 1, ...options, now: () => now });
   return { known, advance: (ms: number) => void (now += ms) };
 }
 
@@ -35,6 +36,19 @@ describe('KnownObjects', () => {
     assert.equal(known.has('locations', connector), false);
     known.add('locations', evse);
     assert.equal(known.has('locations', evse), true, 'a fresh check trusts it again');
+  });
+
+  it('spreads the expiry of children checked in one moment over half to all of the time to live, so they are not all queried again in one burst', () => {
+    const { known, advance } = given({ childTtlMs: 5_000, random: Math.random });
+    const evses = Array.from({ length: 1_000 }, (_, n) => ({ ...location, id: `LOC${n}`, evseUid: 'E1' }));
+    for (const path of evses) known.add('locations', path);
+    const trusted = () => evses.filter((path) => known.has('locations', path)).length;
+    advance(2_500);
+    assert.equal(trusted(), 1_000, 'none before half the time to live');
+    advance(1_250);
+    assert.ok(trusted() > 300 && trusted() < 700, `about half at three quarters of it, got ${trusted()}`);
+    advance(1_250);
+    assert.equal(trusted(), 0, 'none after the time to live');
   });
 
   it('forgets the children of one location (not the location, not other locations) after a push that may remove them', () => {
