@@ -18,6 +18,19 @@ import type { LogSink } from './kafka-config.ts';
 /** How often a consumer commits its resolved offsets to Kafka (Kafka's auto.commit.interval.ms default). */
 export const OFFSET_COMMIT_INTERVAL_MS = 5_000;
 
+// A fetch answers as soon as one record is there (minBytes 1, so an idle consumer long-polls at no
+// cost and the first record after a pause is handled at once). At moderate rates that made every
+// fetch bring a few records, and every batch cost a transaction, an OffsetCommit and a fetch: at
+// 1,000 PATCH/s the projector and its Postgres spent about as much CPU as the ingress. So a consumer
+// lingers: after a small batch it fetches again only FETCH_LINGER_MS after the previous fetch came
+// back (the consumer-side twin of a producer's linger.ms), and the next fetch brings what arrived
+// meanwhile in one batch. A batch of FETCH_LINGER_BELOW_RECORDS or more (a backlog) is followed at
+// once. Measured in issue 16's notes (`npm run bench -- location-patch`, paced phase).
+/** Wait at most this long after a fetch before the next one, after a small batch. */
+export const FETCH_LINGER_MS = 20;
+/** A batch at least this large is followed by the next fetch at once. */
+export const FETCH_LINGER_BELOW_RECORDS = 256;
+
 export interface KafkaSubscriptionContext {
   readonly consumer: (group: string, options: { maxBytes?: number; maxBytesPerPartition?: number }) => Consumer;
   readonly admin: () => Promise<Admin>;
@@ -107,6 +120,11 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
     // Stopped while connecting (a recheck that found the positions fixed as the service stopped).
     if (stopped) return void (await c.disconnect());
     for (const topic of physicalTopics) await c.subscribe({ topic, fromBeginning: true });
+    // When the last fetch came back (kafkajs emits FETCH before it hands out the fetch's batches).
+    let fetchedAt = 0;
+    c.on(c.events.FETCH, () => {
+      fetchedAt = Date.now();
+    });
     c.on(c.events.GROUP_JOIN, (e) => {
       // Partitions given away are another member's to commit now.
       const owned = e.payload.memberAssignment;
@@ -154,6 +172,9 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
         await payload.commitOffsetsIfNecessary();
         options.onLag?.(batch.topic, batch.partition, Number(batch.offsetLag()));
         await payload.heartbeat();
+        // The batches of one fetch all wait for the same moment, so a fetch waits FETCH_LINGER_MS at most.
+        const linger = fetchedAt + (options.fetchLingerMs ?? FETCH_LINGER_MS) - Date.now();
+        if (linger > 0 && batch.messages.length < FETCH_LINGER_BELOW_RECORDS && payload.isRunning()) await new Promise((r) => setTimeout(r, linger));
       },
     });
     options.onStarted?.();
