@@ -4,7 +4,12 @@
 // a synchronous commit) in the same run (autocannon on loopback, targets alternating, medians of the
 // rounds). The projector runs, as in production, so existence checks read a live read model.
 // Run: npm run bench -- location-patch [seconds=10] [connections=50] [rounds=3] [warm-up seconds=20]
-// BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR" profiles the ingress (see README, Benchmarks).
+// BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR" profiles the ingress and the projector (see README, Benchmarks).
+// BENCH_PACED_RATE=N paces the hub at N PATCH/s instead of the peer's rate (with rounds=0 the paced
+// phase alone runs, after the warm-up); BENCH_PACED_TRACE=FILE appends each request answered over
+// 30 ms after it was due (and when it was sent) and each paced phase's window as JSON lines, to line
+// up with other traces (README, "Where a durable PATCH's time goes"). BENCH_NODE_OPTIONS reaches the
+// projector as well as the ingress.
 // BENCH_PATCH_PEER=0 leaves the CRUD peer out: the same targets as before it existed, so a run is
 // comparable with one at an older commit (its synchronous commits also load the shared Postgres).
 import { join } from 'node:path';
@@ -34,7 +39,7 @@ const events = Array.from({ length: locations }, (_, n) => {
   return newEvent({ type: locationEventTypes.locationPut, source: 'bench', subject: pathSubject(path), key: objectKey(path), data: { ...template, country_code: 'NL', party_id: 'BEN', id } });
 });
 await stack.eventLog.append(topics.locations, events);
-const projector = await startNode(join(repoRoot, 'services', 'projector', 'src', 'main.ts'), [], stack.env({ LOG_LEVEL: 'info' }), /projector running/);
+const projector = await startNode(join(repoRoot, 'services', 'projector', 'src', 'main.ts'), [], stack.env({ LOG_LEVEL: 'info', NODE_OPTIONS: process.env['BENCH_NODE_OPTIONS'] ?? '' }), /projector running/);
 const store = postgresReadModelStore(stack.pool);
 while ([...(await store.positions('locations')).values()].reduce((a, b) => a + b, 0n) < BigInt(locations)) await new Promise((r) => setTimeout(r, 100));
 await store.maintain('locations');
@@ -108,7 +113,7 @@ try {
   // 3 s at that rate to settle (the saturated round before it leaves the projector catching up).
   for (const kind of withPeer ? ['EVSE status', 'connector'] : []) {
     const target = targets.find((t) => t.label === `hub PATCH ${kind}`);
-    const peerRate = percentile((runs.get(`CRUD peer PATCH ${kind}`) ?? []).map((r) => r.requestsPerSecond), 50);
+    const peerRate = Number(process.env['BENCH_PACED_RATE'] ?? 0) || percentile((runs.get(`CRUD peer PATCH ${kind}`) ?? []).map((r) => r.requestsPerSecond), 50);
     if (target && peerRate > 0) pacedAtPeerRate.set(kind, { rate: peerRate, result: await paced(`hub PATCH ${kind} at the peer's rate`, target.url, peerRate, { seconds, connections, settleSeconds: 3, ...target.options }) });
   }
 } finally {

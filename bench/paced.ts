@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import { appendFileSync } from 'node:fs';
 import { percentile, type LoadOptions, type LoadResult } from './load.ts';
 
 // An open-loop load at a steady rate: request n is due at start + n / rate, sent then (or as soon as
@@ -31,6 +32,7 @@ export async function paced(
   let inFlight = 0;
   const send = (path: string, body: string | undefined, dueAt: number): void => {
     inFlight++;
+    const sentAt = performance.now();
     const headers = { ...(options.headers ?? {}), ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) };
     const req = request({ host: target.hostname, port: target.port, path, method: options.method ?? 'GET', headers, agent }, (res) => {
       res.resume();
@@ -41,6 +43,7 @@ export async function paced(
         if (second < 0) return;
         latencies.push(latency);
         if (latency > 50 && second < lateBySecond.length) lateBySecond[second] = (lateBySecond[second] ?? 0) + 1;
+        if (latency > 30 && process.env['BENCH_PACED_TRACE']) appendFileSync(process.env['BENCH_PACED_TRACE'], JSON.stringify({ t: Math.round(performance.timeOrigin + dueAt), kind: 'late', ms: Math.round(latency), sentLate: Math.round(sentAt - dueAt) }) + '\n');
         if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) > 299) non2xx++;
       });
     });
@@ -51,9 +54,11 @@ export async function paced(
     req.end(body);
   };
   const endsAt = measuredFrom + options.seconds * 1000;
+  if (process.env['BENCH_PACED_TRACE']) appendFileSync(process.env['BENCH_PACED_TRACE'], JSON.stringify({ kind: 'phase', label, from: Math.round(performance.timeOrigin + measuredFrom), to: Math.round(performance.timeOrigin + endsAt) }) + '\n');
   let sent = 0;
   while (performance.now() < endsAt) {
-    const due = Math.floor(((performance.now() - started) * rate) / 1000);
+    // Request n is due at started + n / rate: by now, requests 0 .. floor(elapsed * rate) are due.
+    const due = Math.floor(((performance.now() - started) * rate) / 1000) + 1;
     while (sent < due && inFlight < options.connections) {
       const planned = options.setupRequest ? options.setupRequest({ path: target.pathname }) : { path: target.pathname };
       send(planned.path, planned.body, started + (sent * 1000) / rate);

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKafkaEventLog } from '@hub/event-log';
+import { brokerLog4j } from './kafka-log4j.ts';
 import { infra, local } from './paths.ts';
 import { pidAlive, portOpen, run, say, stopProcess, waitFor } from './proc.ts';
 
@@ -102,18 +103,6 @@ function serverProperties(o: BrokerOptions, dataDir: string): string {
   ].join('\n');
 }
 
-const LOG4J = [
-  'log4j.rootLogger=INFO, file',
-  'log4j.appender.file=org.apache.log4j.FileAppender',
-  'log4j.appender.file.File=${kafka.logs.dir}/server.log',
-  'log4j.appender.file.layout=org.apache.log4j.PatternLayout',
-  'log4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n',
-  'log4j.logger.kafka=INFO',
-  'log4j.logger.org.apache.kafka=INFO',
-  'log4j.logger.state.change.logger=WARN',
-  '',
-].join('\n');
-
 /**
  * A broker left running by a launcher that was killed holds the data directory lock (and runs on in
  * its own process group): it is ours, started from this folder, so stop it by its recorded pid.
@@ -145,7 +134,7 @@ async function launchBroker(o: BrokerOptions): Promise<LaunchedBroker> {
   if (await portOpen(o.port)) throw new Error(`port ${o.port} is in use by another program: set KAFKA_BROKERS to use that Kafka, or free the port`);
   const props = join(o.home, 'server.properties');
   writeFileSync(props, serverProperties(o, dataDir), { mode: 0o600 });
-  writeFileSync(join(o.home, 'log4j.properties'), LOG4J);
+  writeFileSync(join(o.home, 'log4j.properties'), brokerLog4j(process.env['BENCH_KAFKA_REQUEST_LOG']));
   const java = ['-cp', `${libs}/*`];
   if (!existsSync(join(dataDir, 'meta.properties'))) {
     const clusterId = o.clusterId ?? randomBytes(16).toString('base64url');
