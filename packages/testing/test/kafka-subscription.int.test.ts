@@ -1,7 +1,9 @@
-// The Kafka adapter commits a consumer group's offsets on an interval and when the subscription stops
-// (kafka-subscription.ts, OFFSET_COMMIT_INTERVAL_MS), no longer after every batch. What a consumer
-// without stored positions relies on: a member that stopped cleanly left the group's offsets after
-// everything it handled, so the next member of the group starts there, not over again.
+// How the Kafka adapter's subscriptions batch (kafka-subscription.ts, issue 16):
+// - offsets are committed on an interval and when the subscription stops, no longer after every
+//   batch. What a consumer without stored positions relies on: a member that stopped cleanly left the
+//   group's offsets after everything it handled, so the next member of the group starts there;
+// - after a small batch the next fetch waits for the linger, so records arriving at a moderate rate
+//   are handled a batch at a time, not one by one.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { cdrEventTypes, newEvent, topics } from '@hub/events';
@@ -9,6 +11,7 @@ import type { ConsumedRecord, Subscription } from '@hub/event-log';
 import { createTestStack, type TestStack } from '../src/stack.ts';
 
 const topic = topics.cdrs;
+const lingerTopic = topics.sessions;
 const group = 'offset-commits';
 
 function cdrEvent(id: string) {
@@ -23,7 +26,7 @@ async function until(condition: () => boolean, what: string, timeoutMs = 30_000)
   }
 }
 
-describe('consumer offsets in Kafka', () => {
+describe('Kafka subscriptions', () => {
   let stack: TestStack;
   before(async () => {
     stack = await createTestStack('offset_commits');
@@ -41,7 +44,33 @@ describe('consumer offsets in Kafka', () => {
       },
     });
 
-  it('are committed when a subscription stops, so the next member of the group resumes after what was handled', async () => {
+  it('hands records arriving one by one at a moderate rate over in batches, and the first of them at once', async () => {
+    const lingerGroup = 'linger';
+    const arrivals: number[] = [];
+    const batches: number[] = [];
+    // A topic of its own: the other test's group reads its topic from the beginning.
+    const subscription = await stack.eventLog.subscribe({
+      group: lingerGroup,
+      topics: [lingerTopic],
+      onBatch: async (batch) => {
+        batches.push(batch.records.length);
+        for (const _ of batch.records) arrivals.push(Date.now());
+      },
+    });
+    try {
+      // One object's records (one partition), each appended once the one before is acknowledged: a
+      // steady trickle of separate produce requests, a few milliseconds apart.
+      const sentAt = Date.now();
+      for (let n = 0; n < 60; n++) await stack.eventLog.append(lingerTopic, [{ ...cdrEvent('LINGER'), data: { id: `LINGER-${n}` } }]);
+      await until(() => arrivals.length >= 60, 'all records handled');
+      assert.ok((arrivals[0] ?? Infinity) - sentAt < 2_000, 'the first record after a quiet spell is handled without waiting for more');
+      assert.ok(batches.length <= 30, `60 records in ${batches.length} batches (${batches.join(' ')}): the linger joined them`);
+    } finally {
+      await subscription.stop();
+    }
+  });
+
+  it('commit their offsets when they stop, so the next member of the group resumes after what was handled', async () => {
     const first: ConsumedRecord[] = [];
     const subscription = await subscribe(first);
     // Separate appends: several batches per partition, each of which used to be committed on its own.
