@@ -22,14 +22,12 @@ export const OFFSET_COMMIT_INTERVAL_MS = 5_000;
 // cost and the first record after a pause is handled at once). At moderate rates that made every
 // fetch bring a few records, and every batch cost a transaction, an OffsetCommit and a fetch: at
 // 1,000 PATCH/s the projector and its Postgres spent about as much CPU as the ingress. So a consumer
-// lingers: after a small batch it fetches again only FETCH_LINGER_MS after the previous fetch came
-// back (the consumer-side twin of a producer's linger.ms), and the next fetch brings what arrived
-// meanwhile in one batch. A batch of FETCH_LINGER_BELOW_RECORDS or more (a backlog) is followed at
-// once. Measured in issue 16's notes (`npm run bench -- location-patch`, paced phase).
-/** Wait at most this long after a fetch before the next one, after a small batch. */
+// that has caught up lingers: after a batch that reached the head of its partition it fetches again
+// only FETCH_LINGER_MS after the previous fetch came back (the consumer-side twin of a producer's
+// linger.ms), and the next fetch brings what arrived meanwhile in one batch. A consumer behind (a
+// backlog, a rebuild, a replay) fetches again at once. Measured in issue 16's notes.
+/** Wait at most this long after a fetch before the next one, once caught up. */
 export const FETCH_LINGER_MS = 20;
-/** A batch at least this large is followed by the next fetch at once. */
-export const FETCH_LINGER_BELOW_RECORDS = 256;
 
 export interface KafkaSubscriptionContext {
   readonly consumer: (group: string, options: { maxBytes?: number; maxBytesPerPartition?: number }) => Consumer;
@@ -174,7 +172,7 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
         await payload.heartbeat();
         // The batches of one fetch all wait for the same moment, so a fetch waits FETCH_LINGER_MS at most.
         const linger = fetchedAt + (options.fetchLingerMs ?? FETCH_LINGER_MS) - Date.now();
-        if (linger > 0 && batch.messages.length < FETCH_LINGER_BELOW_RECORDS && payload.isRunning()) await new Promise((r) => setTimeout(r, linger));
+        if (linger > 0 && BigInt(batch.offsetLag()) <= 0n && payload.isRunning()) await new Promise((r) => setTimeout(r, linger));
       },
     });
     options.onStarted?.();
