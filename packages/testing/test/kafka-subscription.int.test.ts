@@ -70,6 +70,36 @@ describe('Kafka subscriptions', () => {
     }
   });
 
+  it('commit their offsets while they run, once the commit interval has passed', async () => {
+    const runningGroup = 'offset-interval';
+    const runningTopic = topics.tokens;
+    let handled = 0;
+    const subscription = await stack.eventLog.subscribe({
+      group: runningGroup,
+      topics: [runningTopic],
+      onBatch: async (batch) => {
+        handled += batch.records.length;
+      },
+    });
+    try {
+      const committedSoFar = async (): Promise<bigint> => {
+        const committed = await stack.eventLog.admin().fetchOffsets({ groupId: stack.eventLog.physicalGroup(runningGroup), topics: [stack.eventLog.physical(runningTopic)] });
+        return (committed[0]?.partitions ?? []).reduce((sum, p) => sum + (BigInt(p.offset) > 0n ? BigInt(p.offset) : 0n), 0n);
+      };
+      // A record every 250 ms for longer than OFFSET_COMMIT_INTERVAL_MS (5 s): batches keep coming.
+      const until7s = Date.now() + 7_000;
+      let n = 0;
+      while (Date.now() < until7s) {
+        await stack.eventLog.append(runningTopic, [cdrEvent(`RUNNING-${n++}`)]);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      await until(() => handled === n, 'every record handled');
+      assert.ok((await committedSoFar()) > 0n, 'a running member commits what it handled, without stopping');
+    } finally {
+      await subscription.stop();
+    }
+  });
+
   it('commit their offsets when they stop, so the next member of the group resumes after what was handled', async () => {
     const first: ConsumedRecord[] = [];
     const subscription = await subscribe(first);
