@@ -12,8 +12,8 @@ import type { LogSink } from './kafka-config.ts';
 // consumer stops, as Kafka's own consumers do (auto.commit.interval.ms, 5 s), not after every
 // batch as kafkajs's autoCommit does: at moderate rates a batch holds a few records, and an
 // OffsetCommit (a replicated write to __consumer_offsets) per batch and partition was as many
-// requests as the producers sent (issue 16: 335 a second at 1,000 PATCH/s, a third of the broker's
-// CPU). A replica that dies re-reads at most that interval's records when its store has no positions.
+// requests as the producers sent (issue 16: 335 a second at 1,000 PATCH/s; the broker's CPU fell by
+// about a fifth without them). A replica that dies re-reads at most that interval's records when its store has no positions.
 
 /** How often a consumer commits its resolved offsets to Kafka (Kafka's auto.commit.interval.ms default). */
 export const OFFSET_COMMIT_INTERVAL_MS = 5_000;
@@ -25,7 +25,8 @@ export const OFFSET_COMMIT_INTERVAL_MS = 5_000;
 // that has caught up lingers: after a batch that reached the head of its partition it fetches again
 // only FETCH_LINGER_MS after the previous fetch came back (the consumer-side twin of a producer's
 // linger.ms), and the next fetch brings what arrived meanwhile in one batch. A consumer behind (a
-// backlog, a rebuild, a replay) fetches again at once. Measured in issue 16's notes.
+// backlog, a rebuild, a replay) fetches again at once. Figures: README, Benchmarks, "What stalled the
+// paced PATCHes".
 /** Wait at most this long after a fetch before the next one, once caught up. */
 export const FETCH_LINGER_MS = 20;
 
@@ -168,11 +169,12 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
         resolved.set(`${batch.topic}:${batch.partition}`, { topic: batch.topic, partition: batch.partition, offset: (BigInt(batch.lastOffset()) + 1n).toString() });
         // Commits only once the interval has passed since the last commit (autoCommitInterval).
         await payload.commitOffsetsIfNecessary();
-        options.onLag?.(batch.topic, batch.partition, Number(batch.offsetLag()));
+        const lag = BigInt(batch.offsetLag());
+        options.onLag?.(batch.topic, batch.partition, Number(lag));
         await payload.heartbeat();
         // The batches of one fetch all wait for the same moment, so a fetch waits FETCH_LINGER_MS at most.
         const linger = fetchedAt + (options.fetchLingerMs ?? FETCH_LINGER_MS) - Date.now();
-        if (linger > 0 && BigInt(batch.offsetLag()) <= 0n && payload.isRunning()) await new Promise((r) => setTimeout(r, linger));
+        if (linger > 0 && lag <= 0n && payload.isRunning()) await new Promise((r) => setTimeout(r, linger));
       },
     });
     options.onStarted?.();
