@@ -20,6 +20,7 @@ export async function paced(
   options: Pick<LoadOptions, 'seconds' | 'connections' | 'headers' | 'method' | 'setupRequest'> & { readonly settleSeconds?: number },
 ): Promise<LoadResult> {
   const target = new URL(url);
+  const trace = process.env['BENCH_PACED_TRACE'];
   if (!/^(127\.0\.0\.1|localhost)$/.test(target.hostname)) throw new Error('load tests target loopback only');
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
   const started = performance.now();
@@ -43,7 +44,7 @@ export async function paced(
         if (second < 0) return;
         latencies.push(latency);
         if (latency > 50 && second < lateBySecond.length) lateBySecond[second] = (lateBySecond[second] ?? 0) + 1;
-        if (latency > 30 && process.env['BENCH_PACED_TRACE']) appendFileSync(process.env['BENCH_PACED_TRACE'], JSON.stringify({ t: Math.round(performance.timeOrigin + dueAt), kind: 'late', ms: Math.round(latency), sentLate: Math.round(sentAt - dueAt) }) + '\n');
+        if (latency > 30 && trace) appendFileSync(trace, JSON.stringify({ t: Math.round(performance.timeOrigin + dueAt), kind: 'late', ms: Math.round(latency), sentLate: Math.round(sentAt - dueAt) }) + '\n');
         if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) > 299) non2xx++;
       });
     });
@@ -54,7 +55,7 @@ export async function paced(
     req.end(body);
   };
   const endsAt = measuredFrom + options.seconds * 1000;
-  if (process.env['BENCH_PACED_TRACE']) appendFileSync(process.env['BENCH_PACED_TRACE'], JSON.stringify({ kind: 'phase', label, from: Math.round(performance.timeOrigin + measuredFrom), to: Math.round(performance.timeOrigin + endsAt) }) + '\n');
+  if (trace) appendFileSync(trace, JSON.stringify({ kind: 'phase', label, from: Math.round(performance.timeOrigin + measuredFrom), to: Math.round(performance.timeOrigin + endsAt) }) + '\n');
   let sent = 0;
   while (performance.now() < endsAt) {
     // Request n is due at started + n / rate: by now, requests 0 .. floor(elapsed * rate) are due.

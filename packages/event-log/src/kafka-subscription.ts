@@ -173,7 +173,7 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
         options.onLag?.(batch.topic, batch.partition, Number(lag));
         await payload.heartbeat();
         // The batches of one fetch all wait for the same moment, so a fetch waits FETCH_LINGER_MS at most.
-        const linger = fetchedAt + (options.fetchLingerMs ?? FETCH_LINGER_MS) - Date.now();
+        const linger = fetchedAt + FETCH_LINGER_MS - Date.now();
         if (linger > 0 && lag <= 0n && payload.isRunning()) await new Promise((r) => setTimeout(r, linger));
       },
     });

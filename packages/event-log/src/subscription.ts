@@ -75,12 +75,6 @@ export interface SubscribeOptions {
    */
   readonly maxBytes?: number;
   readonly maxBytesPerPartition?: number;
-  /**
-   * Once caught up (a batch that reached the head of its partition), how long after the previous
-   * fetch the next one starts (kafka-subscription.ts, FETCH_LINGER_MS, 20 ms by default): moderate
-   * rates are then handled in batches, not a few records at a time. 0 fetches again at once.
-   */
-  readonly fetchLingerMs?: number;
   /** After each (re)assignment: the partitions now this member's, by topic. */
   readonly onAssigned?: (assignment: Readonly<Record<string, readonly number[]>>) => void;
   /** After each handled batch: records behind the partition head. */
