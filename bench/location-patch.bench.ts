@@ -21,6 +21,7 @@ import { authHeader, createTestStack, repoRoot } from '@hub/testing';
 import { load, onboardForBench, pairedRatio, percentile, printTable, rssMiB, startNode, summarize, type LoadResult } from './load.ts';
 import { printFigures, type Figure } from './figures.ts';
 import { paced } from './paced.ts';
+import { patchKinds, patchRequest, type PatchKind } from './patch-requests.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
 const connections = Number(process.argv[3] ?? 50);
@@ -65,31 +66,21 @@ await stack.pool.query('analyze peer_locations');
 // The hub's CPU per request counts the ingress, the projector and the broker (Postgres not included).
 const hubPids = [ingress.child.pid ?? 0, projector.child.pid ?? 0, Number(process.env['TEST_BROKER_PID'] ?? 0)].filter((pid) => pid > 0);
 const headers = { authorization: authHeader(cpoToken), 'content-type': 'application/json' };
-const statuses = ['AVAILABLE', 'CHARGING', 'BLOCKED', 'OUTOFORDER'];
 let n = 0;
-/** A durable PATCH spread over the locations: `below` is the EVSE (or connector) path under a location. */
-const patchTarget = (label: string, below: string, fields: (n: number) => Record<string, unknown>, port = hubPort, serverPids = hubPids) => ({
+/** A durable PATCH of `kind` spread over the locations. */
+const patchTarget = (label: string, kind: PatchKind, port = hubPort, serverPids = hubPids) => ({
   label,
-  url: `http://127.0.0.1:${port}/ocpi/2.2.1/locations/NL/BEN/LOC-0${below}`,
-  options: {
-    method: 'PATCH' as const,
-    headers,
-    serverPids,
-    setupRequest: (req: { path: string; body?: string }) => {
-      n++;
-      req.path = `/ocpi/2.2.1/locations/NL/BEN/LOC-${n % locations}${below}`;
-      req.body = JSON.stringify({ ...fields(n), last_updated: new Date().toISOString() });
-      return req;
-    },
-  },
+  kind,
+  url: `http://127.0.0.1:${port}/ocpi/2.2.1/locations/NL/BEN/LOC-0${patchKinds[kind].below}`,
+  options: { method: 'PATCH' as const, headers, serverPids, setupRequest: (req: { path: string; body?: string }) => Object.assign(req, patchRequest(kind, ++n, locations)) },
 });
 const withPeer = process.env['BENCH_PATCH_PEER'] !== '0';
 const targets = [
   { label: 'bare express GET /hello', url: `http://127.0.0.1:${helloPort}/hello`, options: { serverPids: [hello.child.pid ?? 0] } },
-  patchTarget('hub PATCH EVSE status', '/3256', (i) => ({ status: statuses[i % 4] })),
-  patchTarget('CRUD peer PATCH EVSE status', '/3256', (i) => ({ status: statuses[i % 4] }), peerPort, [peer.child.pid ?? 0]),
-  patchTarget('hub PATCH connector', '/3256/1', (i) => ({ tariff_ids: [`T${i % 7}`] })),
-  patchTarget('CRUD peer PATCH connector', '/3256/1', (i) => ({ tariff_ids: [`T${i % 7}`] }), peerPort, [peer.child.pid ?? 0]),
+  patchTarget('hub PATCH EVSE status', 'EVSE status'),
+  patchTarget('CRUD peer PATCH EVSE status', 'EVSE status', peerPort, [peer.child.pid ?? 0]),
+  patchTarget('hub PATCH connector', 'connector'),
+  patchTarget('CRUD peer PATCH connector', 'connector', peerPort, [peer.child.pid ?? 0]),
 ].filter((t) => withPeer || !t.label.startsWith('CRUD peer'));
 // Item 4 of issue 16: the ingress's RSS at full PATCH load (sampled during the hub's rounds).
 let ingressRssMax = 0;
@@ -111,10 +102,10 @@ try {
   // the queue's; this phase offers the hub the load the peer tops out at (its median req/s, as a steady
   // open-loop rate over at most as many connections: paced.ts) and measures the hub's p99 there, after
   // 3 s at that rate to settle (the saturated round before it leaves the projector catching up).
-  for (const kind of withPeer ? ['EVSE status', 'connector'] : []) {
+  for (const kind of withPeer ? (['EVSE status', 'connector'] as const) : []) {
     const target = targets.find((t) => t.label === `hub PATCH ${kind}`);
     const peerRate = Number(process.env['BENCH_PACED_RATE'] ?? 0) || percentile((runs.get(`CRUD peer PATCH ${kind}`) ?? []).map((r) => r.requestsPerSecond), 50);
-    if (target && peerRate > 0) pacedAtPeerRate.set(kind, { rate: peerRate, result: await paced(`hub PATCH ${kind} at the peer's rate`, target.url, peerRate, { seconds, connections, settleSeconds: 3, ...target.options }) });
+    if (target && peerRate > 0) pacedAtPeerRate.set(kind, { rate: peerRate, result: await paced(`hub PATCH ${kind} at the peer's rate`, target.url, peerRate, { seconds, connections, settleSeconds: 3, headers, kind, locations }) });
   }
 } finally {
   for (const p of [hello, ingress, projector, peer]) p.child.kill('SIGTERM');

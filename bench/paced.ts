@@ -1,24 +1,48 @@
 import { Agent, request } from 'node:http';
 import { appendFileSync } from 'node:fs';
-import { percentile, type LoadOptions, type LoadResult } from './load.ts';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { percentile, type LoadResult } from './load.ts';
+import { patchRequest, type PatchKind } from './patch-requests.ts';
 
 // An open-loop load at a steady rate: request n is due at start + n / rate, sent then (or as soon as
 // one of `connections` is free), and its latency counts from when it was due, so a stall shows in the
 // percentiles instead of slowing the sender (coordinated omission). autocannon's rate options are not
 // this: each connection gets its quota at the start of every second and spends it back to back, which
 // measures bursts at full speed.
+// The loop runs in a process of its own (this file, started by `paced`): in the bench process a
+// collection of what the saturated rounds before left on its heap (autocannon's) stalled the sender
+// for 20 ms at a time, and those stalls counted as the hub's latency.
+
+export interface PacedOptions {
+  readonly seconds: number;
+  readonly connections: number;
+  readonly headers: Record<string, string>;
+  /** The PATCHes sent (patch-requests.ts), spread over `locations`. */
+  readonly kind: PatchKind;
+  readonly locations: number;
+  /** Seconds of the same load run first and not counted. */
+  readonly settleSeconds?: number;
+}
+
+/** Offers `rate` PATCH/s to `url` from a process of its own and returns what it measured. */
+export async function paced(label: string, url: string, rate: number, options: PacedOptions): Promise<LoadResult> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), JSON.stringify({ label, url, rate, options })], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const lines = output.trim().split('\n');
+  if (code !== 0) throw new Error(`paced loader exited with ${code}: ${output}`);
+  process.stdout.write(lines.slice(0, -1).map((l) => `${l}\n`).join(''));
+  return JSON.parse(lines.at(-1) ?? '{}') as LoadResult;
+}
 
 /**
  * `settleSeconds` of the same load run first and are not counted: the steady state is measured, not
  * the host settling after whatever ran before (a saturated run leaves the projector and Postgres
  * catching up for about a second).
  */
-export async function paced(
-  label: string,
-  url: string,
-  rate: number,
-  options: Pick<LoadOptions, 'seconds' | 'connections' | 'headers' | 'method' | 'setupRequest'> & { readonly settleSeconds?: number },
-): Promise<LoadResult> {
+async function run(label: string, url: string, rate: number, options: PacedOptions): Promise<LoadResult> {
   const target = new URL(url);
   const trace = process.env['BENCH_PACED_TRACE'];
   if (!/^(127\.0\.0\.1|localhost)$/.test(target.hostname)) throw new Error('load tests target loopback only');
@@ -31,11 +55,11 @@ export async function paced(
   let errors = 0;
   let non2xx = 0;
   let inFlight = 0;
-  const send = (path: string, body: string | undefined, dueAt: number): void => {
+  const send = (path: string, body: string, dueAt: number): void => {
     inFlight++;
     const sentAt = performance.now();
-    const headers = { ...(options.headers ?? {}), ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) };
-    const req = request({ host: target.hostname, port: target.port, path, method: options.method ?? 'GET', headers, agent }, (res) => {
+    const headers = { ...options.headers, 'content-length': String(Buffer.byteLength(body)) };
+    const req = request({ host: target.hostname, port: target.port, path, method: 'PATCH', headers, agent }, (res) => {
       res.resume();
       res.on('end', () => {
         inFlight--;
@@ -61,7 +85,7 @@ export async function paced(
     // Request n is due at started + n / rate: by now, requests 0 .. floor(elapsed * rate) are due.
     const due = Math.floor(((performance.now() - started) * rate) / 1000) + 1;
     while (sent < due && inFlight < options.connections) {
-      const planned = options.setupRequest ? options.setupRequest({ path: target.pathname }) : { path: target.pathname };
+      const planned = patchRequest(options.kind, sent, options.locations);
       send(planned.path, planned.body, started + (sent * 1000) / rate);
       sent++;
     }
@@ -81,4 +105,11 @@ export async function paced(
     non2xx,
     cpuMicrosPerRequest: Number.NaN,
   };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { label, url, rate, options } = JSON.parse(process.argv[2] ?? '{}') as { label: string; url: string; rate: number; options: PacedOptions };
+  const result = await run(label, url, rate, options);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.exit(0);
 }

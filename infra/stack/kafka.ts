@@ -149,6 +149,8 @@ async function launchBroker(o: BrokerOptions): Promise<LaunchedBroker> {
     'java',
     [
       `-Xms${Math.min(256, heap)}m`, `-Xmx${heap}m`, '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-Djava.awt.headless=true',
+      // BENCH_KAFKA_GC_LOG=FILE: every collection of the broker's JVM, with its wall-clock time and pause (benchmarks).
+      ...(process.env['BENCH_KAFKA_GC_LOG'] ? [`-Xlog:gc:file=${process.env['BENCH_KAFKA_GC_LOG']}:time`] : []),
       `-Dkafka.logs.dir=${logsDir}`, `-Dlog4j.configuration=file:${join(o.home, 'log4j.properties')}`,
       ...java, 'kafka.Kafka', props,
     ],
