@@ -1,6 +1,7 @@
 // hub_event_appends_total (issue 15 item 3, the append-errors alert): every append to the event log
 // counts once by logical topic and outcome, an acknowledged one as ok, a failed or timed-out one as
-// error. Real Kafka: the failing append is one Kafka does not acknowledge within its time limit (1 ms).
+// error; hub_event_append_duration_seconds observes how long each acknowledged one waited. Real Kafka:
+// the failing append is one Kafka does not acknowledge within its time limit (1 ms).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createKafkaEventLog } from '@hub/event-log';
@@ -25,9 +26,14 @@ describe('event log appends are counted by topic and outcome', () => {
       const afterOk = await registry.getSingleMetricAsString('hub_event_appends_total');
       assert.match(afterOk, new RegExp(`hub_event_appends_total\\{topic="${topics.locations.replace(/\./g, '\\.')}",outcome="ok",service="test"\\} 1(\\n|$)`));
       assert.match(afterOk, /outcome="error",service="test"\} 0(\n|$)/);
+      // The acknowledged append's wait is observed once, under its topic.
+      const durations = await registry.getSingleMetricAsString('hub_event_append_duration_seconds');
+      assert.match(durations, new RegExp(`hub_event_append_duration_seconds_count\\{[^}]*topic="${topics.locations.replace(/\./g, '\\.')}"[^}]*\\} 1(\\n|$)`));
       await assert.rejects(hasty.append(topics.tariffs, [event('C')]), /did not acknowledge/);
       const afterError = await registry.getSingleMetricAsString('hub_event_appends_total');
       assert.match(afterError, new RegExp(`hub_event_appends_total\\{topic="${topics.tariffs.replace(/\./g, '\\.')}",outcome="error",service="test"\\} 1(\\n|$)`));
+      // A failed append is not a latency: it waited for its time limit.
+      assert.doesNotMatch(await registry.getSingleMetricAsString('hub_event_append_duration_seconds'), /topic="[^"]*tariffs[^"]*"/);
       // The timed-out send still reaches Kafka: closing before it lands would leave it retrying.
       for (let i = 0; i < 200 && [...(await stack.eventLog.latestOffsets(topics.tariffs)).values()].every((o) => o === 0n); i++) await new Promise((r) => setTimeout(r, 50));
     } finally {

@@ -95,6 +95,8 @@ export function createKafkaAppender(kafka: Kafka, options: EventLogOptions, phys
     readonly events: readonly HubEvent[];
     readonly resolve: () => void;
     readonly reject: (e: unknown) => void;
+    /** performance.now() when append was called. */
+    readonly startedAt: number;
     timer?: NodeJS.Timeout;
     settled: boolean;
   }
@@ -104,7 +106,7 @@ export function createKafkaAppender(kafka: Kafka, options: EventLogOptions, phys
     if (entry.settled) return;
     entry.settled = true;
     clearTimeout(entry.timer);
-    options.onAppendSettled?.(entry.logicalTopic, error === undefined ? 'ok' : 'error', entry.events.length);
+    options.onAppendSettled?.(entry.logicalTopic, error === undefined ? 'ok' : 'error', entry.events.length, (performance.now() - entry.startedAt) / 1000);
     if (error === undefined) entry.resolve();
     else entry.reject(error);
   };
@@ -154,7 +156,7 @@ export function createKafkaAppender(kafka: Kafka, options: EventLogOptions, phys
       if (events.length === 0) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         const timeoutMs = options.appendTimeoutMs ?? 10_000;
-        const entry: PendingAppend = { topic: physical(topic), logicalTopic: topic, events, resolve, reject, settled: false };
+        const entry: PendingAppend = { topic: physical(topic), logicalTopic: topic, events, resolve, reject, startedAt: performance.now(), settled: false };
         entry.timer = setTimeout(() => settle(entry, new AppendTimeoutError(topic, timeoutMs)), timeoutMs);
         pending.push(entry);
         scheduleFlush();

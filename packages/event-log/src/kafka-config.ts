@@ -41,9 +41,11 @@ export interface EventLogOptions {
   readonly lingerMs?: number;
   /**
    * Called once per append when it settles: acknowledged ('ok') or failed or timed out ('error'),
-   * with the logical topic and the number of events (metrics: hub_event_appends_total).
+   * with the logical topic, the number of events and the seconds from the append call (waiting for
+   * the group commit's produce request included: what a caller waits) (metrics: hub_event_appends_total,
+   * hub_event_append_duration_seconds).
    */
-  readonly onAppendSettled?: (topic: string, outcome: 'ok' | 'error', events: number) => void;
+  readonly onAppendSettled?: (topic: string, outcome: 'ok' | 'error', events: number, seconds: number) => void;
 }
 
 const kafkaLevels: Record<number, keyof LogSink> = {
