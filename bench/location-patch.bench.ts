@@ -70,7 +70,6 @@ let n = 0;
 /** A durable PATCH of `kind` spread over the locations. */
 const patchTarget = (label: string, kind: PatchKind, port = hubPort, serverPids = hubPids) => ({
   label,
-  kind,
   url: `http://127.0.0.1:${port}/ocpi/2.2.1/locations/NL/BEN/LOC-0${patchKinds[kind].below}`,
   options: { method: 'PATCH' as const, headers, serverPids, setupRequest: (req: { path: string; body?: string }) => Object.assign(req, patchRequest(kind, ++n, locations)) },
 });
