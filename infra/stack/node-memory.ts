@@ -39,7 +39,7 @@ export function nodeMemoryFlags(process: HubProcess): string[] {
 // glibc's mmap threshold: an allocation of at least this many bytes is mapped on its own and returned
 // when freed. hubctl's rebuild reads Kafka and Postgres in bulk (18,000-20,000 events/s at 500k), each
 // socket read a 64 KiB buffer: kept in the arenas under a 128 KiB threshold they left 68-107 MiB of
-// native memory (rebuild RSS 212-242 MiB in five runs), mapped 66-72 MiB (220-224 MiB in three). The
+// native memory (the rebuild's peak RSS 212-241 MiB in five runs), mapped 66-81 MiB (220-228 in six). The
 // services read less, in smaller pieces, where a mapping per read would cost system calls for nothing.
 const MMAP_THRESHOLD_BYTES: Readonly<Record<HubProcess, number>> = { ingress: 131072, projector: 131072, dispatcher: 131072, prober: 131072, hubctl: 65536 };
 
