@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { memoryEnv, nodeMemoryFlags, type HubProcess } from '../infra/stack/node-memory.ts';
+import { MEMORY_ENV, nodeMemoryFlags, type HubProcess } from '../infra/stack/node-memory.ts';
 
 // The benchmarks' side of bench/memory-probe.ts: preloading it, reading its lines, describing them.
 
@@ -16,7 +16,7 @@ export type MemoryFigures = Readonly<Record<'rss' | 'heapTotal' | 'heapUsed' | '
 export function benchMemorySettings(hubProcess: HubProcess | undefined): { flags: string[]; env: Record<string, string> } {
   if (!hubProcess || process.env['BENCH_DEFAULT_HEAP'] === '1') return { flags: [], env: {} };
   const override = process.env['BENCH_MEMORY_FLAGS'];
-  return { flags: override !== undefined ? override.split(' ').filter(Boolean) : nodeMemoryFlags(hubProcess), env: memoryEnv(hubProcess) };
+  return { flags: override !== undefined ? override.split(' ').filter(Boolean) : nodeMemoryFlags(hubProcess), env: { ...MEMORY_ENV } };
 }
 
 /** Node arguments that preload the memory probe (bench/memory-probe.ts). */

@@ -10,7 +10,7 @@ import { createKafkaEventLog, ensureTopics, readTopicDefinitions, verifyKafkaAcc
 import { createLogger } from '@hub/observability';
 import { createPool, ensureDatabase, migrate } from '@hub/store';
 import { startBroker, startLocalKafka, stopStaleBroker, type RunningBroker, type RunningCluster } from './kafka.ts';
-import { memoryEnv, nodeMemoryFlags } from './node-memory.ts';
+import { MEMORY_ENV, nodeMemoryFlags } from './node-memory.ts';
 import { local, migrationsDir, root, stackEnvFile, topicsFile } from './paths.ts';
 import { provideDatabase, type Database } from './postgres.ts';
 import { freePort, say, stopProcess } from './proc.ts';
@@ -154,7 +154,7 @@ async function start(): Promise<void> {
     // Bounded heaps (node-memory.ts; README, Configuration, "Memory of the services").
     const child = spawn(node, [...process.execArgv, ...nodeMemoryFlags(service), join(root, 'services', service, 'src', 'main.ts')], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...memoryEnv(service), ...env, OPERATOR_PORT: String(operatorPort(service)) },
+      env: { ...MEMORY_ENV, ...env, OPERATOR_PORT: String(operatorPort(service)) },
     });
     children.set(service, child);
     const onLine = (line: string) => {
@@ -222,7 +222,7 @@ async function hubctl(args: string[]): Promise<number> {
       if (k && v.length > 0 && !env[k]) env[k] = v.join('=');
     }
   }
-  return runChild(node, [...process.execArgv, ...nodeMemoryFlags('hubctl'), join(root, 'packages', 'hubctl', 'src', 'main.ts'), ...args], { ...memoryEnv('hubctl'), ...env });
+  return runChild(node, [...process.execArgv, ...nodeMemoryFlags('hubctl'), join(root, 'packages', 'hubctl', 'src', 'main.ts'), ...args], { ...MEMORY_ENV, ...env });
 }
 
 async function bench(args: string[]): Promise<number> {

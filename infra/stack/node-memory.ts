@@ -36,21 +36,12 @@ export function nodeMemoryFlags(process: HubProcess): string[] {
   return [`--max-old-space-size=${heap.oldSpaceMiB}`, `--max-semi-space-size=${heap.semiSpaceMiB}`];
 }
 
-// glibc's mmap threshold: an allocation of at least this many bytes is mapped on its own and returned
-// when freed. hubctl's rebuild reads Kafka and Postgres in bulk (18,000-20,000 events/s at 500k), each
-// socket read a 64 KiB buffer: kept in the arenas under a 128 KiB threshold they left 68-107 MiB of
-// native memory (the rebuild's peak RSS 212-241 MiB in five runs), mapped 66-81 MiB (220-228 in six). The
-// services read less, in smaller pieces, where a mapping per read would cost system calls for nothing.
-const MMAP_THRESHOLD_BYTES: Readonly<Record<HubProcess, number>> = { ingress: 131072, projector: 131072, dispatcher: 131072, prober: 131072, hubctl: 65536 };
-
 /**
  * Environment of a hub process: glibc gives every thread that allocates an arena of its own (up to 8
  * per core), each keeping freed memory; and once a fetch-sized Buffer is freed it raises its mmap
  * threshold, so later ones stay in the arenas instead of being returned. A fixed threshold returns them.
  */
-export function memoryEnv(process: HubProcess): Record<string, string> {
-  return { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: String(MMAP_THRESHOLD_BYTES[process]) };
-}
+export const MEMORY_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
 
 /** The hub process a script is (services/<name>/src/main.ts, hubctl's main.ts), if it is one. */
 export function hubProcessOf(script: string): HubProcess | undefined {
