@@ -22,12 +22,16 @@ interface HeapSettings {
 // no RSS while what is live stays small; and reaching it is fatal, so the margin matters: the ingress
 // holds the list pages it is building (2-5 MB for 1,000 locations, one per Postgres connection),
 // hubctl's list commands what the operator asked for (--limit).
+// hubctl's young generation is halved: its rebuild's native memory outside V8's heap swings by up to
+// 40 MiB from run to run, and at 16 MiB semi-spaces its peak RSS at 200k-500k locations reached
+// 237-249 MiB in 4 of 14 measurements (README, Benchmarks, Scale); at 8, 196-221 MiB, for a few
+// µs more CPU per rebuilt event.
 const HEAP: Readonly<Record<HubProcess, HeapSettings>> = {
   ingress: { oldSpaceMiB: 256, semiSpaceMiB: 16 },
   projector: { oldSpaceMiB: 256, semiSpaceMiB: 16 },
   dispatcher: { oldSpaceMiB: 256, semiSpaceMiB: 16 },
   prober: { oldSpaceMiB: 128, semiSpaceMiB: 4 },
-  hubctl: { oldSpaceMiB: 256, semiSpaceMiB: 16 },
+  hubctl: { oldSpaceMiB: 256, semiSpaceMiB: 8 },
 };
 
 /** Node flags of a hub process, placed before its script. */
