@@ -34,7 +34,8 @@ export async function paced(label: string, url: string, rate: number, options: P
   const lines = output.trim().split('\n');
   if (code !== 0) throw new Error(`paced loader exited with ${code}: ${output}`);
   process.stdout.write(lines.slice(0, -1).map((l) => `${l}\n`).join(''));
-  return JSON.parse(lines.at(-1) ?? '{}') as LoadResult;
+  // JSON carries NaN (no CPU figure for a paced run) as null: restored, so the result is a LoadResult.
+  return { ...(JSON.parse(lines.at(-1) ?? '{}') as LoadResult), cpuMicrosPerRequest: Number.NaN };
 }
 
 /**

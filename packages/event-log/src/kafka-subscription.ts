@@ -13,7 +13,8 @@ import type { LogSink } from './kafka-config.ts';
 // batch as kafkajs's autoCommit does: at moderate rates a batch holds a few records, and an
 // OffsetCommit (a replicated write to __consumer_offsets) per batch and partition was as many
 // requests as the producers sent (issue 16: 335 a second at 1,000 PATCH/s; the broker's CPU fell by
-// about a fifth without them). A replica that dies re-reads at most that interval's records when its store has no positions.
+// about a fifth without them). A replica that dies re-reads at most that interval's records when its
+// store has no positions.
 
 /** How often a consumer commits its resolved offsets to Kafka (Kafka's auto.commit.interval.ms default). */
 export const OFFSET_COMMIT_INTERVAL_MS = 5_000;
