@@ -71,7 +71,10 @@ describe('locations and tariffs: push, project, pull', () => {
       const tariff = example(file);
       const res = await put(`tariffs/${String(tariff['country_code'])}/${String(tariff['party_id'])}/${String(tariff['id'])}`, tariff);
       assert.equal(res.body.status_code, 1000, `${file}: ${res.text}`);
-      expectedTariffs.set(String(tariff['id']), tariff);
+      // Newest wins (docs/decisions/0001-newest-state-wins.md): tariff_8 reuses tariff_6's id with an
+      // older last_updated, so the eMSP keeps seeing tariff_6.
+      const held = expectedTariffs.get(String(tariff['id']));
+      if (!held || Date.parse(String(tariff['last_updated'])) >= Date.parse(String(held['last_updated']))) expectedTariffs.set(String(tariff['id']), tariff);
     }
     // The CPO reads its own write at once (read-your-writes: the detail GET waits for the projection).
     const last = example(locationFiles.at(-1) ?? '');

@@ -3,7 +3,8 @@ import { need, type CommandContext } from './command-context.ts';
 import { progressBar, rebuildReadModel } from './rebuild.ts';
 import { UsageError } from './usage.ts';
 
-// hubctl readmodel: rebuild a read model into a new generation from its topic, then switch over.
+// hubctl readmodel: rebuild a read model into a new generation from its topic, then switch over; list
+// the events it did not apply (not applicable, or superseded: docs/decisions/0001-newest-state-wins.md).
 
 export async function runReadmodelCommand(action: string, ctx: CommandContext): Promise<number | undefined> {
   const { deps, values, print } = ctx;
@@ -23,6 +24,18 @@ export async function runReadmodelCommand(action: string, ctx: CommandContext): 
       print(
         `${model} rebuilt as generation ${result.generation}: ${result.events} events, ${result.rows} rows in ${result.seconds.toFixed(1)} s (${result.eventsPerSecond.toFixed(0)} events/s); now serving`,
         { model, generation: result.generation, events: Number(result.events), rows: result.rows, seconds: result.seconds, events_per_second: result.eventsPerSecond },
+      );
+      return 0;
+    }
+    case 'rejects': {
+      const model = need(values, 'model');
+      if (!isProjectedModule(model)) throw new UsageError(`--model must be ${projectedModules.join(' or ')}`);
+      const limit = values.limit === undefined ? 50 : Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError('--limit must be a whole number from 1 to 10000');
+      const rejects = await deps.readModels().store.rejects(model, limit);
+      print(
+        rejects.length === 0 ? `no events of ${model} left unapplied` : rejects.map((r) => `${r.at.toISOString()} ${r.type} ${r.subject} [${r.partition}]@${r.offset}: ${r.reason}`).join('\n'),
+        rejects.map((r) => ({ at: r.at.toISOString(), partition: r.partition, offset: r.offset, subject: r.subject, event_type: r.type, reason: r.reason })),
       );
       return 0;
     }

@@ -33,6 +33,9 @@ export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
   readmodel rebuild --model ${projectedModules.join('|')}
                                    rebuild a read model from its topic while the old one serves,
                                    then switch over (progress on stderr)
+  readmodel rejects --model ${projectedModules.join('|')} [--limit N]
+                                   the newest events the read model did not apply: not
+                                   applicable, or superseded by a newer state (newest wins)
   positions reset --consumer projector|dispatcher [--group G]
                                    after a consumer refused positions of another Kafka cluster or
                                    a recreated topic: rebuild its state from the current topics

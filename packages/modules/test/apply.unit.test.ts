@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { locationEventTypes, tariffEventTypes } from '@hub/events';
-import { applyLocationEvent, applyTariffEvent, findInLocation } from '../src/apply.ts';
+import { locationEventTypes, locationEventTypes as L, tariffEventTypes, tokenEventTypes } from '@hub/events';
+import { applyLocationEvent, applyTariffEvent, applyTokenEvent, findInLocation } from '../src/apply.ts';
 import type { ApplyResult } from '../src/apply.ts';
 import { objectKey, parseSubject, pathSubject } from '../src/location-events.ts';
 import type { ObjectPath } from '../src/location-events.ts';
@@ -139,10 +139,11 @@ describe('applyLocationEvent: EVSE PUT and PATCH', () => {
     assert.equal(doc['name'], 'Gent Zuid');
   });
 
-  it('an EVSE PUT sets the location last_updated even when it is older than the stored one', () => {
+  it('a new EVSE older than the location keeps the location last_updated (a parent never moves back)', () => {
     const older = '2010-01-01T00:00:00Z';
-    const doc = upserted(applyLocationEvent(storedLocation(), locationEventTypes.evsePut, evse3257, { uid: '3257', status: 'AVAILABLE', last_updated: older }));
-    assert.equal(doc['last_updated'], older);
+    const doc = upserted(applyLocationEvent(storedLocation(), locationEventTypes.evsePut, { ...loc, evseUid: 'NEW' }, { uid: 'NEW', status: 'AVAILABLE', last_updated: older }));
+    assert.equal(evseOf(doc, 'NEW')['last_updated'], older);
+    assert.equal(doc['last_updated'], '2015-06-29T20:39:09Z');
   });
 
   it('an EVSE PATCH merges into the stored EVSE and propagates its last_updated to the location', () => {
@@ -330,6 +331,58 @@ describe('applyTariffEvent', () => {
     const type = 'ocpi.tariffs.tariff-patched.v1';
     assert.deepEqual(applyTariffEvent(undefined, type, example('tariff_put_example.json')), { kind: 'rejected', reason: `unknown event type ${type}` });
     assert.equal(applyTariffEvent(undefined, locationEventTypes.locationPut, {}).kind, 'rejected');
+  });
+});
+
+// Newest wins (docs/decisions/0001-newest-state-wins.md): each pair is applied newer first, the
+// older update must leave what the newer one wrote; equal times apply in log order.
+describe('newest wins: an update older than the object it writes is superseded', () => {
+  const T1 = '2026-01-01T10:00:00Z';
+  const T2 = '2026-01-01T10:00:01Z';
+  const superseded = (result: ApplyResult) => assert.equal(result.kind, 'superseded', `expected superseded, got ${JSON.stringify(result)}`);
+  const base = (): Json => deepFreeze({ ...example('location_example.json'), last_updated: T1, evses: (example('location_example.json')['evses'] as Json[]).map((e) => ({ ...e, last_updated: T1, connectors: (e['connectors'] as Json[]).map((c) => ({ ...c, last_updated: T1 })) })) });
+
+  it('location PUT and PATCH', () => {
+    const newer = upserted(applyLocationEvent(base(), L.locationPatched, loc, { name: 'Newer', last_updated: T2 }));
+    superseded(applyLocationEvent(newer, L.locationPatched, loc, { name: 'Older', last_updated: T1.replace('10:00:00', '09:59:59') }));
+    superseded(applyLocationEvent(newer, L.locationPut, loc, { ...base(), name: 'Older PUT', last_updated: T1 }));
+    assert.equal(upserted(applyLocationEvent(newer, L.locationPatched, loc, { name: 'Same time', last_updated: T2 }))['name'], 'Same time', 'equal times apply in log order');
+  });
+
+  it('EVSE status: CHARGING at T2 is not replaced by AVAILABLE at T1', () => {
+    const newer = upserted(applyLocationEvent(base(), L.evsePatched, evse3256, { status: 'CHARGING', last_updated: T2 }));
+    const result = applyLocationEvent(newer, L.evsePatched, evse3256, { status: 'AVAILABLE', last_updated: T1 });
+    superseded(result);
+    assert.match(result.kind === 'superseded' ? result.reason : '', /older than/);
+    superseded(applyLocationEvent(newer, L.evsePut, evse3256, { uid: '3256', status: 'AVAILABLE', last_updated: T1 }));
+    // The other EVSE was not written at T2: an update of it at T1 (equal to its own) applies.
+    assert.equal(evseOf(upserted(applyLocationEvent(newer, L.evsePatched, evse3257, { status: 'BLOCKED', last_updated: T1 })), '3257')['status'], 'BLOCKED');
+  });
+
+  it('connector max_amperage: 16 at T2 is not replaced by 20 at T1', () => {
+    const newer = upserted(applyLocationEvent(base(), L.connectorPatched, connector3256_2, { max_amperage: 16, last_updated: T2 }));
+    superseded(applyLocationEvent(newer, L.connectorPatched, connector3256_2, { max_amperage: 20, last_updated: T1 }));
+    superseded(applyLocationEvent(newer, L.connectorPut, connector3256_2, { ...connectorOf(base(), '3256', '2'), max_amperage: 20, last_updated: T1 }));
+    assert.equal(connectorOf(newer, '3256', '2')['max_amperage'], 16);
+  });
+
+  it('tariff PUT', () => {
+    const newer = { ...example('tariff_1_simple_2hour.json'), last_updated: T2 };
+    superseded(applyTariffEvent(newer, tariffEventTypes.tariffPut, { ...newer, currency: 'USD', last_updated: T1 }));
+    assert.equal(upserted(applyTariffEvent(newer, tariffEventTypes.tariffPut, { ...newer, currency: 'USD', last_updated: T2 }))['currency'], 'USD');
+  });
+
+  it('token PUT and PATCH', () => {
+    const newer = { uid: '012345678', type: 'RFID', valid: false, last_updated: T2 };
+    superseded(applyTokenEvent(newer, tokenEventTypes.tokenPatched, { valid: true, last_updated: T1 }));
+    superseded(applyTokenEvent(newer, tokenEventTypes.tokenPut, { ...newer, valid: true, last_updated: T1 }));
+    assert.equal(upserted(applyTokenEvent(newer, tokenEventTypes.tokenPatched, { valid: true, last_updated: T2 }))['valid'], true);
+  });
+
+  it('times in other forms compare as instants; an unreadable time applies in log order', () => {
+    const newer = upserted(applyLocationEvent(base(), L.evsePatched, evse3256, { status: 'CHARGING', last_updated: '2026-01-01T10:00:01.500Z' }));
+    superseded(applyLocationEvent(newer, L.evsePatched, evse3256, { status: 'AVAILABLE', last_updated: '2026-01-01T10:00:01.499+00:00' }));
+    assert.equal(upserted(applyLocationEvent(newer, L.evsePatched, evse3256, { status: 'AVAILABLE', last_updated: 'yesterday' }))['last_updated'], '2026-01-01T10:00:01.500Z');
   });
 });
 

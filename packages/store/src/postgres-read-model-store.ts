@@ -32,6 +32,16 @@ async function generationOf(client: PoolClient | Pool, model: ReadModel): Promis
   return rows[0]?.active ?? 1;
 }
 
+/** An event of a read model's topic that the read model did not apply (projection_rejects). */
+export interface ProjectionReject {
+  readonly partition: number;
+  readonly offset: string;
+  readonly subject: string;
+  readonly type: string;
+  readonly reason: string;
+  readonly at: Date;
+}
+
 export interface ReadModelStore {
   /**
    * Applies one partition's records in order, exactly once: records before the stored position are
@@ -51,6 +61,11 @@ export interface ReadModelStore {
    * A record the read model still cannot apply throws NotApplicable (a record failure).
    */
   redrive(model: ReadModel, record: ProjectedRecord): Promise<'redriven' | 'superseded'>;
+  /**
+   * The newest events of the active generation the read model did not apply: not applicable, or
+   * superseded by a newer state of their object (reason "superseded: ...", newest wins).
+   */
+  rejects(model: ReadModel, limit: number): Promise<ProjectionReject[]>;
   /** The next offset to apply, per partition, of the active generation. */
   positions(model: ReadModel, generation?: number): Promise<Map<number, bigint>>;
   /** Routed list for an eMSP platform: only CPOs with an active routing rule to one of its eMSP parties. */
@@ -92,11 +107,21 @@ export function postgresReadModelStore(pool: Pool, lists: ListOptions = {}): Rea
   return {
     async applyBatch(model, partition, records, generation) {
       const [outcome] = await applyBatches(pool, model, [{ partition, records }], generation);
-      return outcome ?? { applied: 0, skipped: records.length, rejected: 0, quarantined: 0 };
+      return outcome ?? { applied: 0, skipped: records.length, rejected: 0, superseded: 0, quarantined: 0 };
     },
 
     applyBatches(model, batches, generation) {
       return applyBatches(pool, model, batches, generation);
+    },
+
+    async rejects(model, limit) {
+      const { rows } = await pool.query<{ partition: number; offset: string; subject: string; event_type: string; reason: string; at: Date }>(
+        `select partition, "offset", subject, event_type, reason, at from projection_rejects
+          where model = $1 and generation = (select coalesce((select active from read_model_generations where model = $1), 1))
+          order by at desc, partition, "offset" desc limit $2`,
+        [model, limit],
+      );
+      return rows.map((r) => ({ partition: r.partition, offset: r.offset, subject: r.subject, type: r.event_type, reason: r.reason, at: r.at }));
     },
 
     redrive(model, record) {

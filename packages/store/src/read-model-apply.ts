@@ -21,6 +21,7 @@ interface Applied {
   readonly changed: Set<string>;
   readonly createdAt: Map<string, string>;
   readonly deleted: Set<string>;
+  /** Not applicable, or superseded (newest wins): kept in projection_rejects for the operator. */
   readonly rejects: Array<{ partition: number; offset: string; subject: string; type: string; reason: string }>;
   readonly quarantines: QuarantineEntry[];
   readonly outcomes: Map<number, BatchOutcome>;
@@ -57,31 +58,35 @@ async function begin(client: PoolClient, model: ReadModel, ordered: readonly Par
 }
 
 /**
- * Loads, in one query, every object whose first event in the batches builds on what is stored (an
- * object a PUT replaces first needs nothing: a rebuild's batches of PUTs load nothing).
+ * Loads, in one query, what the batches' objects build on: the stored document of every object with
+ * an event that merges into it, and only the last_updated of an object whose one event here replaces
+ * it whole (newest wins needs its time, not its document: a rebuild's batches of PUTs read no
+ * documents, and against a new generation find no rows).
  */
 async function load(client: PoolClient, model: ReadModel, gen: number, work: readonly Work[], parsed: ReadonlyArray<ReadonlyArray<ObjectPath | undefined>>): Promise<Map<string, Json>> {
-  const seen = new Set<string>();
-  const needed: string[][] = [];
+  const firstIsWhole = new Map<string, boolean>();
+  const wholeDocument = new Set<string>();
   work.forEach((w, wi) => {
     w.fresh.forEach((record, i) => {
       const path = parsed[wi]?.[i];
       if (!path || record.quarantine) return;
       const key = keyOf(path);
-      if (seen.has(key)) return;
-      seen.add(key);
-      if (!projectionOf(model).replacesWholeObject(record.type)) needed.push(key.split('\u0000'));
+      // A later event of the same object may merge into the stored document if the first is superseded.
+      if (firstIsWhole.has(key)) wholeDocument.add(key);
+      else firstIsWhole.set(key, projectionOf(model).replacesWholeObject(record.type));
     });
   });
   const documents = new Map<string, Json>();
-  if (needed.length > 0) {
-    const loaded = await client.query<{ country_code: string; party_id: string; id: string; document: Json }>(
-      `select country_code, party_id, id, document from ${projectionOf(model).table}
-          where generation = $1 and (country_code, party_id, id) in (select * from unnest($2::text[], $3::text[], $4::text[]))`,
-      [gen, needed.map((k) => k[0]), needed.map((k) => k[1]), needed.map((k) => k[2])],
-    );
-    for (const r of loaded.rows) documents.set(`${r.country_code}\u0000${r.party_id}\u0000${r.id}`, r.document);
-  }
+  if (firstIsWhole.size === 0) return documents;
+  const keys = [...firstIsWhole.keys()].map((k) => k.split('\u0000') as [string, string, string]);
+  const loaded = await client.query<{ country_code: string; party_id: string; id: string; last_updated: Date; document: Json | null }>(
+    `select t.country_code, t.party_id, t.id, t.last_updated, case when k.whole then t.document end as document
+       from unnest($2::text[], $3::text[], $4::text[], $5::boolean[]) as k(cc, pid, id, whole)
+       join ${projectionOf(model).table} t on t.generation = $1 and t.country_code = k.cc and t.party_id = k.pid and t.id = k.id`,
+    [gen, keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map((k) => k[2]), [...firstIsWhole].map(([k, whole]) => !whole || wholeDocument.has(k))],
+  );
+  // A replaced object's stand-in holds only its time: evolve reads no more of it for a PUT.
+  for (const r of loaded.rows) documents.set(`${r.country_code}\u0000${r.party_id}\u0000${r.id}`, r.document ?? { last_updated: r.last_updated.toISOString() });
   return documents;
 }
 
@@ -103,6 +108,7 @@ function apply(model: ReadModel, work: readonly Work[], parsed: ReadonlyArray<Re
   const outcomes = new Map<number, BatchOutcome>();
   work.forEach((w, wi) => {
     let rejected = 0;
+    let superseded = 0;
     let quarantined = 0;
     w.fresh.forEach((record, i) => {
       if (record.quarantine) {
@@ -124,12 +130,15 @@ function apply(model: ReadModel, work: readonly Work[], parsed: ReadonlyArray<Re
         documents.set(keyOf(path), result.document);
         changed.add(keyOf(path));
         if (!createdAt.has(keyOf(path))) createdAt.set(keyOf(path), creationTime(record.time));
+      } else if (result.kind === 'superseded') {
+        superseded++;
+        rejects.push({ partition: w.partition, offset: record.offset, subject: record.subject, type: record.type, reason: `superseded: ${result.reason}` });
       } else {
         rejected++;
         rejects.push({ partition: w.partition, offset: record.offset, subject: record.subject, type: record.type, reason: result.kind === 'rejected' ? result.reason : 'unknown' });
       }
     });
-    outcomes.set(w.partition, { applied: w.fresh.length - rejected - quarantined, skipped: w.records.length - w.fresh.length, rejected, quarantined });
+    outcomes.set(w.partition, { applied: w.fresh.length - rejected - superseded - quarantined, skipped: w.records.length - w.fresh.length, rejected, superseded, quarantined });
   });
   return { documents, changed, createdAt, deleted, rejects, quarantines, outcomes };
 }
@@ -215,13 +224,13 @@ export async function applyBatches(pool: Pool, model: ReadModel, batches: Readon
     const { gen, work } = await begin(client, model, ordered, generation);
     if (work.every((w) => w.fresh.length === 0)) {
       await client.query('commit');
-      return batches.map((b) => ({ applied: 0, skipped: b.records.length, rejected: 0, quarantined: 0 }));
+      return batches.map((b) => ({ applied: 0, skipped: b.records.length, rejected: 0, superseded: 0, quarantined: 0 }));
     }
     // Load what the batches build on, apply in memory, write back.
     const parsed = work.map((w) => w.fresh.map((r) => parseSubject(r.subject)));
     const applied = apply(model, work, parsed, await load(client, model, gen, work, parsed));
     await write(client, model, gen, work, applied);
-    return batches.map((b) => applied.outcomes.get(b.partition) ?? { applied: 0, skipped: b.records.length, rejected: 0, quarantined: 0 });
+    return batches.map((b) => applied.outcomes.get(b.partition) ?? { applied: 0, skipped: b.records.length, rejected: 0, superseded: 0, quarantined: 0 });
   } catch (e) {
     await client.query('rollback').catch(() => undefined);
     throw e;

@@ -44,6 +44,8 @@ export interface BatchOutcome {
   /** Records at or below the stored position: already applied (redelivery, rebalance, replay). */
   readonly skipped: number;
   readonly rejected: number;
+  /** Older than the object the hub holds (newest wins, docs/decisions/0001-newest-state-wins.md): not applied. */
+  readonly superseded: number;
   readonly quarantined: number;
 }
 

@@ -32,6 +32,8 @@ export async function redriveRecord(pool: Pool, model: ReadModel, record: Projec
     const stored = (await client.query<{ document: Json; last_updated: Date }>(`select document, last_updated from ${table} where generation = $1 and country_code = $2 and party_id = $3 and id = $4 for update`, [gen, ...key])).rows[0];
     const result = projection.evolve(stored?.document, record.type, path, record.data);
     if (result.kind === 'rejected') throw new NotApplicable(result.reason);
+    // Older than the object (or the EVSE or Connector of it) held: newest wins.
+    if (result.kind === 'superseded') return 'superseded';
     const newer = (time: unknown) => stored !== undefined && typeof time === 'string' && stored.last_updated.getTime() > Date.parse(time);
     if (result.kind === 'deleted') {
       if (newer(record.time)) return 'superseded';

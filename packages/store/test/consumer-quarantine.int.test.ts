@@ -48,7 +48,7 @@ describe('consumer quarantine on Postgres', () => {
     assert.equal((await offsets())[4], undefined, 'no position stored');
     // Flagged, it is quarantined and the others applied, the position past all three.
     const outcome = await readModels().applyBatch('locations', 4, [location(0, 'A', '2026-01-01T00:00:00Z'), location(1, 'P', '0000-01-01T00:00:00Z', poisonEntry), location(2, 'B', '2026-01-01T00:00:00Z')]);
-    assert.deepEqual(outcome, { applied: 2, skipped: 0, rejected: 0, quarantined: 1 });
+    assert.deepEqual(outcome, { applied: 2, skipped: 0, rejected: 0, superseded: 0, quarantined: 1 });
     assert.equal((await offsets())[4], 3n);
     const [stored, ...more] = await quarantine().list();
     assert.equal(more.length, 0);

@@ -43,8 +43,8 @@ describe('read-model store on Postgres: applyBatches', () => {
       { partition: 0, records: [put(0, 'L0', 'zero')] },
     ]);
     assert.deepEqual(outcomes, [
-      { applied: 2, skipped: 0, rejected: 0, quarantined: 0 },
-      { applied: 1, skipped: 0, rejected: 0, quarantined: 0 },
+      { applied: 2, skipped: 0, rejected: 0, superseded: 0, quarantined: 0 },
+      { applied: 1, skipped: 0, rejected: 0, superseded: 0, quarantined: 0 },
     ]);
     assert.equal(await nameOf('L2'), 'two patched');
     assert.equal(await nameOf('L0'), 'zero');
@@ -57,8 +57,8 @@ describe('read-model store on Postgres: applyBatches', () => {
       { partition: 2, records: [patch(1, 'L2', 'redelivered'), patch(2, 'L2', 'new')] },
     ]);
     assert.deepEqual(outcomes, [
-      { applied: 0, skipped: 1, rejected: 0, quarantined: 0 },
-      { applied: 1, skipped: 1, rejected: 0, quarantined: 0 },
+      { applied: 0, skipped: 1, rejected: 0, superseded: 0, quarantined: 0 },
+      { applied: 1, skipped: 1, rejected: 0, superseded: 0, quarantined: 0 },
     ]);
     assert.equal(await nameOf('L0'), 'zero');
     assert.equal(await nameOf('L2'), 'new');
@@ -69,7 +69,7 @@ describe('read-model store on Postgres: applyBatches', () => {
     const outcomes = await store.applyBatches('locations', [
       { partition: 1, records: [projectedRecord('0', undefined), patch(1, 'NOPE', 'x'), put(2, 'L1', 'one')] },
     ]);
-    assert.deepEqual(outcomes, [{ applied: 1, skipped: 0, rejected: 2, quarantined: 0 }]);
+    assert.deepEqual(outcomes, [{ applied: 1, skipped: 0, rejected: 2, superseded: 0, quarantined: 0 }]);
     const rejects = await stack.pool.query<{ offset: string; reason: string }>(`select "offset", reason from projection_rejects where model = 'locations' and partition = 1 order by "offset"`);
     assert.deepEqual(rejects.rows.map((r) => r.offset), ['0', '1']);
     assert.equal((await store.positions('locations')).get(1), 3n);
@@ -110,7 +110,7 @@ describe('read-model store on Postgres: applyBatches', () => {
     await store.applyBatches('tariffs', [{ partition: 0, records: [tariffPut(0, 'T1'), tariffPut(1, 'T2')] }]);
     assert.deepEqual(await ids(), ['T1', 'T2']);
     const outcomes = await store.applyBatches('tariffs', [{ partition: 0, records: [tariffDelete(2, 'T1'), tariffDelete(3, 'T2'), tariffPut(4, 'T2'), tariffDelete(5, 'NOPE')] }]);
-    assert.deepEqual(outcomes, [{ applied: 3, skipped: 0, rejected: 1, quarantined: 0 }]);
+    assert.deepEqual(outcomes, [{ applied: 3, skipped: 0, rejected: 1, superseded: 0, quarantined: 0 }]);
     assert.deepEqual(await ids(), ['T2']);
     const rejects = await stack.pool.query<{ reason: string }>(`select reason from projection_rejects where model = 'tariffs'`);
     assert.deepEqual(rejects.rows.map((r) => r.reason), ['unknown tariff']);
@@ -122,7 +122,7 @@ describe('read-model store on Postgres: applyBatches', () => {
 
   it('an event time Postgres cannot read neither fails the batch nor stalls the projection: the object takes its last_updated', async () => {
     const odd = { ...put(50, 'ODD1', 'odd time'), time: '0000-01-01T00:00:00Z' };
-    assert.deepEqual(await store.applyBatches('locations', [{ partition: 6, records: [odd] }]), [{ applied: 1, skipped: 0, rejected: 0, quarantined: 0 }]);
+    assert.deepEqual(await store.applyBatches('locations', [{ partition: 6, records: [odd] }]), [{ applied: 1, skipped: 0, rejected: 0, superseded: 0, quarantined: 0 }]);
     const { rows } = await stack.pool.query<{ same: boolean }>("select created_at = last_updated as same from locations where id = 'ODD1'");
     assert.equal(rows[0]?.same, true);
   });

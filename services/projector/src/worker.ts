@@ -33,7 +33,7 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
   const shell = await startServiceShell('projector', config);
   const { logger, metrics, eventLog, pool } = shell;
   const store = postgresReadModelStore(pool);
-  const events = new Counter({ name: 'hub_projector_events_total', help: 'Events by read model and outcome (applied, skipped, rejected, quarantined)', labelNames: ['model', 'outcome'], registers: [metrics] });
+  const events = new Counter({ name: 'hub_projector_events_total', help: 'Events by read model and outcome (applied, skipped, rejected, superseded: older than the object held, quarantined)', labelNames: ['model', 'outcome'], registers: [metrics] });
   const lag = consumerLagGauge(metrics);
   const batchSeconds = new Histogram({ name: 'hub_projector_batch_seconds', help: 'Time to apply one round of batches (one transaction)', labelNames: ['model'], buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [metrics] });
   const modelOf = new Map(MODELS.map((m) => [eventLog.physical(m.topic), m.model]));
@@ -65,8 +65,11 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
     events.inc({ model, outcome: 'applied' }, outcome.applied);
     events.inc({ model, outcome: 'skipped' }, outcome.skipped);
     events.inc({ model, outcome: 'rejected' }, outcome.rejected);
+    events.inc({ model, outcome: 'superseded' }, outcome.superseded);
     events.inc({ model, outcome: 'quarantined' }, outcome.quarantined);
     if (outcome.rejected > 0) logger.warn('events not applicable to the read model were kept as rejects', { model, rejected: outcome.rejected });
+    // Newest wins (docs/decisions/0001-newest-state-wins.md): expected when a CPO's updates cross.
+    if (outcome.superseded > 0) logger.info('updates older than the objects held were not applied (newest wins); hubctl readmodel rejects lists them', { model, superseded: outcome.superseded });
   };
   const grouped = Object.fromEntries(projectedModules.map((m) => [m, groupFor(m)])) as Record<ReadModel, ReturnType<typeof groupFor>>;
   const bindings = postgresPositionBindings(pool);

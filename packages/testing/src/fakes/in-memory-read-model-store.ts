@@ -39,13 +39,13 @@ export function inMemoryReadModelStore(registry: InMemoryRegistryView): ReadMode
     );
   };
 
-  const apply = (model: ReadModel, record: ProjectedRecord): 'applied' | 'rejected' => {
+  const apply = (model: ReadModel, record: ProjectedRecord): 'applied' | 'rejected' | 'superseded' => {
     const path = parseSubject(record.subject);
     if (!path) return 'rejected';
     const key = keyOf(path);
     const stored = rows[model].get(key);
     const result = projectionOf(model).evolve(stored?.document, record.type, path, record.data);
-    if (result.kind === 'rejected') return 'rejected';
+    if (result.kind === 'rejected' || result.kind === 'superseded') return result.kind;
     if (result.kind === 'deleted') rows[model].delete(key);
     else if (stored) stored.document = result.document;
     else {
@@ -57,7 +57,7 @@ export function inMemoryReadModelStore(registry: InMemoryRegistryView): ReadMode
 
   return {
     async applyBatch(model, partition, records) {
-      const outcome = { applied: 0, skipped: 0, rejected: 0, quarantined: 0 };
+      const outcome = { applied: 0, skipped: 0, rejected: 0, superseded: 0, quarantined: 0 };
       for (const record of records) {
         const next = positions[model].get(partition) ?? 0n;
         if (BigInt(record.offset) < next) {
