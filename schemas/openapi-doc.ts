@@ -152,7 +152,7 @@ export function buildOpenApi(): Json {
         'X-Request-ID': { name: 'X-Request-ID', in: 'header', required: false, description: 'Echoed; generated when absent', schema: { type: 'string' } },
         'X-Correlation-ID': { name: 'X-Correlation-ID', in: 'header', required: false, description: 'Echoed; generated when absent', schema: { type: 'string' } },
         offset: { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0, default: 0 } },
-        limit: { name: 'limit', in: 'query', required: false, description: 'Default 100, at most 1,000 (X-Limit)', schema: { type: 'integer', minimum: 0 } },
+        limit: { name: 'limit', in: 'query', required: false, description: 'Default 100, at most 1,000; X-Limit answers the limit applied', schema: { type: 'integer', minimum: 0 } },
         date_from: { name: 'date_from', in: 'query', required: false, description: 'Inclusive', schema: { type: 'string', format: 'date-time' } },
         date_to: { name: 'date_to', in: 'query', required: false, description: 'Exclusive', schema: { type: 'string', format: 'date-time' } },
         type: { name: 'type', in: 'query', required: false, description: 'mod_tokens.asciidoc: the token\'s TokenType, RFID when omitted (a uid is unique per type only)', schema: { $ref: componentRef('ocpi/types.json', '/$defs/TokenType') } },

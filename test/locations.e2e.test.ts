@@ -260,6 +260,8 @@ describe('locations and tariffs: push, project, pull', () => {
     // The limit is capped by the server maximum and reported in X-Limit.
     const capped = await call<Json[]>(hub, 'GET', '/ocpi/2.2.1/locations?limit=500', { token: emsp.token });
     assert.equal(capped.headers['x-limit'], '50');
+    // ... and a smaller limit is the one applied (transport_and_format.asciidoc, Pagination: X-Limit).
+    for (const list of ['locations', 'tariffs']) assert.equal((await call<Json[]>(hub, 'GET', `/ocpi/2.2.1/${list}?limit=2`, { token: emsp.token })).headers['x-limit'], '2', list);
     // An offset past the end is an empty, valid page.
     const empty = await call<Json[]>(hub, 'GET', '/ocpi/2.2.1/locations?offset=10000', { token: emsp.token });
     assert.deepEqual(empty.body.data, []);

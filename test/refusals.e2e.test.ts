@@ -157,6 +157,8 @@ describe('refusals at the partner API', () => {
     const capped = await call(hub, 'GET', '/ocpi/2.2.1/hubclientinfo?limit=999999', { token: hubToken });
     expectEnvelope(capped, 200, 1000);
     assert.equal(capped.headers['x-limit'], '1000');
+    // X-Limit is the limit applied (transport_and_format.asciidoc, Pagination), not the maximum.
+    assert.equal((await call(hub, 'GET', '/ocpi/2.2.1/hubclientinfo?limit=2', { token: hubToken })).headers['x-limit'], '2');
   });
 
   it('unknown paths and methods: 404 / 405 envelopes', async () => {

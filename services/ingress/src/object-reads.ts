@@ -61,7 +61,7 @@ export function listObjects(deps: ObjectRoutesDeps, model: ReadModel): RequestHa
     }
     const page = parsePage(req, deps.limits);
     const result = await deps.readModels.listVisible(model, req.caller.platformId, page);
-    setPageHeaders(res, page, result.total, result.documentsJson.length, { publicUrl: `${deps.publicBaseUrl}${req.originalUrl}`, maxLimit: deps.limits.maxLimit });
+    setPageHeaders(res, page, result.total, result.documentsJson.length, { publicUrl: `${deps.publicBaseUrl}${req.originalUrl}` });
     okPreserializedList(res, result.documentsJson);
   });
 }

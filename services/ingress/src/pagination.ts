@@ -2,8 +2,10 @@ import type { Request, Response } from 'express';
 import { HubError, isoInstant } from '@hub/ocpi';
 
 // Pagination (OCPI 2.2.1 transport_and_format.asciidoc, Pagination; interface document, Pagination):
-// offset (default 0), limit (capped by the server maximum, reported in X-Limit), date_from inclusive,
-// date_to exclusive; X-Total-Count; Link rel="next" with the same filters when more exist.
+// offset (default 0), limit (capped by the server maximum), date_from inclusive, date_to exclusive;
+// X-Total-Count; X-Limit, the limit applied to this request ("with limit=2000 and a server maximum of
+// 100, X-Limit is 100": a client sees whether its limit was reduced); Link rel="next" with the same
+// filters when more exist.
 
 export interface PageRequest {
   readonly offset: number;
@@ -36,7 +38,7 @@ function parseCount(name: string, v: string | undefined, fallback: number): numb
 
 export function parsePage(req: Request, limits: { defaultLimit: number; maxLimit: number }): PageRequest {
   const offset = parseCount('offset', single(req, 'offset'), 0);
-  // limit=0 (or none) means the default, itself never above the maximum that X-Limit reports.
+  // limit=0 (or none) means the default, itself never above the maximum.
   const defaultLimit = Math.min(limits.defaultLimit, limits.maxLimit);
   const limit = Math.min(parseCount('limit', single(req, 'limit'), defaultLimit), limits.maxLimit);
   const dateFrom = parseDate('date_from', single(req, 'date_from'));
@@ -49,10 +51,10 @@ export function setPageHeaders(
   page: PageRequest,
   total: number,
   returned: number,
-  options: { publicUrl: string; maxLimit: number },
+  options: { publicUrl: string },
 ): void {
   res.setHeader('X-Total-Count', String(total));
-  res.setHeader('X-Limit', String(options.maxLimit));
+  res.setHeader('X-Limit', String(page.limit));
   const nextOffset = page.offset + returned;
   if (returned > 0 && nextOffset < total) {
     const next = new URL(options.publicUrl);

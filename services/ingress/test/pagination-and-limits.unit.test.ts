@@ -15,7 +15,7 @@ const spent = (scope: string, party: string, n: number): Arrange<InMemoryHub> =>
 };
 
 describe('pagination headers', () => {
-  it('the first page: default limit, X-Total-Count, X-Limit (the maximum) and a Link to the next page', () =>
+  it('the first page: default limit, X-Total-Count, X-Limit (the limit applied: the default) and a Link to the next page', () =>
     ingress
       .given(cpo(), emsp(), routed(), five)
       .when(list())
@@ -23,7 +23,7 @@ describe('pagination headers', () => {
         expectOcpi(200, 1000),
         (res) => assert.deepEqual(ids(res.body), ['L1', 'L2']),
         expectHeader('X-Total-Count', '5'),
-        expectHeader('X-Limit', '3'),
+        expectHeader('X-Limit', '2'),
         expectHeader('Link', `<${BASE}/ocpi/2.2.1/locations?offset=2&limit=2>; rel="next"`),
       ));
 
@@ -33,8 +33,12 @@ describe('pagination headers', () => {
       .when(list('?limit=50&date_from=2020-01-01T00:00:00Z'))
       .then(
         (res) => assert.deepEqual(ids(res.body), ['L1', 'L2', 'L3']),
+        expectHeader('X-Limit', '3'),
         expectHeader('Link', `<${BASE}/ocpi/2.2.1/locations?offset=3&limit=3&date_from=2020-01-01T00%3A00%3A00.000Z>; rel="next"`),
       ));
+
+  it('a limit below the maximum is the X-Limit of its answer', () =>
+    ingress.given(cpo(), emsp(), routed(), five).when(list('?limit=1')).then((res) => assert.deepEqual(ids(res.body), ['L1']), expectHeader('X-Limit', '1')));
 
   it('the last page has no Link; an offset past the end is an empty page with the total', async () => {
     await ingress.given(cpo(), emsp(), routed(), five).when(list('?offset=3&limit=3')).then((res) => assert.deepEqual(ids(res.body), ['L4', 'L5']), expectHeader('Link', undefined));

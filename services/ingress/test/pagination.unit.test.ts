@@ -87,7 +87,7 @@ describe('parsePage', () => {
 });
 
 describe('setPageHeaders', () => {
-  const options = { publicUrl: 'https://hub.example.com/ocpi/2.2.1/hubclientinfo?offset=0&limit=2', maxLimit: 100 };
+  const options = { publicUrl: 'https://hub.example.com/ocpi/2.2.1/hubclientinfo?offset=0&limit=2' };
 
   function headersFor(p: PageRequest, total: number, returned: number): Record<string, string> {
     const headers: Record<string, string> = {};
@@ -100,10 +100,17 @@ describe('setPageHeaders', () => {
     return headers;
   }
 
-  it('reports the total and the server limit', () => {
+  it('reports the total and the limit applied to the request (transport_and_format.asciidoc, Pagination: X-Limit)', () => {
     const headers = headersFor({ offset: 0, limit: 2 }, 5, 2);
     assert.equal(headers['X-Total-Count'], '5');
-    assert.equal(headers['X-Limit'], '100');
+    assert.equal(headers['X-Limit'], '2');
+  });
+
+  it('X-Limit is the smaller of the requested limit and the server maximum', () => {
+    const capped = parsePage(request({ limit: '2000' }), { defaultLimit: 50, maxLimit: 100 });
+    assert.equal(headersFor(capped, 500, 100)['X-Limit'], '100');
+    const defaulted = parsePage(request({}), { defaultLimit: 50, maxLimit: 100 });
+    assert.equal(headersFor(defaulted, 500, 50)['X-Limit'], '50');
   });
 
   it('links to the next page with the same limit and filters when more objects exist', () => {

@@ -138,7 +138,7 @@ describe('token pulls', () => {
     ingress
       .given(emsp(), cpo(), routed(), three)
       .when(list())
-      .then(expectOcpi(200, 1000), (res) => assert.deepEqual(uids(res.body), ['T1|RFID', 'T1|APP_USER']), expectHeader('X-Total-Count', '3'), expectHeader('X-Limit', '3'), expectHeader('Link', /offset=2&limit=2>; rel="next"/)));
+      .then(expectOcpi(200, 1000), (res) => assert.deepEqual(uids(res.body), ['T1|RFID', 'T1|APP_USER']), expectHeader('X-Total-Count', '3'), expectHeader('X-Limit', '2'), expectHeader('Link', /offset=2&limit=2>; rel="next"/)));
 
   it('a CPO without a routing rule to the eMSP, and the eMSP itself, list none', async () => {
     await ingress.given(emsp(), cpo(), three).when(list()).then(expectOcpi(200, 1000), (res) => assert.deepEqual(uids(res.body), []), expectHeader('X-Total-Count', '0'));

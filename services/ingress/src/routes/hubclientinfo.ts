@@ -20,7 +20,6 @@ export function hubClientInfoRouter(deps: {
       const result = await deps.store.clientInfo(req.caller.platformId, page);
       setPageHeaders(res, page, result.total, result.items.length, {
         publicUrl: `${deps.publicBaseUrl}${req.originalUrl}`,
-        maxLimit: deps.limits.maxLimit,
       });
       ok(res, result.items);
     }),
