@@ -45,10 +45,5 @@ alter table deliveries add column recipient_role text not null default 'EMSP';
 alter table deliveries add constraint deliveries_recipient_role_check check (recipient_role in ('EMSP', 'CPO')) not valid;
 alter table deliveries validate constraint deliveries_recipient_role_check;
 alter table deliveries add column from_hub boolean not null default false;
--- The recipient's party: the same expressions in the claim query (postgres-delivery-queue.ts) and the
--- backlog, so the planner uses this index.
-create index deliveries_pending_recipient on deliveries (
-  (case when recipient_role = 'CPO' then cpo_country_code else emsp_country_code end),
-  (case when recipient_role = 'CPO' then cpo_party_id else emsp_party_id end),
-  next_attempt_at, id) where state = 'pending';
-drop index deliveries_pending_emsp;
+-- The claim index by recipient is built by 020_deliveries_claim_index.sql, outside a transaction and
+-- CONCURRENTLY, so a large deliveries table keeps taking writes while it is built.
