@@ -69,8 +69,11 @@ export function ocpiPartnerClient(options: PartnerClientOptions): OcpiPartnerCli
       const blocked = err.code === 'EHUBBLOCKED' || (err as { cause?: { code?: string } }).cause?.code === 'EHUBBLOCKED';
       throw new PartnerCallError(blocked ? 'URL_NOT_ALLOWED' : timeout ? 'TIMEOUT' : 'NETWORK', rawUrl, `${shown}: ${err.message ?? String(e)}`, { cause: e });
     }
-    let text = '';
+    // The chunks are joined before they are decoded: a multi-byte UTF-8 character (a German or
+    // Devanagari display_text) may be split across two chunks, and decoding each alone corrupts it.
+    const chunks: Buffer[] = [];
     let size = 0;
+    let text: string;
     try {
       for await (const chunk of res.body) {
         size += (chunk as Buffer).length;
@@ -78,8 +81,9 @@ export function ocpiPartnerClient(options: PartnerClientOptions): OcpiPartnerCli
           res.body.destroy();
           throw new PartnerCallError('UNEXPECTED_BODY', rawUrl, `${shown}: answer larger than ${maxBytes} bytes`);
         }
-        text += (chunk as Buffer).toString('utf8');
+        chunks.push(chunk as Buffer);
       }
+      text = Buffer.concat(chunks, size).toString('utf8');
     } catch (e) {
       if (e instanceof PartnerCallError) throw e;
       throw new PartnerCallError('NETWORK', rawUrl, `${shown}: ${(e as Error).message}`, { cause: e });
