@@ -2,6 +2,7 @@ export * from './model.ts';
 export * from './ports.ts';
 export * from './credentials.ts';
 export * from './operations.ts';
+export * from './health.ts';
 export * from './probe.ts';
 export * from './token-cipher.ts';
 export * from './partner-call-error.ts';

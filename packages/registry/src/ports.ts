@@ -1,6 +1,7 @@
 import type { HubEvent } from '@hub/events';
 import type { PartnerRole, PartyRef, PartyRole } from '@hub/ocpi';
 import type { Caller, ClientInfo, PartnerEndpoint, PartyListing } from './model.ts';
+import type { HealthPolicy } from './health.ts';
 
 /** An audit event bound for a topic, written in the same transaction as the change it records. */
 export interface OutboxEvent {
@@ -59,11 +60,15 @@ export interface RegistryStore {
   /** Platforms with registered credentials, for the health prober. */
   registeredPlatforms(): Promise<Array<{ platformId: string; versionsUrl: string; partnerTokenSealed: Buffer; parties: string[] }>>;
 
-  /** Stores a probe result; true when the status changed (then the outbox event is recorded too). */
+  /**
+   * Stores a probe result and the health it makes under `policy` (health.ts; default: every probe
+   * decides); true when the status changed (then the outbox event is recorded too).
+   */
   recordProbe(
     platformId: string,
     result: { ok: boolean; error?: string },
     outboxIfChanged: (status: 'CONNECTED' | 'OFFLINE') => readonly OutboxEvent[],
+    policy?: HealthPolicy,
   ): Promise<boolean>;
 
   listParties(filter?: { role?: PartnerRole }): Promise<PartyListing[]>;

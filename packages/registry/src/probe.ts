@@ -1,15 +1,18 @@
 import { newEvent, registryEventTypes, topics } from '@hub/events';
 import { OCPI_VERSION } from '@hub/ocpi';
+import type { HealthPolicy } from './health.ts';
 import type { PartnerDirectory, RegistryStore, TokenCipher } from './ports.ts';
 
 // Health probe (interface document, What the service does 9): GET /ocpi/versions on each registered
-// partner with the partner's token; a listed 2.2.1 means CONNECTED, anything else OFFLINE.
+// partner with the partner's token; a listed 2.2.1 is a good probe, anything else a failed one; the
+// partner's status follows them with hysteresis (health.ts).
 
 export interface ProbeDeps {
   readonly store: RegistryStore;
   readonly partners: PartnerDirectory;
   readonly cipher: TokenCipher;
   readonly source: string;
+  readonly health?: HealthPolicy;
 }
 
 export interface ProbeResult {
@@ -45,6 +48,6 @@ export async function probePlatform(
         data: { platform_id: platform.platformId, status, error: error ?? null },
       }),
     },
-  ]);
+  ], deps.health);
   return error === undefined ? { platformId: platform.platformId, ok, changed } : { platformId: platform.platformId, ok, error, changed };
 }

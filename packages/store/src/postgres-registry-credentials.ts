@@ -1,4 +1,4 @@
-import type { Caller, RegistryStore } from '@hub/registry';
+import { healthAfterProbe, IMMEDIATE_HEALTH, type Caller, type HealthStatus, type RegistryStore } from '@hub/registry';
 import { inTransaction, type Pool } from './pool.ts';
 import { notifyCredentials, queueOutbox, toParty, type PartyRow } from './registry-rows.ts';
 
@@ -107,11 +107,12 @@ export function postgresRegistryCredentials(pool: Pool): RegistryCredentials {
         }
         // A successful exchange just fetched the partner's versions: that is a successful probe.
         await client.query(
-          `insert into platform_health (platform_id, status, last_probe_at, last_error, changed_at)
-           values ($1, 'CONNECTED', now(), null, now())
+          `insert into platform_health (platform_id, status, last_probe_at, last_error, changed_at, consecutive_failures, consecutive_successes)
+           values ($1, 'CONNECTED', now(), null, now(), 0, 1)
            on conflict (platform_id) do update set
              changed_at = case when platform_health.status = 'CONNECTED' then platform_health.changed_at else now() end,
-             status = 'CONNECTED', last_probe_at = now(), last_error = null`,
+             status = 'CONNECTED', last_probe_at = now(), last_error = null,
+             consecutive_failures = 0, consecutive_successes = platform_health.consecutive_successes + 1`,
           [change.platformId],
         );
         await client.query('update parties set updated_at = now() where platform_id = $1', [change.platformId]);
@@ -154,17 +155,23 @@ export function postgresRegistryCredentials(pool: Pool): RegistryCredentials {
       return rows.map((r) => ({ platformId: r.id, versionsUrl: r.versions_url, partnerTokenSealed: r.partner_token_sealed, parties: r.parties }));
     },
 
-    recordProbe(platformId, result, outboxIfChanged) {
+    recordProbe(platformId, result, outboxIfChanged, policy = IMMEDIATE_HEALTH) {
       return inTransaction(pool, async (client) => {
-        const status = result.ok ? 'CONNECTED' : 'OFFLINE';
-        const before = await client.query<{ status: string }>('select status from platform_health where platform_id = $1 for update', [platformId]);
-        const changed = before.rows[0]?.status !== status;
+        const before = await client.query<{ status: HealthStatus; consecutive_failures: number; consecutive_successes: number }>(
+          'select status, consecutive_failures, consecutive_successes from platform_health where platform_id = $1 for update',
+          [platformId],
+        );
+        const held = before.rows[0];
+        const next = healthAfterProbe(held && { status: held.status, failures: held.consecutive_failures, successes: held.consecutive_successes }, result.ok, policy);
+        const status = next.status;
+        const changed = held?.status !== status;
         await client.query(
-          `insert into platform_health (platform_id, status, last_probe_at, last_error, changed_at)
-           values ($1, $2, now(), $3, now())
+          `insert into platform_health (platform_id, status, last_probe_at, last_error, changed_at, consecutive_failures, consecutive_successes)
+           values ($1, $2, now(), $3, now(), $5, $6)
            on conflict (platform_id) do update set status = $2, last_probe_at = now(), last_error = $3,
-             changed_at = case when $4 then now() else platform_health.changed_at end`,
-          [platformId, status, result.error ?? null, changed],
+             changed_at = case when $4 then now() else platform_health.changed_at end,
+             consecutive_failures = $5, consecutive_successes = $6`,
+          [platformId, status, result.error ?? null, changed, next.failures, next.successes],
         );
         if (changed) await queueOutbox(client, outboxIfChanged(status));
         return changed;

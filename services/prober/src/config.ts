@@ -9,6 +9,10 @@ export interface ProberConfig extends CommonConfig {
   readonly partnerAllowedHosts: string[];
   /** A received CDR not on Kafka after this long (its append failed; the CPO did not retry) is appended by the prober. */
   readonly cdrRelayAfterSeconds: number;
+  /** Failed probes in a row before a CONNECTED partner is OFFLINE (hysteresis: @hub/registry health.ts). */
+  readonly offlineAfterProbes: number;
+  /** Good probes in a row before an OFFLINE partner is CONNECTED again. */
+  readonly onlineAfterProbes: number;
 }
 
 export function readProberConfig(env: Env): ProberConfig {
@@ -22,6 +26,8 @@ export function readProberConfig(env: Env): ProberConfig {
     allowHttpPartners: r.bool('ALLOW_HTTP_PARTNER_URLS', false),
     partnerAllowedHosts: r.list('PARTNER_ALLOWED_HOSTS'),
     cdrRelayAfterSeconds: r.int('CDR_RELAY_AFTER_SECONDS', 60, { min: 1 }),
+    offlineAfterProbes: r.int('PROBE_OFFLINE_AFTER', 3, { min: 1, max: 100 }),
+    onlineAfterProbes: r.int('PROBE_ONLINE_AFTER', 2, { min: 1, max: 100 }),
   };
   r.done();
   return config;

@@ -35,7 +35,7 @@ export async function startProber(config: ProberConfig, options: { logStream?: N
   const outboxGauge = new Gauge({ name: 'hub_registry_outbox_pending', help: 'Registry audit events not yet on Kafka', registers: [registry] });
   const store = postgresRegistryStore(pool);
   const partners = ocpiPartnerClient({ policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts }, timeoutMs: config.timeoutMs });
-  const deps: ProbeDeps = { store, partners, cipher: aesGcmTokenCipher(config.secretKey), source: 'prober' };
+  const deps: ProbeDeps = { store, partners, cipher: aesGcmTokenCipher(config.secretKey), source: 'prober', health: { offlineAfter: config.offlineAfterProbes, onlineAfter: config.onlineAfterProbes } };
   const unappendedGauge = new Gauge({ name: 'hub_cdrs_unappended', help: 'CDRs received and stored but not yet on Kafka', registers: [registry] });
   const deliveries = postgresCdrReceipts(pool);
   // One active prober among replicas (README, Running replicas): the holder of a Postgres advisory

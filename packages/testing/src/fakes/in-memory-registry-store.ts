@@ -1,5 +1,5 @@
 import type { PartyRef, PartyRole } from '@hub/ocpi';
-import { connectionStatus, type Caller, type ClientInfo, type OutboxEvent, type Party, type PartnerEndpoint, type PartyListing, type RegistryStore } from '@hub/registry';
+import { connectionStatus, healthAfterProbe, IMMEDIATE_HEALTH, type Caller, type ClientInfo, type OutboxEvent, type Party, type PartnerEndpoint, type PartyListing, type RegistryStore } from '@hub/registry';
 
 // The RegistryStore port (@hub/registry, ports.ts) in memory, for route tests without Postgres. It
 // keeps what postgresRegistryStore keeps (platforms, parties, tokens, endpoints, overrides, routing
@@ -13,7 +13,7 @@ interface PlatformState {
   registeredAt?: Date;
   partnerTokenSealed?: Buffer;
   endpoints: PartnerEndpoint[];
-  health?: { status: 'CONNECTED' | 'OFFLINE'; lastProbeAt: Date; lastError?: string; changedAt: Date };
+  health?: { status: 'CONNECTED' | 'OFFLINE'; lastProbeAt: Date; lastError?: string; changedAt: Date; failures?: number; successes?: number };
 }
 
 interface PartyState extends PartyRole {
@@ -204,12 +204,14 @@ export function inMemoryRegistryStore(options: { now?: () => Date } = {}): InMem
         .sort((a, b) => a.id.localeCompare(b.id))
         .map((p) => ({ platformId: p.id, versionsUrl: p.versionsUrl ?? '', partnerTokenSealed: p.partnerTokenSealed ?? Buffer.alloc(0), parties: partiesOf(p.id).map(roleKey) }));
     },
-    async recordProbe(platformId, result, outboxIfChanged) {
+    async recordProbe(platformId, result, outboxIfChanged, policy = IMMEDIATE_HEALTH) {
       const platform = platforms.get(platformId);
-      const status = result.ok ? 'CONNECTED' : 'OFFLINE';
-      const changed = platform?.health?.status !== status;
+      const held = platform?.health;
+      const next = healthAfterProbe(held && { status: held.status, failures: held.failures ?? 0, successes: held.successes ?? 0 }, result.ok, policy);
+      const status = next.status;
+      const changed = held?.status !== status;
       const at = now();
-      if (platform) platform.health = { status, lastProbeAt: at, ...(result.error ? { lastError: result.error } : {}), changedAt: changed ? at : (platform.health?.changedAt ?? at) };
+      if (platform) platform.health = { status, lastProbeAt: at, ...(result.error ? { lastError: result.error } : {}), changedAt: changed ? at : (platform.health?.changedAt ?? at), failures: next.failures, successes: next.successes };
       if (changed) outbox.push(...outboxIfChanged(status));
       return changed;
     },
