@@ -3,7 +3,6 @@
 // CONNECTED with no health change recorded (so no ClientInfo goes out); failing every probe, it goes
 // OFFLINE only after PROBE_OFFLINE_AFTER probes in a row, and back after PROBE_ONLINE_AFTER good ones.
 import assert from 'node:assert/strict';
-import type { Request, Response } from 'express';
 import { after, before, describe, it } from 'node:test';
 import { createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
 import { freePort, onboard, until, type OnboardedPlatform } from './helpers.ts';
@@ -22,7 +21,7 @@ describe('partner health with hysteresis', () => {
     services = [await startService('ingress', env, /ingress listening/)];
     cpo = await onboard(`http://127.0.0.1:${port}`, env, 'Flapping CPO', [{ role: 'CPO', countryCode: 'NL', partyId: 'FLP' }]);
     // The partner's versions endpoint, probe by probe: a failed probe answers HTTP 503 without an envelope.
-    cpo.partner.handlers.set('GET /ocpi/versions', (_req: Request, res: Response) => {
+    cpo.partner.handlers.set('GET /ocpi/versions', (_req, res) => {
       probes++;
       if (failing(probes)) res.status(503).send('maintenance');
       else res.json({ status_code: 1000, data: [{ version: '2.2.1', url: `${cpo.partner.baseUrl}/ocpi/2.2.1` }], timestamp: new Date().toISOString() });
