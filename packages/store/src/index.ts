@@ -19,3 +19,4 @@ export * from './position-bindings.ts';
 export { EVERY_ROUTED_CPO } from './token-fold.ts';
 export * from './postgres-client-info-recipients.ts';
 export * from './postgres-token-resend.ts';
+export * from './retention.ts';

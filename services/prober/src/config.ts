@@ -1,4 +1,5 @@
 import { configReader, readCommonConfig, readSecretKey, type CommonConfig, type Env } from '@hub/config';
+import type { RetentionPolicy } from '@hub/store';
 
 export interface ProberConfig extends CommonConfig {
   readonly intervalMs: number;
@@ -13,7 +14,12 @@ export interface ProberConfig extends CommonConfig {
   readonly offlineAfterProbes: number;
   /** Good probes in a row before an OFFLINE partner is CONNECTED again. */
   readonly onlineAfterProbes: number;
+  /** How long done rows are kept (docs/decisions/0006-retention.md); pruned every pruneIntervalMs by the active prober. */
+  readonly retention: RetentionPolicy;
+  readonly pruneIntervalMs: number;
 }
+
+const DAY_MS = 86_400_000;
 
 export function readProberConfig(env: Env): ProberConfig {
   const r = configReader(env);
@@ -28,6 +34,13 @@ export function readProberConfig(env: Env): ProberConfig {
     cdrRelayAfterSeconds: r.int('CDR_RELAY_AFTER_SECONDS', 60, { min: 1 }),
     offlineAfterProbes: r.int('PROBE_OFFLINE_AFTER', 3, { min: 1, max: 100 }),
     onlineAfterProbes: r.int('PROBE_ONLINE_AFTER', 2, { min: 1, max: 100 }),
+    retention: {
+      deliveredMs: r.int('RETAIN_DELIVERED_DAYS', 30, { min: 1, max: 3650 }) * DAY_MS,
+      finishedCommandsMs: r.int('RETAIN_COMMANDS_DAYS', 30, { min: 1, max: 3650 }) * DAY_MS,
+      resolvedQuarantineMs: r.int('RETAIN_RESOLVED_QUARANTINE_DAYS', 90, { min: 1, max: 3650 }) * DAY_MS,
+      projectionRejectsMs: r.int('RETAIN_PROJECTION_REJECTS_DAYS', 30, { min: 1, max: 3650 }) * DAY_MS,
+    },
+    pruneIntervalMs: r.int('PRUNE_INTERVAL_MS', 600_000, { min: 100 }),
   };
   r.done();
   return config;

@@ -4,7 +4,7 @@ import { Counter, Gauge, type Logger } from '@hub/observability';
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay, probePlatform, type ProbeDeps } from '@hub/registry';
 import { startServiceShell } from '@hub/service-kit';
-import { advisoryLease, drainOutbox, LEASE_KEYS, pendingOutbox, postgresCdrReceipts, postgresRegistryStore } from '@hub/store';
+import { advisoryLease, drainOutbox, LEASE_KEYS, pendingOutbox, postgresCdrReceipts, postgresRegistryStore, pruneExpired } from '@hub/store';
 import { appendUnappendedCdrs } from './cdr-relay.ts';
 import type { ProberConfig } from './config.ts';
 
@@ -104,6 +104,25 @@ export async function startProber(config: ProberConfig, options: { logStream?: N
   };
   const timer = setInterval(() => void probeIfActive(), config.intervalMs);
   void probeIfActive();
+  // Retention (docs/decisions/0006-retention.md): the active replica prunes done rows in small batches.
+  const pruned = new Counter({ name: 'hub_retention_pruned_rows_total', help: 'Rows deleted once older than their retention, by table', labelNames: ['table'], registers: [registry] });
+  let pruning: Promise<void> | undefined;
+  const pruneIfActive = () => {
+    pruning ??= (async () => {
+      if (!(await holdsLease())) return;
+      const counts = await pruneExpired(pool, config.retention, { pauseMs: 20 });
+      for (const [table, n] of Object.entries(counts)) if (n > 0) pruned.inc({ table }, n);
+      if (Object.values(counts).some((n) => n > 0)) logger.info('pruned rows older than their retention', counts);
+    })()
+      .catch((e: unknown) => {
+        logger.warn('pruning failed; it is tried again at the next interval', { err: e });
+      })
+      .finally(() => {
+        pruning = undefined;
+      });
+    return pruning;
+  };
+  const pruneTimer = setInterval(() => void pruneIfActive(), config.pruneIntervalMs);
   logger.info('prober running', { intervalMs: config.intervalMs, operatorPort: shell.operator.port });
   return {
     logger,
@@ -111,7 +130,9 @@ export async function startProber(config: ProberConfig, options: { logStream?: N
     probeAll,
     async stop() {
       clearInterval(timer);
+      clearInterval(pruneTimer);
       await round;
+      await pruning;
       await relay.stop();
       await cdrRelay.stop();
       await lease.release();
