@@ -1,7 +1,8 @@
-// Partner health with hysteresis end to end (docs/decisions/0005-partner-health-hysteresis.md): the
+// The prober end to end: partner health with hysteresis (docs/decisions/0005-partner-health-hysteresis.md): the
 // real prober probes a real partner server that fails every other probe, and the partner stays
 // CONNECTED with no health change recorded (so no ClientInfo goes out); failing every probe, it goes
 // OFFLINE only after PROBE_OFFLINE_AFTER probes in a row, and back after PROBE_ONLINE_AFTER good ones.
+// The same prober prunes rows past their retention (docs/decisions/0006-retention.md).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
@@ -17,7 +18,7 @@ describe('partner health with hysteresis', () => {
   before(async () => {
     stack = await createTestStack('partner_health');
     const port = await freePort();
-    const env = stack.env({ HUB_PORT: String(port), ALLOW_HTTP_PARTNER_URLS: 'true', PARTNER_ALLOWED_HOSTS: '127.0.0.1', PROBE_INTERVAL_MS: '200', PROBE_TIMEOUT_MS: '1000', PROBE_OFFLINE_AFTER: '3', PROBE_ONLINE_AFTER: '2' });
+    const env = stack.env({ HUB_PORT: String(port), ALLOW_HTTP_PARTNER_URLS: 'true', PARTNER_ALLOWED_HOSTS: '127.0.0.1', PROBE_INTERVAL_MS: '200', PROBE_TIMEOUT_MS: '1000', PROBE_OFFLINE_AFTER: '3', PROBE_ONLINE_AFTER: '2', PRUNE_INTERVAL_MS: '300' });
     services = [await startService('ingress', env, /ingress listening/)];
     cpo = await onboard(`http://127.0.0.1:${port}`, env, 'Flapping CPO', [{ role: 'CPO', countryCode: 'NL', partyId: 'FLP' }]);
     // The partner's versions endpoint, probe by probe: a failed probe answers HTTP 503 without an envelope.
@@ -62,5 +63,15 @@ describe('partner health with hysteresis', () => {
     await until('CONNECTED again', async () => (await health())?.status === 'CONNECTED', 20_000);
     assert.ok(probes - back >= 2, `CONNECTED after ${probes - back} good probes`);
     assert.deepEqual(await healthEvents(), ['OFFLINE', 'CONNECTED']);
+  });
+
+  it('the active prober prunes a delivered CDR older than its retention and keeps a recent one', async () => {
+    await stack.pool.query(
+      `insert into deliveries (kind, emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id, source_partition, source_offset, payload, event_time, state, delivered_at)
+       values ('cdr', 'NL', 'EMS', 'NL', 'FLP', 'CDR-OLD', 0, 0, '{}', now(), 'delivered', now() - interval '31 days'),
+              ('cdr', 'NL', 'EMS', 'NL', 'FLP', 'CDR-NEW', 0, 1, '{}', now(), 'delivered', now() - interval '1 day')`,
+    );
+    await until('the old CDR row pruned', async () => (await stack.pool.query("select 1 from deliveries where object_id = 'CDR-OLD'")).rowCount === 0, 20_000);
+    assert.equal((await stack.pool.query("select 1 from deliveries where object_id = 'CDR-NEW'")).rowCount, 1);
   });
 });
