@@ -16,7 +16,7 @@ import { provideDatabase, type Database } from './postgres.ts';
 import { freePort, say, stopProcess } from './proc.ts';
 import { secretKey } from './secret-key.ts';
 import { isProblem, runChild, stopWhenOrphaned, waitForHealth } from './supervise.ts';
-import { runTests } from './test-tiers.ts';
+import { runTests, TIERS } from './test-tiers.ts';
 
 const node = process.execPath;
 
@@ -245,9 +245,29 @@ async function bench(args: string[]): Promise<number> {
   }
 }
 
+/** What `npm start|test|run bench -- --help` print; nothing is provisioned or started for them. */
+const USAGE: Record<string, string> = {
+  start: `usage: npm start
+  Installs what is missing (Node 24, pnpm, dependencies, Kafka jars, the database), creates the
+  topics, runs the migrations and starts ingress, projector, dispatcher and prober; Ctrl-C stops them.
+  KAFKA_BROKERS and DATABASE_URL use existing clusters; KAFKA_NODES=3 starts a three-node Kafka;
+  HUB_PORT (8080) is the partner API's port. Configuration: README, Configuration.
+`,
+  test: `usage: npm test [-- TIER [FILE...]]
+  Runs lint, typecheck and every test tier against a real Kafka and Postgres it starts or finds.
+  TIER is one of lint, ${Object.keys(TIERS).join(', ')}; FILEs narrow a tier to those files.
+`,
+  bench: `usage: npm run bench -- NAME [ARGS...]
+  Runs bench/NAME.bench.ts against a Kafka and Postgres of its own; each benchmark's header comment
+  says its arguments. Benchmarks: README, Benchmarks.
+`,
+};
+
 const [command, ...args] = process.argv.slice(2);
+const help = command !== undefined && command !== 'hubctl' && (args.includes('--help') || args.includes('-h'));
 try {
-  switch (command) {
+  if (help) process.stdout.write(USAGE[command] ?? `usage: npm start | npm test | npm run hubctl | npm run bench\n`);
+  else switch (command) {
     case 'start':
       await start();
       break;
