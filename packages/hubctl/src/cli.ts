@@ -9,7 +9,7 @@ import { runReadmodelCommand } from './readmodel-commands.ts';
 import { runRoutingCommand } from './routing-commands.ts';
 import { runStatusCommand } from './status.ts';
 import { runTokensCommand } from './tokens-commands.ts';
-import { USAGE, UsageError } from './usage.ts';
+import { COMMAND_FLAGS, USAGE, UsageError } from './usage.ts';
 
 // hubctl: the account team's tool (interface document, What the service does 5; Onboarding (a), (c),
 // (d)). Every command prints a human-readable answer, or one JSON document with --json. This file
@@ -40,7 +40,7 @@ export async function runHubctl(argv: readonly string[], deps: HubctlDeps): Prom
     deps.err(`${(e as Error).message}\n\n${USAGE}`);
     return 2;
   }
-  const { values, positionals } = parsed;
+  const { values, positionals, given } = parsed;
   const json = values.json;
   const op: OperatorDeps = { store: deps.store, source: deps.source, actor: deps.actor };
   const print = (human: string, data: unknown) => deps.out(json ? `${JSON.stringify(data, null, 2)}\n` : `${human}\n`);
@@ -58,6 +58,10 @@ export async function runHubctl(argv: readonly string[], deps: HubctlDeps): Prom
     }
     const run = Object.hasOwn(GROUPS, group) ? GROUPS[group] : undefined;
     if (!run) throw new UsageError(`unknown command "${positionals.join(' ')}"`);
+    const command = action ? `${group} ${action}` : group;
+    const takes = COMMAND_FLAGS.get(command) ?? COMMAND_FLAGS.get(group);
+    const foreign = takes ? [...given].filter((f) => !takes.has(f)) : [];
+    if (foreign.length > 0) throw new UsageError(`${command} does not take ${foreign.map((f) => `--${f}`).join(', ')}`);
     const code = await run(action ?? '', { deps, values, op, print, audit });
     if (code === undefined) throw new UsageError(`unknown command "${positionals.join(' ')}"`);
     return code;

@@ -60,7 +60,10 @@ const options = {
 } as const;
 
 export function parseCommandLine(argv: readonly string[]) {
-  return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  const parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true, tokens: true });
+  // The flags the user wrote (values also holds the defaults of boolean flags).
+  const given = new Set(parsed.tokens.flatMap((t) => (t.kind === 'option' ? [t.name] : [])));
+  return { values: parsed.values, positionals: parsed.positionals, given };
 }
 
 export type OptionValues = ReturnType<typeof parseCommandLine>['values'];

@@ -51,5 +51,32 @@ export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
                                    lag per group, quarantined records, registry outbox pending
 `;
 
+/** Flags every command takes. */
+const GLOBAL_FLAGS = ['json', 'help'];
+
+/**
+ * The flags each command takes ("party register", "status"), read from the usage text, so the text
+ * a user reads is the one list: a command line is refused when it names a flag its command's lines
+ * there do not (continuation lines belong to the command above them; "a|b" actions share a line).
+ */
+export function flagsByCommand(usage: string): Map<string, Set<string>> {
+  const flags = new Map<string, Set<string>>();
+  let current: Set<string>[] = [];
+  for (const line of usage.split('\n')) {
+    const command = /^ {2}([a-z]+)(?: ([a-z|]+))?(?= |$)/.exec(line);
+    if (command?.[1]) {
+      current = (command[2] ?? '').split('|').map((action) => {
+        const set = new Set(GLOBAL_FLAGS);
+        flags.set(action ? `${command[1]} ${action}` : (command[1] as string), set);
+        return set;
+      });
+    }
+    for (const m of line.matchAll(/--([a-z][a-z-]*)/g)) for (const set of current) set.add(m[1] as string);
+  }
+  return flags;
+}
+
+export const COMMAND_FLAGS = flagsByCommand(USAGE);
+
 /** A command line hubctl cannot run: the message and the usage are printed, exit code 2. */
 export class UsageError extends Error {}
