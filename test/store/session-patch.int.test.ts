@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { mergeSessionPatch } from '@hub/modules';
 import { postgresDeliveryStore, type DeliveryStore } from '@hub/store';
 import { givenTestStack } from '@hub/testing';
-import { cpo, emsp, fullSession, sessionPatch, sessionPut } from './session-events.fixture.ts';
+import { cpo, emsp, fullSession, sessionPatch, sessionPut } from '../../packages/store/test/session-events.fixture.ts';
 
 type Json = Record<string, unknown>;
 // A session held with a cost and one charging period, which PATCHes change or add to.
