@@ -11,7 +11,7 @@ import { call, jsonLogs, startService, type ServiceProcess } from '@hub/testing'
 import { freePort, hubctl, onboard, until, type OnboardedPlatform } from '../helpers.ts';
 import { keepLogs, LOADED_TOPICS, serviceEnv, startClusterUnderTest, type ClusterUnderTest } from './cluster-fixture.ts';
 import { acknowledged, LOCATIONS, locationBody, retryable, startLoad } from './load.ts';
-import { awaitDeliveries, awaitProjected, duplicateCauses, duplicateDetail, faultRows, figures, printFaultTable, readModelRows, readTopics, replayReadModel, type FaultWindow } from './verify.ts';
+import { awaitDeliveries, awaitProjected, cdrCopies, cdrCopiesLine, duplicateCauses, duplicateDetail, faultRows, figures, printFaultTable, readModelRows, readTopics, replayReadModel, type FaultWindow } from './verify.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const receivers = [
@@ -82,10 +82,12 @@ describe('broker loss under load (three brokers)', () => {
     await awaitProjected(cut.stack, cut.stack.pool, 60_000);
     const records = await readTopics(cut.stack, LOADED_TOPICS);
     const { rows, problems } = figures(pushes, records, emsp.partner);
+    const copies = cdrCopies(records);
     const causes = duplicateCauses(emsp.partner, pushes, services.filter((s) => s.name === 'dispatcher').flatMap((s) => jsonLogs(s)));
     printFaultTable('broker loss under load (test/cluster/broker-loss.cluster.test.ts, `npm test -- cluster`)', rows, faultRows(pushes, faults), [
       `faults at: ${faults.map((f) => `${f.fault} +${((f.at - t0) / 1000).toFixed(1)} s`).join('; ')}`,
       duplicateDetail(emsp.partner, t0),
+      cdrCopiesLine(copies),
       `duplicate deliveries by cause: ${causes.afterFailedAttempt} retried after a failed (timed-out) attempt, ${causes.pushedTwice} pushed twice, ${causes.otherwise} other (reported, not asserted: at least once)`,
       `load: ${pushes.length} pushes at 60/s over ${((Math.max(...pushes.map((p) => p.sentAt)) - Math.min(...pushes.map((p) => p.sentAt))) / 1000).toFixed(0)} s, ${load.skipped()} not sent (400 unanswered), 3 brokers, RF 3, min.insync.replicas 2`,
     ]);
@@ -94,6 +96,9 @@ describe('broker loss under load (three brokers)', () => {
     assert.deepEqual(others.map((p) => `${p.kind} ${p.id}: HTTP ${p.httpStatus} OCPI ${p.ocpiStatus ?? '-'} ${p.error ?? ''}`), [], 'every answer is 1000 or a retryable 503');
     assert.deepEqual(problems, [], 'every acknowledged push on Kafka as sent and at the eMSP');
     assert.ok(rows.every((r) => r.lost === 0));
+    // Each CDR once in the stream (docs/decisions/0003-each-cdr-once.md): acknowledged or relayed, one
+    // record per ce_id, so consumers that bill from the topic need no dedupe store.
+    assert.equal(copies.twice + copies.more, 0, cdrCopiesLine(copies));
     // Availability comes back: once every node listens again the hub accepts (nearly) every push. How
     // many pushes the fault windows refuse depends on the machine's speed, so it is reported above,
     // not asserted.
