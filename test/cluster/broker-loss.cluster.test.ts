@@ -32,7 +32,7 @@ describe('broker loss under load (three brokers)', () => {
     cut = await startClusterUnderTest('broker_loss');
     const port = await freePort();
     hub = `http://127.0.0.1:${port}`;
-    env = serviceEnv(cut.stack, { HUB_PORT: String(port), PROBE_INTERVAL_MS: '5000', CDR_RELAY_AFTER_SECONDS: '5' });
+    env = serviceEnv(cut.stack, { HUB_PORT: String(port), PROBE_INTERVAL_MS: '5000', CDR_RELAY_AFTER_SECONDS: '30' });
     services.push(await startService('ingress', env, /ingress listening/, 60_000));
     services.push(await startService('projector', env, /projector running/, 60_000));
     services.push(await startService('dispatcher', env, /dispatcher running/, 60_000));

@@ -1,4 +1,4 @@
-import { configReader, readCommonConfig, readSecretKey, type CommonConfig, type Env } from '@hub/config';
+import { configReader, readCommonConfig, readEventSource, readSecretKey, type CommonConfig, type Env } from '@hub/config';
 
 export interface ProberConfig extends CommonConfig {
   readonly intervalMs: number;
@@ -9,6 +9,8 @@ export interface ProberConfig extends CommonConfig {
   readonly partnerAllowedHosts: string[];
   /** A received CDR not on Kafka after this long (its append failed; the CPO did not retry) is appended by the prober. */
   readonly cdrRelayAfterSeconds: number;
+  /** ce_source of the CDR events it relays: the ingress's (README, The CDR topic). */
+  readonly eventSource: string;
 }
 
 export function readProberConfig(env: Env): ProberConfig {
@@ -22,6 +24,7 @@ export function readProberConfig(env: Env): ProberConfig {
     allowHttpPartners: r.bool('ALLOW_HTTP_PARTNER_URLS', false),
     partnerAllowedHosts: r.list('PARTNER_ALLOWED_HOSTS'),
     cdrRelayAfterSeconds: r.int('CDR_RELAY_AFTER_SECONDS', 60, { min: 1 }),
+    eventSource: readEventSource(r),
   };
   r.done();
   return config;
