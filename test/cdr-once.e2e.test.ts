@@ -50,7 +50,7 @@ describe('each CDR once in the stream: a CPO retry of a CDR whose append may hav
     stack = await createTestStack('cdr_once');
     const port = await freePort();
     hub = `http://127.0.0.1:${port}`;
-    const env = stack.env({ HUB_PORT: String(port), HUB_PUBLIC_URL: hub, APPEND_TIMEOUT_MS: '5000', CDR_RELAY_AFTER_SECONDS: String(SETTLE_SECONDS) });
+    const env = stack.env({ HUB_PORT: String(port), HUB_PUBLIC_URL: hub, ALLOW_HTTP_PARTNER_URLS: 'true', PARTNER_ALLOWED_HOSTS: '127.0.0.1', APPEND_TIMEOUT_MS: '5000', CDR_RELAY_AFTER_SECONDS: String(SETTLE_SECONDS) });
     ingress = await startService('ingress', env, /ingress listening/);
     cpo = await onboard(hub, env, 'CPO', [{ role: 'CPO', countryCode: 'NL', partyId: 'STK' }]);
   });
