@@ -28,7 +28,7 @@ const CLOUD_EVENT_HEADERS: Json = {
     ce_specversion: { const: '1.0' },
     ce_id: { type: 'string', minLength: 1, description: 'Unique per event (one per CDR for cdr-posted): consumers drop duplicates by it' },
     ce_type: { type: 'string', description: 'The event type, e.g. ocpi.cdrs.cdr-posted.v1' },
-    ce_source: { type: 'string', minLength: 1, description: 'The service or tool that appended it (ingress, hubctl, ...)' },
+    ce_source: { type: 'string', minLength: 1, description: "The service or tool that appended it (ingress, hubctl, ...); for CDR events the hub's URI (see ocpi.cdrs.cdr-posted.v1)" },
     ce_subject: { type: 'string', description: 'The object: CC/PID/id[/evse_uid[/connector_id]] with URI-encoded segments, CC/PID/ROLE, a platform id or a command id' },
     ce_time: { type: 'string', format: 'date-time', description: 'ISO 8601 UTC with milliseconds' },
     'content-type': { const: 'application/json' },
@@ -64,6 +64,20 @@ function retentionText(ms: string | undefined): string {
 
 const channelId = (topic: string): string => topic.replace(/\./g, '-');
 
+/**
+ * What the CDR stream's contract adds to the common headers (README, The CDR topic): ce_source names
+ * the hub, so source + id is unique across hub deployments (CloudEvents 1.0, source), and each CDR is
+ * one record (docs/decisions/0003-each-cdr-once.md).
+ */
+const CDR_HEADERS: Json = {
+  ce_id: { type: 'string', minLength: 1, description: 'One per CDR (derived from its owner, id and content); one record per ce_id in the topic' },
+  ce_source: {
+    type: 'string',
+    format: 'uri',
+    description: "The hub that accepted the CDR, as an absolute URI: its public URL (HUB_PUBLIC_URL) or, without one, urn:ocpi:<country_code>:<party_id> of the hub's own party. The same for every append of the CDR (ingress, the prober's relay). Before this contract it was the bare word ingress or prober.",
+  },
+};
+
 export function buildAsyncApi(): Json {
   const topicsFile = JSON.parse(JSON.stringify(readJson('..', 'infra', 'topics.json'))) as { topics: TopicDefinition[] };
   const events = eventTypes();
@@ -83,7 +97,7 @@ export function buildAsyncApi(): Json {
         summary: `ce_type ${type} on ${topic.name}`,
         description: text(schema['description'], ''),
         contentType: 'application/json',
-        headers: { allOf: [{ $ref: '#/components/schemas/CloudEventHeaders' }], properties: { ce_type: { const: type } } },
+        headers: { allOf: [{ $ref: '#/components/schemas/CloudEventHeaders' }], properties: { ce_type: { const: type }, ...(topic.name === 'ocpi.cdrs.v1' ? CDR_HEADERS : {}) } },
         payload: { $ref: componentRef(`events/${type}.json`) },
         bindings: { kafka: { key: { type: 'string', description: key }, bindingVersion: '0.5.0' } },
       };
@@ -115,7 +129,10 @@ export function buildAsyncApi(): Json {
     operations[`consume-${id}`] = {
       action: 'receive',
       title: `Consume ${topic.name}`,
-      summary: 'What a consumer of this topic receives (at least once: dedupe on ce_id)',
+      summary:
+        topic.name === 'ocpi.cdrs.v1'
+          ? 'What a consumer of this topic receives: each CDR once, one record per ce_id (README, The CDR topic: the one window where a copy is possible)'
+          : 'What a consumer of this topic receives (at least once: dedupe on ce_id)',
       channel: { $ref: `#/channels/${id}` },
       messages: Object.keys(channelMessages).map((m) => ({ $ref: `#/channels/${id}/messages/${m}` })),
     };

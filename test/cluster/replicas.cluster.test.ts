@@ -35,7 +35,7 @@ describe('every service replicated on three brokers', () => {
 
   before(async () => {
     cut = await startClusterUnderTest('replicas');
-    env = serviceEnv(cut.stack, { PROBE_INTERVAL_MS: String(PROBE_INTERVAL_MS), CDR_RELAY_AFTER_SECONDS: '5', DELIVERY_CONCURRENCY_PER_EMSP: String(CONCURRENCY_PER_EMSP) });
+    env = serviceEnv(cut.stack, { PROBE_INTERVAL_MS: String(PROBE_INTERVAL_MS), CDR_RELAY_AFTER_SECONDS: '15', DELIVERY_CONCURRENCY_PER_EMSP: String(CONCURRENCY_PER_EMSP) });
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
       hubs.push(`http://127.0.0.1:${port}`);

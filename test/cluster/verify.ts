@@ -118,6 +118,35 @@ export function figures(pushes: readonly Push[], records: readonly TopicRecord[]
   return { rows, problems };
 }
 
+/** How many times each CDR event (one ce_id: docs/decisions/0003-each-cdr-once.md) is in ocpi.cdrs.v1. */
+export interface CdrCopies {
+  /** Distinct ce_ids in the topic. */
+  readonly cdrs: number;
+  /** ce_ids held once, twice, three or more times. */
+  readonly once: number;
+  readonly twice: number;
+  readonly more: number;
+  /** The ce_ids held more than once with their counts (first few), for the notes. */
+  readonly repeated: ReadonlyArray<readonly [string, number]>;
+}
+
+export function cdrCopies(records: readonly TopicRecord[]): CdrCopies {
+  const counts = new Map<string, number>();
+  for (const r of records) if (r.topic.endsWith('cdrs.v1') && r.ceId) counts.set(r.ceId, (counts.get(r.ceId) ?? 0) + 1);
+  const n = [...counts.values()];
+  return {
+    cdrs: counts.size,
+    once: n.filter((c) => c === 1).length,
+    twice: n.filter((c) => c === 2).length,
+    more: n.filter((c) => c > 2).length,
+    repeated: [...counts].filter(([, c]) => c > 1).slice(0, 5),
+  };
+}
+
+/** The line of the fault notes with the per-ce_id counts of ocpi.cdrs.v1. */
+export const cdrCopiesLine = (c: CdrCopies): string =>
+  `CDRs in ocpi.cdrs.v1 per ce_id: ${c.cdrs} ce_ids, ${c.once} once, ${c.twice} twice, ${c.more} three times or more${c.repeated.length > 0 ? ` (e.g. ${c.repeated.map(([id, k]) => `${id} x${k}`).join(', ')})` : ''}`;
+
 /** Waits until the eMSP received every acknowledged session and CDR (bounded). */
 export async function awaitDeliveries(pushes: readonly Push[], emsp: PartnerSimulator, timeoutMs: number): Promise<void> {
   const want = pushes.filter((p) => acknowledged(p) && p.kind !== 'patch').map((p) => `${p.kind}:${p.id}`);

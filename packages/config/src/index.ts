@@ -151,3 +151,18 @@ export function readSecretKey(r: ConfigReader, name = 'HUB_SECRET_KEY'): Buffer 
 export function readHubParty(r: ConfigReader): { readonly countryCode: string; readonly partyId: string } {
   return { countryCode: r.string('HUB_COUNTRY_CODE', 'NL').toUpperCase(), partyId: r.string('HUB_PARTY_ID', 'HUB').toUpperCase() };
 }
+
+/**
+ * The ce_source of the hub's CDR events: the hub's public URL when HUB_PUBLIC_URL is set (one per
+ * deployment), else `urn:ocpi:<country code>:<party id>` of the hub's own party. CloudEvents 1.0
+ * (spec.md, source) asks that source + id be unique per event and recommends an absolute URI; every
+ * service that appends CDR events reads it here, so the prober's relay of a CDR is the same event as
+ * the ingress's append. README, The CDR topic.
+ */
+export function readEventSource(r: ConfigReader): string {
+  if (r.optionalString('HUB_PUBLIC_URL') !== undefined) return r.url('HUB_PUBLIC_URL').replace(/\/+$/, '');
+  return hubUrn(readHubParty(r));
+}
+
+/** The URN naming a hub by its own party (OCPI 2.2.1 credentials: country_code and party_id). */
+export const hubUrn = (party: { countryCode: string; partyId: string }): string => `urn:ocpi:${party.countryCode}:${party.partyId}`;

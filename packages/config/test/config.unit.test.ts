@@ -7,6 +7,7 @@ import {
   DEFAULT_KAFKA_BROKERS,
   configReader,
   readCommonConfig,
+  readEventSource,
   readKafkaSecurity,
   readSecretKey,
   type Env,
@@ -300,5 +301,24 @@ describe('readKafkaSecurity', () => {
     const r3 = configReader({ KAFKA_SSL: 'false', KAFKA_SSL_CA_FILE: '/ca.pem' });
     assert.deepEqual(readKafkaSecurity(r3, readFile), {});
     assert.deepEqual(problemsOf(r3), ['KAFKA_SSL is false but KAFKA_SSL_CA_FILE is set']);
+  });
+});
+
+describe('readEventSource (ce_source of the CDR events: README, The CDR topic)', () => {
+  const absoluteUri = (v: string) => /^[a-z][a-z0-9+.-]*:/i.test(v) && URL.canParse(v);
+  it("names the hub by its public URL when HUB_PUBLIC_URL is set: one per deployment", () => {
+    const r = configReader({ HUB_PUBLIC_URL: 'https://hub.example.com/', HUB_COUNTRY_CODE: 'nl', HUB_PARTY_ID: 'hub' });
+    const source = readEventSource(r);
+    assert.equal(source, 'https://hub.example.com');
+    assert.ok(absoluteUri(source));
+    assert.deepEqual(problemsOf(r), []);
+  });
+
+  it("else by a URN of the hub's own party (country code and party id), never a bare service name", () => {
+    const r = configReader({ HUB_COUNTRY_CODE: 'de', HUB_PARTY_ID: 'abc' });
+    const source = readEventSource(r);
+    assert.equal(source, 'urn:ocpi:DE:ABC');
+    assert.ok(absoluteUri(source));
+    assert.equal(readEventSource(configReader({})), 'urn:ocpi:NL:HUB', 'the defaults of HUB_COUNTRY_CODE and HUB_PARTY_ID');
   });
 });

@@ -5,6 +5,7 @@ import { translateKafkaError } from './kafka-failure.ts';
 import { kafkaConnection, kafkaLogLevel, type EventLogOptions } from './kafka-config.ts';
 import { fetchLimits } from './fetch-limits.ts';
 import { kafkaSubscribe, verifyPositions } from './kafka-subscription.ts';
+import { findEventsInTopic, type WantedEvent } from './kafka-lookup.ts';
 import { decodeRecord, type PositionsMismatch, type StoredPositions, type SubscribeOptions, type Subscription } from './subscription.ts';
 
 // The Kafka adapter of the EventLog port (reference design, Layout): the package event-log is the only
@@ -12,6 +13,7 @@ import { decodeRecord, type PositionsMismatch, type StoredPositions, type Subscr
 // append events durably (kafka-appender.ts), subscribe to them in a consumer group (subscription.ts).
 
 export { AppendTimeoutError } from './kafka-appender.ts';
+export type { WantedEvent } from './kafka-lookup.ts';
 
 export interface ConsumedEvent {
   readonly topic: string;
@@ -36,6 +38,12 @@ export interface EventLog {
   offsetRanges(topic: string): Promise<Map<number, { low: bigint; high: bigint }>>;
   /** Per partition, the first offset whose record is not older than `time`. */
   offsetsAt(topic: string, time: Date): Promise<Map<number, bigint>>;
+  /**
+   * The ce_ids of the wanted events already in a topic, each searched in its key's partition from its
+   * `since` time to the end (kafka-lookup.ts; docs/decisions/0003-each-cdr-once.md). Bounded like an
+   * append: fails with DependencyUnavailable when Kafka does not serve the partitions in time.
+   */
+  findEvents(topic: string, wanted: readonly WantedEvent[]): Promise<Set<string>>;
   /** Joins a consumer group over logical topics (subscription.ts); resolves once it consumes or refuses. */
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   /**
@@ -93,10 +101,10 @@ export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
   };
 
   const physicalGroup = (groupId: string): string => topicName(prefix, groupId);
-  const consumer = (groupId: string, consumerOptions: { maxBytes?: number; maxBytesPerPartition?: number } = {}): Consumer => {
+  const newConsumer = (groupId: string, consumerOptions: { maxBytes?: number; maxBytesPerPartition?: number } = {}): Consumer =>
     // A member that died without leaving (SIGKILL) holds its partitions until its session times
     // out: 10 s keeps that pause short while tolerating ordinary GC and I/O stalls.
-    const c = kafka.consumer({
+    kafka.consumer({
       groupId: physicalGroup(groupId),
       allowAutoTopicCreation: false,
       sessionTimeout: 10_000,
@@ -104,6 +112,8 @@ export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
       // Never kafkajs's 10 MiB a fetch: what a consumer holds decoded is bounded by this (fetch-limits.ts).
       ...fetchLimits(consumerOptions),
     });
+  const consumer = (groupId: string, consumerOptions: { maxBytes?: number; maxBytesPerPartition?: number } = {}): Consumer => {
+    const c = newConsumer(groupId, consumerOptions);
     open.push(c);
     return c;
   };
@@ -138,6 +148,12 @@ export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
     async offsetsAt(topic, time) {
       const offsets = await bounded(`the offsets of ${topic}`, options.appendTimeoutMs ?? 10_000, sharedAdmin().then((a) => a.fetchTopicOffsetsByTimestamp(physical(topic), time.getTime())));
       return new Map(offsets.map((o) => [o.partition, BigInt(o.offset)]));
+    },
+    async findEvents(topic, wanted) {
+      // Its consumer is disconnected when the search ends, so it is not kept in `open`.
+      return findEventsInTopic({ admin: sharedAdmin, consumer: (g) => newConsumer(g) }, physical(topic), wanted, options.appendTimeoutMs ?? 10_000).catch((e: unknown) => {
+        throw translateKafkaError(e);
+      });
     },
     consumer,
     subscribe(subscribeOptions) {

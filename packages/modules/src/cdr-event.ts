@@ -1,4 +1,4 @@
-import { cdrEventTypes, eventIdFor, newEvent, type HubEvent } from '@hub/events';
+import { cdrEventTypes, eventIdFor, newEvent, topics, type HubEvent } from '@hub/events';
 import { partyKey } from '@hub/ocpi';
 import { objectKey, pathSubject, type ObjectPath } from './location-events.ts';
 
@@ -30,4 +30,30 @@ export function cdrPostedEvent(
   });
 }
 
+const cdrTopic = topics.cdrs;
+
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** What appendCdrEventsOnce needs of the event log port (@hub/event-log's EventLog). */
+export interface CdrEventLog {
+  append(topic: string, events: readonly HubEvent[]): Promise<void>;
+  findEvents(topic: string, wanted: ReadonlyArray<{ key: string; id: string; since: Date }>): Promise<Set<string>>;
+}
+
+/**
+ * Appends CDR events whose earlier append did not complete (it failed or timed out, so it may have
+ * landed) unless the topic holds them already: each is looked for in its key's partition from the time
+ * the CDR was received. The caller must hold the CDR's append (CdrReceipts.claimCdrAppend), so no
+ * earlier append of it can still land (docs/decisions/0003-each-cdr-once.md). Returns the events
+ * appended and the ones found.
+ */
+export async function appendCdrEventsOnce(
+  log: CdrEventLog,
+  cdrs: ReadonlyArray<{ event: HubEvent; receivedAt: Date }>,
+): Promise<{ appended: HubEvent[]; present: HubEvent[] }> {
+  const found = await log.findEvents(cdrTopic, cdrs.map((c) => ({ key: c.event.key, id: c.event.id, since: c.receivedAt })));
+  const present = cdrs.filter((c) => found.has(c.event.id)).map((c) => c.event);
+  const appended = cdrs.filter((c) => !found.has(c.event.id)).map((c) => c.event);
+  if (appended.length > 0) await log.append(cdrTopic, appended);
+  return { appended, present };
+}

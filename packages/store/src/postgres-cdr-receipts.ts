@@ -14,10 +14,18 @@ export interface CdrReceipts {
   receiveCdr(cdr: { countryCode: string; partyId: string; id: string; contentHash: string; document: Json }): Promise<CdrReceipt>;
   markCdrAppended(cdr: { countryCode: string; partyId: string; id: string }): Promise<void>;
   /**
-   * CDRs received (validated, the CPO told to retry) whose append never completed, oldest first: the
-   * append failed or timed out and the CPO has not posted them again within `olderThanSeconds`.
+   * Takes the next append of a pending CDR (a CPO's retry) if its latest append began more than
+   * `settleSeconds` ago, so it has settled (docs/decisions/0003-each-cdr-once.md); undefined when it
+   * has not (or the CDR is appended already). Returns when the CDR was received: its event is not
+   * older, so its partition is searched from then on.
    */
-  unappendedCdrs(olderThanSeconds: number, limit: number): Promise<Array<{ countryCode: string; partyId: string; id: string; contentHash: string; document: Json }>>;
+  claimCdrAppend(cdr: { countryCode: string; partyId: string; id: string }, settleSeconds: number): Promise<{ receivedAt: Date } | undefined>;
+  /**
+   * Takes the appends of received CDRs (validated, the CPO told to retry) whose latest append began
+   * more than `olderThanSeconds` ago and never completed, oldest first: the append failed or timed
+   * out and the CPO has not posted them again meanwhile. Each is taken by one caller (claimCdrAppend).
+   */
+  unappendedCdrs(olderThanSeconds: number, limit: number): Promise<Array<{ countryCode: string; partyId: string; id: string; contentHash: string; document: Json; receivedAt: Date }>>;
   /** How many received CDRs are not on Kafka yet. */
   unappendedCdrCount(): Promise<number>;
   findCdr(cdr: { countryCode: string; partyId: string; id: string }): Promise<Json | undefined>;
@@ -123,13 +131,29 @@ export function postgresCdrReceipts(pool: Pool): CdrReceipts {
   return {
     receiveCdr: (cdr) => receive({ countryCode: cdr.countryCode, partyId: cdr.partyId, id: cdr.id, contentHash: cdr.contentHash, document: cdr.document }),
     markCdrAppended: (cdr) => mark({ countryCode: cdr.countryCode, partyId: cdr.partyId, id: cdr.id }),
+    async claimCdrAppend(cdr, settleSeconds) {
+      // One statement: of two concurrent retries (two ingress replicas, the relay) one takes it.
+      const { rows } = await pool.query<{ created_at: Date }>(
+        `update cdrs set append_started_at = now()
+          where ${SAME_CDR} and state = 'pending' and append_started_at < now() - ($4 * interval '1 second')
+          returning created_at`,
+        [cdr.countryCode, cdr.partyId, cdr.id, settleSeconds],
+      );
+      return rows[0] ? { receivedAt: rows[0].created_at } : undefined;
+    },
     async unappendedCdrs(olderThanSeconds, limit) {
-      const { rows } = await pool.query<{ country_code: string; party_id: string; id: string; content_hash: string; document: Json }>(
-        `select country_code, party_id, id, content_hash, document from cdrs
-          where state = 'pending' and created_at < now() - ($1 * interval '1 second') order by created_at limit $2`,
+      const { rows } = await pool.query<{ country_code: string; party_id: string; id: string; content_hash: string; document: Json; created_at: Date }>(
+        `update cdrs c set append_started_at = now()
+           from (select country_code, party_id, id from cdrs
+                  where state = 'pending' and append_started_at < now() - ($1 * interval '1 second')
+                  order by created_at limit $2 for update skip locked) due
+          where c.country_code = due.country_code and c.party_id = due.party_id and c.id = due.id
+          returning c.country_code, c.party_id, c.id, c.content_hash, c.document, c.created_at`,
         [olderThanSeconds, limit],
       );
-      return rows.map((r) => ({ countryCode: r.country_code, partyId: r.party_id, id: r.id, contentHash: r.content_hash, document: r.document }));
+      return rows
+        .sort((a, b) => a.created_at.getTime() - b.created_at.getTime())
+        .map((r) => ({ countryCode: r.country_code, partyId: r.party_id, id: r.id, contentHash: r.content_hash, document: r.document, receivedAt: r.created_at }));
     },
     async unappendedCdrCount() {
       const { rows } = await pool.query<{ n: string }>("select count(*) as n from cdrs where state = 'pending'");

@@ -5,7 +5,7 @@ import type { CredentialsDeps, RegistryStore, RoutingDirectory } from '@hub/regi
 import type { SchemaValidator } from '@hub/schemas';
 import type { CallerLookup } from '@hub/store';
 import { locationsRouter, tariffsRouter, type ObjectRoutesDeps } from './routes/locations.ts';
-import { cdrsRouter, sessionsRouter } from './routes/sessions-cdrs.ts';
+import { cdrsRouter, sessionsRouter, type CdrAppendDeps } from './routes/sessions-cdrs.ts';
 import { tokensRouter, type TokensDeps } from './routes/tokens.ts';
 import { tokenObjectsRouter } from './routes/token-objects.ts';
 import { commandCallbackRouter, commandsRouter, type CommandsDeps } from './routes/commands.ts';
@@ -38,6 +38,8 @@ export interface IngressDeps {
   readonly onRegistryChange: () => void;
   readonly objects: Omit<ObjectRoutesDeps, 'validator' | 'publicBaseUrl'>;
   readonly deliveries: IngressDeliveries;
+  /** CDR appends, each CDR once in ocpi.cdrs.v1 (docs/decisions/0003-each-cdr-once.md). */
+  readonly cdrs: CdrAppendDeps;
   /** Who receives what, and where (tokens and commands forwards). */
   readonly routing: RoutingDirectory;
   readonly dispatcherWait: DispatcherWait;
@@ -103,7 +105,7 @@ export function createIngressApp(deps: IngressDeps): Express {
   app.use('/ocpi/2.2.1/tariffs', hubToken, json, tariffsRouter(objects));
   const sessionCdrDeps = { eventLog: deps.objects.eventLog, deliveries: deps.deliveries, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl, dispatcherWait: deps.dispatcherWait };
   app.use('/ocpi/2.2.1/sessions', hubToken, json, sessionsRouter(sessionCdrDeps));
-  app.use('/ocpi/2.2.1/cdrs', hubToken, json, cdrsRouter(sessionCdrDeps));
+  app.use('/ocpi/2.2.1/cdrs', hubToken, json, cdrsRouter({ ...sessionCdrDeps, cdrs: deps.cdrs }));
   const commandsDeps: CommandsDeps = {
     ...deps.commands,
     targets: deps.routing,

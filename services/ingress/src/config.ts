@@ -1,4 +1,4 @@
-import { configReader, readHubParty, readCommonConfig, readSecretKey, type CommonConfig, type Env } from '@hub/config';
+import { configReader, readEventSource, readHubParty, readCommonConfig, readSecretKey, type CommonConfig, type Env } from '@hub/config';
 
 // Ingress configuration; every variable and default is listed in the README (Configuration).
 export interface IngressConfig extends CommonConfig {
@@ -26,6 +26,14 @@ export interface IngressConfig extends CommonConfig {
   /** The dispatcher's consumer group: a Session PATCH waits for its positions (known-sessions.ts). */
   readonly dispatcherGroupId: string;
   readonly appendTimeoutMs: number;
+  /**
+   * How long after an append of a CDR began it is taken as settled (CDR_RELAY_AFTER_SECONDS, as the
+   * prober's relay): a CPO's retry earlier than that is answered "retry later", a later one searches
+   * the CDR's partition before appending (docs/decisions/0003-each-cdr-once.md).
+   */
+  readonly cdrSettleSeconds: number;
+  /** ce_source of the CDR events (README, The CDR topic). */
+  readonly eventSource: string;
   readonly appendLingerMs: number;
   readonly authorizeTimeoutMs: number;
   readonly authorizationsPerMinute: number;
@@ -66,6 +74,8 @@ export function readIngressConfig(env: Env): IngressConfig {
     readYourWritesTimeoutMs: r.int('READ_YOUR_WRITES_TIMEOUT_MS', 2_000, { min: 0 }),
     dispatcherGroupId: r.string('DISPATCHER_GROUP_ID', 'dispatcher'),
     appendTimeoutMs: r.int('APPEND_TIMEOUT_MS', 10_000, { min: 100 }),
+    cdrSettleSeconds: r.int('CDR_RELAY_AFTER_SECONDS', 60, { min: 1 }),
+    eventSource: readEventSource(r),
     appendLingerMs: r.int('APPEND_LINGER_MS', 0, { min: 0, max: 100 }),
     authorizeTimeoutMs: r.int('AUTHORIZE_TIMEOUT_MS', 5_000, { min: 100 }),
     authorizationsPerMinute: r.int('RATE_LIMIT_AUTHORIZATIONS', 100, { min: 1 }),
@@ -73,6 +83,8 @@ export function readIngressConfig(env: Env): IngressConfig {
     commandGraceSeconds: r.int('COMMAND_GRACE_SECONDS', 10, { min: 0 }),
     responseUrlAllowedHosts: r.list('RESPONSE_URL_ALLOWED_HOSTS'),
   };
+  // An append must have ended (answered or given up) before a retry may take the CDR as settled.
+  if (config.appendTimeoutMs >= config.cdrSettleSeconds * 1000) r.problem('APPEND_TIMEOUT_MS must be shorter than CDR_RELAY_AFTER_SECONDS (docs/decisions/0003-each-cdr-once.md)');
   r.done();
   return config;
 }

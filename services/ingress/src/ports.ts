@@ -11,4 +11,4 @@ export type EventAppender = Pick<EventLog, 'append'>;
 export type ReadModelReads = Pick<ReadModelStore, 'listVisible' | 'findVisible' | 'exists' | 'locationOwners' | 'tokenOwners'>;
 
 /** CDR receipts, whether a session is held, and the queue a command result waits in. */
-export type IngressDeliveries = Pick<DeliveryStore, 'receiveCdr' | 'markCdrAppended' | 'findCdr' | 'sessionExists' | 'enqueue'>;
+export type IngressDeliveries = Pick<DeliveryStore, 'receiveCdr' | 'markCdrAppended' | 'claimCdrAppend' | 'findCdr' | 'sessionExists' | 'enqueue'>;

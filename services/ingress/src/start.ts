@@ -100,6 +100,17 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       },
     },
     deliveries,
+    cdrs: {
+      eventLog,
+      settleSeconds: config.cdrSettleSeconds,
+      source: config.eventSource,
+      reappends: new Counter({
+        name: 'hub_cdr_reappends_total',
+        help: 'CDRs whose append had not completed, taken again (a CPO retry at the ingress, the relay at the prober): appended, or already_present in ocpi.cdrs.v1 and only marked appended',
+        labelNames: ['outcome'],
+        registers: [registry],
+      }),
+    },
     routing: postgresRoutingDirectory(pool),
     dispatcherWait: dispatcherWait(eventLog, deliveries, config.dispatcherGroupId, config.readYourWritesTimeoutMs),
     commands: {

@@ -60,6 +60,22 @@ describe('CDR posts', () => {
     await ingress.given(cpo(), first).when(postCdr(cdr('C1', 5))).then(expectOcpi(200, 2001, /CDRs are immutable/), appended(topics.cdrs, 0));
   });
 
+  it("its event names the hub as ce_source, an absolute URI (CloudEvents: source + id unique per event)", () =>
+    ingress
+      .given(cpo())
+      .when(postCdr(cdr('C1')))
+      .then(expectOcpi(200, 1000), (_res, hub) => {
+        const source = hub.events.appended(topics.cdrs)[0]?.source ?? '';
+        assert.equal(source, 'urn:ocpi:NL:HUB');
+        assert.ok(URL.canParse(source), `${source} is an absolute URI`);
+      }));
+
+  it('a retry of a CDR whose earlier append has not settled is answered 503 with Retry-After and appends nothing (docs/decisions/0003-each-cdr-once.md)', () => {
+    // Received just now, its append failed or timed out: it may still land.
+    const pending = (hub: InMemoryHub) => hub.deliveries.receiveCdr({ ...CPO, id: 'C1', contentHash: hashOf(cdr('C1')), document: {} }).then(() => undefined);
+    return ingress.given(cpo(), pending).when(postCdr(cdr('C1'))).then(expectOcpi(503, 3000, /has not settled/), expectHeader('Retry-After', '60'), appended(topics.cdrs, 0));
+  });
+
   it('403 for a CDR of a CPO the credentials do not name (the owner is in the body)', () =>
     ingress.given(cpo()).when(postCdr({ ...cdr('C1'), party_id: 'XYZ' })).then(expectOcpi(403, 2000), appended(topics.cdrs, 0)));
 

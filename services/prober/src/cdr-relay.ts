@@ -1,30 +1,35 @@
-import { topics } from '@hub/events';
 import type { EventLog } from '@hub/event-log';
-import type { Logger } from '@hub/observability';
-import { cdrPostedEvent } from '@hub/modules';
+import type { Counter, Logger } from '@hub/observability';
+import { appendCdrEventsOnce, cdrPostedEvent } from '@hub/modules';
 import type { CdrReceipts } from '@hub/store';
 
 /**
  * The safety net for CDRs the hub received but never put on Kafka: the ingress validated and stored
  * one, then its append failed or timed out (the CPO was told to retry), and the CPO did not post it
- * again within `olderThanSeconds`. Appends them as the ingress would have (same ce_id, so an append
- * that did land after all is one event to consumers, and eMSPs get a CDR once), then marks them
- * appended. Returns how many.
+ * again within `olderThanSeconds`. An append that timed out may have landed: each CDR is looked for
+ * in its partition first and only appended when absent (same event as the ingress's: same ce_id and
+ * ce_source), so each CDR is in the stream once (docs/decisions/0003-each-cdr-once.md). Both are
+ * marked appended. Returns how many were handled.
  */
 export async function appendUnappendedCdrs(
-  deps: { deliveries: CdrReceipts; eventLog: EventLog; logger: Logger },
+  deps: { deliveries: CdrReceipts; eventLog: Pick<EventLog, 'append' | 'findEvents'>; logger: Logger; source: string; reappends?: Counter<'outcome'> },
   olderThanSeconds: number,
   limit = 100,
 ): Promise<number> {
+  // Taken (their append_started_at set to now): an ingress retry of one of them waits a settle window.
   const stranded = await deps.deliveries.unappendedCdrs(olderThanSeconds, limit);
   if (stranded.length === 0) return 0;
-  await deps.eventLog.append(
-    topics.cdrs,
-    stranded.map((cdr) => cdrPostedEvent(cdr, cdr.document, cdr.contentHash, { source: 'prober' })),
-  );
-  for (const cdr of stranded) {
+  const events = stranded.map((cdr) => ({ cdr, event: cdrPostedEvent(cdr, cdr.document, cdr.contentHash, { source: deps.source }), receivedAt: cdr.receivedAt }));
+  const { appended, present } = await appendCdrEventsOnce(deps.eventLog, events);
+  deps.reappends?.inc({ outcome: 'appended' }, appended.length);
+  deps.reappends?.inc({ outcome: 'already_present' }, present.length);
+  const appendedIds = new Set(appended.map((e) => e.id));
+  for (const { cdr, event } of events) {
     await deps.deliveries.markCdrAppended(cdr);
-    deps.logger.warn('CDR appended by the prober: its append at the ingress had not completed', { cdr: `${cdr.countryCode}/${cdr.partyId}/${cdr.id}` });
+    deps.logger.warn(
+      appendedIds.has(event.id) ? 'CDR appended by the prober: its append at the ingress had not completed' : 'CDR found in its partition already: its append at the ingress had landed unacknowledged',
+      { cdr: `${cdr.countryCode}/${cdr.partyId}/${cdr.id}` },
+    );
   }
   return stranded.length;
 }

@@ -1,4 +1,4 @@
-import { configReader, readCommonConfig, readSecretKey, type CommonConfig, type Env } from '@hub/config';
+import { configReader, readCommonConfig, readEventSource, readSecretKey, type CommonConfig, type Env } from '@hub/config';
 import type { RetentionPolicy } from '@hub/store';
 
 export interface ProberConfig extends CommonConfig {
@@ -17,6 +17,8 @@ export interface ProberConfig extends CommonConfig {
   /** How long done rows are kept (docs/decisions/0006-retention.md); pruned every pruneIntervalMs by the active prober. */
   readonly retention: RetentionPolicy;
   readonly pruneIntervalMs: number;
+  /** ce_source of the CDR events it relays: the ingress's (README, The CDR topic). */
+  readonly eventSource: string;
 }
 
 const DAY_MS = 86_400_000;
@@ -41,6 +43,7 @@ export function readProberConfig(env: Env): ProberConfig {
       projectionRejectsMs: r.int('RETAIN_PROJECTION_REJECTS_DAYS', 30, { min: 1, max: 3650 }) * DAY_MS,
     },
     pruneIntervalMs: r.int('PRUNE_INTERVAL_MS', 600_000, { min: 100 }),
+    eventSource: readEventSource(r),
   };
   r.done();
   return config;

@@ -38,6 +38,12 @@ export async function startProber(config: ProberConfig, options: { logStream?: N
   const deps: ProbeDeps = { store, partners, cipher: aesGcmTokenCipher(config.secretKey), source: 'prober', health: { offlineAfter: config.offlineAfterProbes, onlineAfter: config.onlineAfterProbes } };
   const unappendedGauge = new Gauge({ name: 'hub_cdrs_unappended', help: 'CDRs received and stored but not yet on Kafka', registers: [registry] });
   const deliveries = postgresCdrReceipts(pool);
+  const reappends = new Counter({
+    name: 'hub_cdr_reappends_total',
+    help: 'CDRs whose append had not completed, taken again (a CPO retry at the ingress, the relay at the prober): appended, or already_present in ocpi.cdrs.v1 and only marked appended',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   // One active prober among replicas (README, Running replicas): the holder of a Postgres advisory
   // lease probes partners and relays CDRs; the others stand by and take over at their next interval.
   const active = new Gauge({ name: 'hub_prober_active', help: '1 while this replica holds the prober lease (probes partners, relays CDRs); 0 on a standby', registers: [registry] });
@@ -55,7 +61,7 @@ export async function startProber(config: ProberConfig, options: { logStream?: N
     onError: (e) => logger.warn('unappended CDRs not appended yet', { err: e }),
     drain: async () => {
       if (!(await holdsLease())) return 0;
-      const n = await appendUnappendedCdrs({ deliveries, eventLog, logger }, config.cdrRelayAfterSeconds);
+      const n = await appendUnappendedCdrs({ deliveries, eventLog, logger, source: config.eventSource, reappends }, config.cdrRelayAfterSeconds);
       unappendedGauge.set(await deliveries.unappendedCdrCount());
       return n;
     },

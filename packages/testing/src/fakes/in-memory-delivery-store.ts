@@ -6,7 +6,7 @@ import type { CdrReceipt, DeliveryInput, DeliveryPosition, DeliveryStore } from 
 
 type Json = Record<string, unknown>;
 
-export type IngressDeliveryStore = Pick<DeliveryStore, 'receiveCdr' | 'markCdrAppended' | 'findCdr' | 'unappendedCdrCount' | 'enqueue' | 'sessionExists' | 'deliveryPositions'>;
+export type IngressDeliveryStore = Pick<DeliveryStore, 'receiveCdr' | 'markCdrAppended' | 'claimCdrAppend' | 'findCdr' | 'unappendedCdrCount' | 'enqueue' | 'sessionExists' | 'deliveryPositions'>;
 
 export interface InMemoryDeliveryStore extends IngressDeliveryStore {
   /** The rows enqueued, in order (sessions, CDRs, command results). */
@@ -18,7 +18,7 @@ export interface InMemoryDeliveryStore extends IngressDeliveryStore {
 const cdrKey = (c: { countryCode: string; partyId: string; id: string }) => `${c.countryCode}/${c.partyId}/${c.id.toUpperCase()}`;
 
 export function inMemoryDeliveryStore(): InMemoryDeliveryStore {
-  const cdrs = new Map<string, { contentHash: string; document: Json; appended: boolean }>();
+  const cdrs = new Map<string, { contentHash: string; document: Json; appended: boolean; receivedAt: Date; appendStartedAt: number }>();
   const enqueued: DeliveryInput[] = [];
   const positions = new Map<string, Map<number, bigint>>();
   return {
@@ -26,7 +26,7 @@ export function inMemoryDeliveryStore(): InMemoryDeliveryStore {
     async receiveCdr(cdr) {
       const held = cdrs.get(cdrKey(cdr));
       if (!held) {
-        cdrs.set(cdrKey(cdr), { contentHash: cdr.contentHash, document: cdr.document, appended: false });
+        cdrs.set(cdrKey(cdr), { contentHash: cdr.contentHash, document: cdr.document, appended: false, receivedAt: new Date(), appendStartedAt: Date.now() });
         return 'new';
       }
       const receipt: CdrReceipt = held.contentHash !== cdr.contentHash ? 'conflict' : held.appended ? 'duplicate' : 'retry-append';
@@ -35,6 +35,12 @@ export function inMemoryDeliveryStore(): InMemoryDeliveryStore {
     async markCdrAppended(cdr) {
       const held = cdrs.get(cdrKey(cdr));
       if (held) held.appended = true;
+    },
+    async claimCdrAppend(cdr, settleSeconds) {
+      const held = cdrs.get(cdrKey(cdr));
+      if (!held || held.appended || held.appendStartedAt >= Date.now() - settleSeconds * 1000) return undefined;
+      held.appendStartedAt = Date.now();
+      return { receivedAt: held.receivedAt };
     },
     async findCdr(cdr) {
       const held = cdrs.get(cdrKey(cdr));

@@ -6,7 +6,7 @@ import { DependencyUnavailable } from '@hub/ocpi';
 // partition per topic; `unavailable()` makes appends fail as a Kafka outage does (DependencyUnavailable,
 // which the ingress answers with 503). event-log-contract.ts runs the same rules on Kafka.
 
-export type EventAppendLog = Pick<EventLog, 'append' | 'latestOffsets' | 'physical'>;
+export type EventAppendLog = Pick<EventLog, 'append' | 'latestOffsets' | 'physical' | 'findEvents'>;
 
 export interface InMemoryEventLog extends EventAppendLog {
   /** The events appended to a logical topic, in order. */
@@ -28,6 +28,11 @@ export function inMemoryEventLog(): InMemoryEventLog {
     },
     async latestOffsets(topic) {
       return new Map([[0, BigInt(topics.get(topic)?.length ?? 0)]]);
+    },
+    async findEvents(topic, wanted) {
+      if (down) throw new DependencyUnavailable('kafka', `search of ${topic}: the in-memory event log is unavailable`);
+      const held = new Set((topics.get(topic) ?? []).map((e) => e.id));
+      return new Set(wanted.filter((w) => held.has(w.id)).map((w) => w.id));
     },
     physical: (topic) => topic,
     appended: (topic) => [...(topics.get(topic) ?? [])],

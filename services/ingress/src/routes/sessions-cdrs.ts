@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import { sessionEventTypes, topics } from '@hub/events';
 import { HubError, partyKey } from '@hub/ocpi';
-import { cdrPostedEvent } from '@hub/modules';
+import { appendCdrEventsOnce, cdrPostedEvent, type CdrEventLog } from '@hub/modules';
+import type { Counter } from '@hub/observability';
 import type { SchemaValidator } from '@hub/schemas';
 import { handle, ok, okEmpty } from '../http.ts';
 import { refuseOtherMethods } from '../method-not-allowed.ts';
@@ -16,11 +17,23 @@ import { appendObjectEvent, asJson, objectPath, refuseEmptySegments, requireOwnC
 
 export interface SessionCdrDeps {
   readonly eventLog: EventAppender;
-  readonly deliveries: Pick<IngressDeliveries, 'receiveCdr' | 'markCdrAppended' | 'findCdr' | 'sessionExists'>;
+  readonly deliveries: Pick<IngressDeliveries, 'receiveCdr' | 'markCdrAppended' | 'claimCdrAppend' | 'findCdr' | 'sessionExists'>;
   readonly validator: SchemaValidator;
   readonly publicBaseUrl: string;
   /** Waits for the dispatcher before a PATCH of a session not (yet) held is refused. */
   readonly dispatcherWait: DispatcherWait;
+}
+
+/** How CDR events are appended once each (docs/decisions/0003-each-cdr-once.md). */
+export interface CdrAppendDeps {
+  /** The event log, searched before a CDR whose append may have landed is appended again. */
+  readonly eventLog: CdrEventLog;
+  /** Seconds after an append of a CDR began that it is taken as settled (CDR_RELAY_AFTER_SECONDS). */
+  readonly settleSeconds: number;
+  /** ce_source of the CDR events: the hub's URI (README, The CDR topic). */
+  readonly source: string;
+  /** hub_cdr_reappends_total by outcome (appended, already_present). */
+  readonly reappends?: Counter<'outcome'>;
 }
 
 /**
@@ -90,7 +103,7 @@ function eMspOf(token: CdrToken): string {
   return partyKey({ countryCode: token.country_code, partyId: token.party_id });
 }
 
-export function cdrsRouter(deps: SessionCdrDeps): Router {
+export function cdrsRouter(deps: SessionCdrDeps & { cdrs: CdrAppendDeps }): Router {
   const router = Router();
   router.use(refuseEmptySegments(['country_code', 'party_id', 'cdr_id']));
   router.post(
@@ -107,10 +120,24 @@ export function cdrsRouter(deps: SessionCdrDeps): Router {
       if (receipt === 'conflict') {
         throw new HubError('INVALID_PARAMETERS', { detail: `a different CDR with id ${path.id} was already received; CDRs are immutable, send a corrected CDR under a new id` });
       }
-      if (receipt !== 'duplicate') {
-        // A retry of an append that timed out (it may have landed) appends the same event again: one
-        // ce_id for one CDR, so analytics that dedupe on it count the CDR once (README, CDR topic).
-        await deps.eventLog.append(topics.cdrs, [cdrPostedEvent(path, asJson(body), contentHash, { source: 'ingress', correlationId: req.ctx.correlationId, requestId: req.ctx.requestId })]);
+      const event = cdrPostedEvent(path, asJson(body), contentHash, { source: deps.cdrs.source, correlationId: req.ctx.correlationId, requestId: req.ctx.requestId });
+      if (receipt === 'new') {
+        await deps.eventLog.append(topics.cdrs, [event]);
+        await deps.deliveries.markCdrAppended(path);
+      } else if (receipt === 'retry-append') {
+        // A retry of an append that failed or timed out: it may have landed, or still land while it is
+        // in flight. Taken only once the earlier append has settled, then appended only if its
+        // partition does not hold it, so each CDR is in ocpi.cdrs.v1 once (docs/decisions/0003-each-cdr-once.md).
+        const claim = await deps.deliveries.claimCdrAppend(path, deps.cdrs.settleSeconds);
+        if (!claim) {
+          throw new HubError('UNAVAILABLE', {
+            detail: `an earlier append of CDR ${path.id} has not settled yet; retry later`,
+            headers: { 'Retry-After': String(deps.cdrs.settleSeconds) },
+          });
+        }
+        const { appended, present } = await appendCdrEventsOnce(deps.cdrs.eventLog, [{ event, receivedAt: claim.receivedAt }]);
+        deps.cdrs.reappends?.inc({ outcome: 'appended' }, appended.length);
+        deps.cdrs.reappends?.inc({ outcome: 'already_present' }, present.length);
         await deps.deliveries.markCdrAppended(path);
       }
       // mod_cdrs.asciidoc, POST response headers: Location of the CDR, where its owner can GET it.

@@ -39,6 +39,7 @@ export function ingressOn(hub: InMemoryHub) {
       limits: { defaultLimit: limits.defaultPageLimit, maxLimit: limits.maxPageLimit, listsPerMinute: { 'locations-list': perMinute.locationLists, 'tokens-list': perMinute.tokenLists } },
     },
     deliveries: hub.deliveries,
+    cdrs: { eventLog: hub.events, settleSeconds: 60, source: 'urn:ocpi:NL:HUB' },
     routing: hub.routing,
     dispatcherWait: dispatcherWait(hub.events, hub.deliveries, 'dispatcher', 50),
     commands: {

@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import { Partitioners, type Admin, type Consumer, type PartitionMetadata } from 'kafkajs';
+import { DependencyUnavailable } from '@hub/ocpi';
+import { bounded } from './kafka-appender.ts';
+
+// Whether events are in a topic already (docs/decisions/0003-each-cdr-once.md): before a CDR whose
+// append may have landed is appended again, its own partition (its key decides it, as the appender's
+// partitioner does) is read from the offset of the time it was received to the end.
+
+/** An event looked for: its key, its ce_id and a time it cannot be older than. */
+export interface WantedEvent {
+  readonly key: string;
+  readonly id: string;
+  readonly since: Date;
+}
+
+/**
+ * Record timestamps are the producer's clock (CreateTime), the `since` times Postgres's: the search
+ * starts this much earlier so a skew between the hosts cannot hide a record.
+ */
+export const LOOKUP_MARGIN_MS = 60_000;
+
+const partitionOf = (() => {
+  const partitioner = Partitioners.DefaultPartitioner();
+  return (topic: string, partitions: number, key: string): number =>
+    partitioner({
+      topic,
+      partitionMetadata: Array.from({ length: partitions }, (_, i): PartitionMetadata => ({ partitionId: i, leader: 0, replicas: [], isr: [], offlineReplicas: [], partitionErrorCode: 0 })),
+      message: { key, value: null },
+    });
+})();
+
+/**
+ * The ids of the wanted events found in the physical topic. Reads each wanted partition from the offset
+ * for its earliest `since` (less LOOKUP_MARGIN_MS) up to its high watermark as it was when the search
+ * began, with a consumer group of its own (never committed). Bounded by timeoutMs (DependencyUnavailable).
+ */
+export async function findEventsInTopic(
+  deps: { admin: () => Promise<Admin>; consumer: (groupId: string) => Consumer },
+  topic: string,
+  wanted: readonly WantedEvent[],
+  timeoutMs: number,
+): Promise<Set<string>> {
+  const found = new Set<string>();
+  if (wanted.length === 0) return found;
+  const giveUpAt = Date.now() + timeoutMs;
+  const admin = await bounded(`a search of ${topic}`, timeoutMs, deps.admin());
+  // A leader that just moved or a topic just created answers NOT_LEADER (retriable): asked again
+  // within the bound, as latestOffsets does (kafka-event-log.ts).
+  const retrying = async <T>(ask: () => Promise<T>): Promise<T> => {
+    for (;;) {
+      try {
+        return await ask();
+      } catch (e) {
+        if ((e as { retriable?: unknown }).retriable !== true || Date.now() >= giveUpAt) throw e;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  };
+  const { ends, from, ids } = await bounded(`a search of ${topic}`, Math.max(1, giveUpAt - Date.now()), (async () => {
+    const ends = new Map((await retrying(() => admin.fetchTopicOffsets(topic))).map((o) => [o.partition, BigInt(o.high)]));
+    const earliest = new Map<number, number>();
+    const ids = new Set<string>();
+    for (const w of wanted) {
+      const p = partitionOf(topic, ends.size, w.key);
+      earliest.set(p, Math.min(earliest.get(p) ?? Infinity, w.since.getTime() - LOOKUP_MARGIN_MS));
+      ids.add(w.id);
+    }
+    const from = new Map<number, bigint>();
+    for (const [p, time] of earliest) {
+      const [at] = (await retrying(() => admin.fetchTopicOffsetsByTimestamp(topic, time))).filter((o) => o.partition === p);
+      const start = BigInt(at?.offset ?? '-1');
+      // -1: no record at or after the time, nothing to read in this partition.
+      if (start >= 0n && start < (ends.get(p) ?? 0n)) from.set(p, start);
+    }
+    return { ends, from, ids };
+  })());
+  if (from.size === 0) return found;
+  const consumer = deps.consumer(`cdr-lookup-${randomUUID()}`);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const remaining = new Set(from.keys());
+    let done: () => void = () => undefined;
+    const finished = new Promise<void>((resolve) => (done = resolve));
+    timer = setTimeout(done, Math.max(1, giveUpAt - Date.now()));
+    await bounded(`a search of ${topic}`, Math.max(1, giveUpAt - Date.now()), (async () => {
+      await consumer.connect();
+      await consumer.subscribe({ topic, fromBeginning: false });
+    })());
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch }) => {
+        if (!remaining.has(batch.partition)) return;
+        const end = ends.get(batch.partition) ?? 0n;
+        for (const m of batch.messages) {
+          if (BigInt(m.offset) >= end) break;
+          const id = m.headers?.['ce_id'];
+          if (id !== undefined && ids.has(String(id))) found.add(String(id));
+        }
+        if (BigInt(batch.lastOffset()) + 1n >= end) {
+          remaining.delete(batch.partition);
+          if (remaining.size === 0) done();
+        }
+      },
+    });
+    for (const [partition, offset] of from) consumer.seek({ topic, partition, offset: offset.toString() });
+    await finished;
+    if (remaining.size > 0) throw new DependencyUnavailable('kafka', `Kafka did not serve ${topic} to its end within ${timeoutMs} ms`);
+    return found;
+  } finally {
+    clearTimeout(timer);
+    await consumer.disconnect().catch(() => undefined);
+  }
+}
