@@ -6,6 +6,7 @@ import {
   DEFAULT_DATABASE_URL,
   DEFAULT_KAFKA_BROKERS,
   configReader,
+  readBreakerConfig,
   readCommonConfig,
   readKafkaSecurity,
   readSecretKey,
@@ -300,5 +301,22 @@ describe('readKafkaSecurity', () => {
     const r3 = configReader({ KAFKA_SSL: 'false', KAFKA_SSL_CA_FILE: '/ca.pem' });
     assert.deepEqual(readKafkaSecurity(r3, readFile), {});
     assert.deepEqual(problemsOf(r3), ['KAFKA_SSL is false but KAFKA_SSL_CA_FILE is set']);
+  });
+});
+
+describe('readBreakerConfig', () => {
+  it('has the documented defaults and reads every setting', () => {
+    const defaults = configReader({});
+    assert.deepEqual(readBreakerConfig(defaults), { enabled: true, failures: 5, openAfterMs: 1_500, cooldownMs: 1_000 });
+    assert.deepEqual(problemsOf(defaults), []);
+    const set = configReader({ BREAKER_ENABLED: 'false', BREAKER_FAILURES: '2', BREAKER_OPEN_AFTER_MS: '0', BREAKER_COOLDOWN_MS: '250' });
+    assert.deepEqual(readBreakerConfig(set), { enabled: false, failures: 2, openAfterMs: 0, cooldownMs: 250 });
+    assert.deepEqual(problemsOf(set), []);
+  });
+
+  it('refuses a failure count below one and a cool-down below 100 ms', () => {
+    const r = configReader({ BREAKER_FAILURES: '0', BREAKER_COOLDOWN_MS: '10' });
+    readBreakerConfig(r);
+    assert.equal(problemsOf(r).length, 2);
   });
 });

@@ -11,6 +11,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createIngressApp } from './app.ts';
 import { answerClientError } from './http.ts';
+import { createDependencyGuard, createGuardMetrics, guardEventLog, guardPool, type DependencyGuard } from './dependency-guards.ts';
 import type { IngressConfig } from './config.ts';
 
 export interface RunningIngress {
@@ -31,14 +32,33 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     appendTimeoutMs: config.appendTimeoutMs,
     lingerMs: config.appendLingerMs,
   });
-  const { logger, metrics: registry, pool, eventLog } = shell;
+  const { logger, metrics: registry, pool, eventLog: kafkaLog } = shell;
+  // Circuit breakers around Kafka and Postgres (docs/decisions/0002-fast-refusals.md): while one is
+  // open, pushes that need it are answered 503 with Retry-After at once. The outbox relay below keeps
+  // the unguarded log: it runs in the background and retries on its own.
+  const guards: DependencyGuard[] = [];
+  const guardMetrics = createGuardMetrics(registry, () => guards);
+  const kafkaGuard = createDependencyGuard('kafka', config.breaker, { logger, refusals: guardMetrics.refusals });
+  const postgresGuard = createDependencyGuard('postgres', config.breaker, { logger, refusals: guardMetrics.refusals });
+  guards.push(kafkaGuard, postgresGuard);
+  const eventLog = guardEventLog(kafkaLog, kafkaGuard);
+  guardPool(pool, postgresGuard, config.postgresTimeoutMs);
+  // Readiness, not liveness: an open breaker is reported on /healthz as degraded (still 200), so an
+  // orchestrator does not restart an ingress that answers correctly.
+  shell.addHealthProblems(() =>
+    Promise.resolve(guards.filter((g) => g.state !== 'closed').map((g) => ({ severity: 'degraded' as const, reason: `${g.dependency} circuit breaker ${g.state}: pushes that need it are answered 503 at once` }))),
+  );
   const store = postgresRegistryStore(pool);
-  const counters = createPool(config.databaseUrl, {
-    application: 'ocpi-hub-ingress-counters',
-    max: 8,
-    asyncCommit: true,
-    onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }),
-  });
+  const counters = guardPool(
+    createPool(config.databaseUrl, {
+      application: 'ocpi-hub-ingress-counters',
+      max: 8,
+      asyncCommit: true,
+      onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }),
+    }),
+    postgresGuard,
+    config.postgresTimeoutMs,
+  );
   const callers = await cachedCallerLookup(store, {
     databaseUrl: config.databaseUrl,
     ttlMs: config.callerCacheTtlMs,
@@ -60,7 +80,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     intervalMs: 5_000,
     onError: (e) => logger.warn('registry outbox not published yet', { err: e }),
     drain: () =>
-      drainOutbox(pool, (batch) => appendInOrder(eventLog, batch)),
+      drainOutbox(pool, (batch) => appendInOrder(kafkaLog, batch)),
   });
   // Listen first, so that without HUB_PUBLIC_URL the URLs the hub hands out carry the real port.
   const server = createServer();
