@@ -121,43 +121,74 @@ export function guardEventLog<L extends Pick<EventLog, 'append' | 'latestOffsets
 }
 
 /**
- * Puts a pool's promise calls (query, connect) behind the guard, bounded by timeoutMs: the pg pool has
- * no deadline of its own, so without the bound a hung Postgres would hold a request for good. A
+ * Fails with DependencyUnavailable when work has not settled within ms; what it yields after that goes
+ * to onLate (so a resource it hands over is not lost), what it rejects with then is dropped.
+ */
+function within<T>(dependency: Dependency, what: string, ms: number, work: Promise<T>, onLate: (v: T) => void = () => undefined): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let done = false;
+    const timer = setTimeout(() => {
+      done = true;
+      reject(new DependencyUnavailable(dependency, `${dependency === 'kafka' ? 'Kafka' : 'Postgres'} did not answer ${what} within ${ms} ms`));
+    }, ms);
+    work.then(
+      (v) => {
+        clearTimeout(timer);
+        if (done) onLate(v);
+        else resolve(v);
+      },
+      // Passed on unchanged (a data error keeps its SQLSTATE); the pool rejects with Errors only.
+      (e: Error) => {
+        clearTimeout(timer);
+        if (!done) reject(e);
+      },
+    );
+  });
+}
+
+/**
+ * The pool with its promise calls (query, connect) behind the guard, bounded by timeoutMs: the pg pool
+ * has no deadline of its own, so without the bound a hung Postgres would hold a request for good. A
  * connection that arrives after its caller gave up is destroyed, so the pool does not lose it. The
- * callback forms (what the pool itself uses inside query) pass unchanged.
+ * callback forms pass unchanged, and the pool itself is not changed: code that must not be refused
+ * (the health check, the background outbox relay, a port guarded call by call) keeps using it, so a
+ * guarded call never runs inside another one (the probe would refuse itself).
  */
 export function guardPool(pool: Pool, guard: DependencyGuard, timeoutMs: number): Pool {
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
-  const late = (what: string) => new DependencyUnavailable('postgres', `Postgres did not answer ${what} within ${timeoutMs} ms`);
-  const bounded = <T>(what: string, work: Promise<T>, onLate: (v: T) => void = () => undefined): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      let done = false;
-      const timer = setTimeout(() => {
-        done = true;
-        reject(late(what));
-      }, timeoutMs);
-      work.then(
-        (v) => {
-          clearTimeout(timer);
-          if (done) onLate(v);
-          else resolve(v);
-        },
-        // Passed on unchanged (a data error keeps its SQLSTATE); the pool rejects with Errors only.
-        (e: Error) => {
-          clearTimeout(timer);
-          if (!done) reject(e);
-        },
-      );
-    });
-  const wrapped = pool as unknown as Record<string, unknown>;
-  wrapped['query'] = (...args: unknown[]): unknown => {
-    if (typeof args.at(-1) === 'function') return query(...args);
-    return guard.run(() => bounded('a query', query(...args) as Promise<unknown>));
+  const guarded: Record<string, unknown> = {
+    query: (...args: unknown[]): unknown => {
+      if (typeof args.at(-1) === 'function') return query(...args);
+      return guard.run(() => within('postgres', 'a query', timeoutMs, query(...args) as Promise<unknown>));
+    },
+    connect: (...args: unknown[]): unknown => {
+      if (typeof args.at(-1) === 'function') return connect(...args);
+      return guard.run(() => within('postgres', 'a connection request', timeoutMs, connect() as Promise<PoolClient>, (client) => client.release(true)));
+    },
   };
-  wrapped['connect'] = (...args: unknown[]): unknown => {
-    if (typeof args.at(-1) === 'function') return connect(...args);
-    return guard.run(() => bounded('a connection request', connect() as Promise<PoolClient>, (client) => client.release(true)));
-  };
-  return pool;
+  return new Proxy(pool, {
+    get(target, prop, receiver) {
+      if (typeof prop === 'string' && prop in guarded) return guarded[prop];
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+type AsyncMethods<T> = { [K in keyof T]: T[K] extends (...args: never[]) => Promise<unknown> ? K : never }[keyof T];
+
+/**
+ * A port whose named methods each go through the guard, bounded by timeoutMs, one call per request.
+ * For the store's group-committed writes (a CDR's receipt): there one pool query carries the CDRs of
+ * many requests, so the pool's guard alone would count a whole batch as one failure and a hung
+ * Postgres would hold every waiting request behind it. The result delegates everything else to port.
+ */
+export function guardPort<T extends object>(port: T, methods: ReadonlyArray<AsyncMethods<T>>, guard: DependencyGuard, dependency: Dependency, timeoutMs: number): T {
+  const guarded = Object.create(port) as Record<PropertyKey, unknown>;
+  for (const name of methods) {
+    const method = port[name] as (...args: unknown[]) => Promise<unknown>;
+    guarded[name] = (...args: unknown[]) => guard.run(() => within(dependency, String(name), timeoutMs, method.apply(port, args)));
+  }
+  return guarded as T;
 }
