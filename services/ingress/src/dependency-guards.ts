@@ -81,6 +81,7 @@ export function createDependencyGuard(
     else if (t.to === 'half-open') deps.logger.info('circuit breaker half-open: one probe goes through', meta);
     else deps.logger.info('circuit breaker closed', meta);
   });
+  deps.refusals?.inc({ dependency }, 0); // the series exists at 0 from the start
   return {
     dependency,
     get state() {
