@@ -12,6 +12,8 @@
 //
 // Only failures the caller classifies as unavailability count (a timeout, a lost connection); any
 // other outcome, a partner's bad input included, says the dependency answered and counts as success.
+// A failure of a call that started before the latest success is old news and does not count: after a
+// failover the appends sent to the lost leader keep timing out for a while after the new one answers.
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
@@ -56,6 +58,8 @@ export function createCircuitBreaker(settings: BreakerSettings, now: () => numbe
   let openedAt = 0;
   let probeInFlight = false;
   let refused = 0;
+  /** Successes so far: a ticket remembers the count it was admitted at. */
+  let successes = 0;
   /** Counts half-open periods, so a probe reporting after its period ended is an ordinary call. */
   let period = 0;
 
@@ -78,6 +82,7 @@ export function createCircuitBreaker(settings: BreakerSettings, now: () => numbe
     move('open', failures);
   };
   const success = () => {
+    successes++;
     streak = 0;
     // Any call that got an answer, probe or not, shows the dependency is back.
     move('closed');
@@ -103,6 +108,7 @@ export function createCircuitBreaker(settings: BreakerSettings, now: () => numbe
       const probe = s === 'half-open';
       if (probe) probeInFlight = true;
       const probePeriod = period;
+      const successesAtAdmission = successes;
       const stillProbe = () => probe && state === 'half-open' && period === probePeriod;
       let reported = false;
       const report = (fn: () => void) => {
@@ -115,8 +121,8 @@ export function createCircuitBreaker(settings: BreakerSettings, now: () => numbe
         succeeded: () => report(success),
         failed: (unavailable) =>
           report(() => {
-            if (unavailable) failure(stillProbe());
-            else success();
+            if (!unavailable) success();
+            else if (stillProbe() || successes === successesAtAdmission) failure(stillProbe());
           }),
       };
     },

@@ -54,6 +54,22 @@ describe('circuit breaker', () => {
     assert.equal(b.state, 'closed');
   });
 
+  it('failures of calls that started before the latest success do not count (appends to a lost leader after a failover)', () => {
+    const { b, clock, fail } = breaker();
+    const stale = Array.from({ length: 10 }, () => b.admit());
+    b.admit()?.succeeded();
+    for (const t of stale) {
+      clock.t += 500;
+      t?.failed(true);
+    }
+    assert.equal(b.state, 'closed');
+    fail();
+    clock.t += 1_000;
+    fail();
+    fail();
+    assert.equal(b.state, 'open', 'calls started after it count');
+  });
+
   it('never opens on failures that are not unavailability (a bad input), and they end a streak', () => {
     const { b, clock, fail } = breaker();
     fail();
