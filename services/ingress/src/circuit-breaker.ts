@@ -14,6 +14,8 @@
 // other outcome, a partner's bad input included, says the dependency answered and counts as success.
 // A failure of a call that started before the latest success is old news and does not count: after a
 // failover the appends sent to the lost leader keep timing out for a while after the new one answers.
+// `mayOpen` lets the caller veto opening with what it knows of the dependency: a Kafka cluster whose
+// brokers still answer is in a leader failover, and pushes wait for it as before.
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
@@ -51,7 +53,12 @@ export interface CircuitBreaker {
   admit(): BreakerTicket | undefined;
 }
 
-export function createCircuitBreaker(settings: BreakerSettings, now: () => number, onTransition: (t: BreakerTransition) => void = () => undefined): CircuitBreaker {
+export function createCircuitBreaker(
+  settings: BreakerSettings,
+  now: () => number,
+  onTransition: (t: BreakerTransition) => void = () => undefined,
+  mayOpen: () => boolean = () => true,
+): CircuitBreaker {
   let state: BreakerState = 'closed';
   let streak = 0;
   let streakStartedAt = 0;
@@ -88,11 +95,11 @@ export function createCircuitBreaker(settings: BreakerSettings, now: () => numbe
     move('closed');
   };
   const failure = (probe: boolean) => {
-    if (probe) return open(1);
+    if (probe) return mayOpen() ? open(1) : move('closed');
     if (state !== 'closed') return; // calls admitted before it opened, failing late: it is open already
     if (streak === 0) streakStartedAt = now();
     streak++;
-    if (streak >= settings.failures && now() - streakStartedAt >= settings.openAfterMs) open(streak);
+    if (streak >= settings.failures && now() - streakStartedAt >= settings.openAfterMs && mayOpen()) open(streak);
   };
 
   return {

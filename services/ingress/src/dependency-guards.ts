@@ -69,18 +69,50 @@ export function createGuardMetrics(registry: Registry, guards: () => readonly De
   };
 }
 
+/** How long a verdict of the silence check holds, and how long one check may take. */
+const SILENCE_VERDICT_MS = 2_000;
+const SILENCE_CHECK_MS = 500;
+
 export function createDependencyGuard(
   dependency: Dependency,
   config: BreakerConfig,
-  deps: { readonly logger: Logger; readonly refusals?: Counter<'dependency'>; readonly now?: () => number },
+  deps: {
+    readonly logger: Logger;
+    readonly refusals?: Counter<'dependency'>;
+    readonly now?: () => number;
+    /**
+     * Whether the dependency still answers a cheap request (Kafka: a broker describes the cluster).
+     * Given, the breaker opens only while it does not (SILENCE_CHECK_MS bound): a cluster that answers
+     * while appends time out is moving partition leaders, and pushes wait for that as before.
+     */
+    readonly answers?: () => Promise<boolean>;
+  },
 ): DependencyGuard {
-  const breaker: CircuitBreaker = createCircuitBreaker(config, deps.now ?? Date.now, (t) => {
+  const now = deps.now ?? Date.now;
+  let silence: { silent: boolean; at: number } | undefined;
+  let checking = false;
+  const checkSilence = () => {
+    const { answers } = deps;
+    if (!answers || checking || (silence && now() - silence.at < SILENCE_CHECK_MS)) return;
+    checking = true;
+    void within(dependency, 'a health request', SILENCE_CHECK_MS, answers())
+      .then(
+        (ok) => ok,
+        () => false,
+      )
+      .then((ok) => {
+        silence = { silent: !ok, at: now() };
+        checking = false;
+      });
+  };
+  const mayOpen = () => !deps.answers || (silence !== undefined && silence.silent && now() - silence.at < SILENCE_VERDICT_MS);
+  const breaker: CircuitBreaker = createCircuitBreaker(config, now, (t) => {
     // One line per state change, never per refusal (those are counted): no request data, no token.
     const meta = { dependency, from: t.from, to: t.to, ...(t.to === 'open' ? { failures: t.failures } : {}), ...(t.to === 'closed' ? { refused: t.refused } : {}) };
     if (t.to === 'open') deps.logger.warn('circuit breaker open: pushes are refused at once', meta);
     else if (t.to === 'half-open') deps.logger.info('circuit breaker half-open: one probe goes through', meta);
     else deps.logger.info('circuit breaker closed', meta);
-  });
+  }, mayOpen);
   deps.refusals?.inc({ dependency }, 0); // the series exists at 0 from the start
   return {
     dependency,
@@ -99,7 +131,9 @@ export function createDependencyGuard(
         ticket.succeeded();
         return value;
       } catch (e) {
-        ticket.failed(unavailability(e));
+        const unavailable = unavailability(e);
+        if (unavailable) checkSilence();
+        ticket.failed(unavailable);
         throw e;
       }
     },

@@ -38,7 +38,9 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
   // outbox relay below keep the unguarded pool and log: they run in the background and retry on their own.
   const guards: DependencyGuard[] = [];
   const guardMetrics = createGuardMetrics(registry, () => guards);
-  const kafkaGuard = createDependencyGuard('kafka', config.breaker, { logger, refusals: guardMetrics.refusals });
+  // Kafka's opens only while no broker answers: with brokers answering, a failover is under way and
+  // pushes wait for it as before (test/cluster/broker-loss.cluster.test.ts).
+  const kafkaGuard = createDependencyGuard('kafka', config.breaker, { logger, refusals: guardMetrics.refusals, answers: () => kafkaLog.reachable() });
   const postgresGuard = createDependencyGuard('postgres', config.breaker, { logger, refusals: guardMetrics.refusals });
   guards.push(kafkaGuard, postgresGuard);
   const eventLog = guardEventLog(kafkaLog, kafkaGuard);

@@ -7,10 +7,10 @@ import { createCircuitBreaker, type BreakerSettings, type BreakerTransition } fr
 
 const settings: BreakerSettings = { failures: 3, openAfterMs: 1_000, cooldownMs: 500 };
 
-function breaker(s: BreakerSettings = settings) {
+function breaker(s: BreakerSettings = settings, mayOpen?: () => boolean) {
   const clock = { t: 10_000 };
   const transitions: BreakerTransition[] = [];
-  const b = createCircuitBreaker(s, () => clock.t, (t) => transitions.push(t));
+  const b = createCircuitBreaker(s, () => clock.t, (t) => transitions.push(t), mayOpen);
   const fail = (unavailable = true) => {
     const ticket = b.admit();
     assert.ok(ticket, `admitted while ${b.state}`);
@@ -68,6 +68,23 @@ describe('circuit breaker', () => {
     fail();
     fail();
     assert.equal(b.state, 'open', 'calls started after it count');
+  });
+
+  it('does not open while the caller vetoes it (a cluster whose brokers answer is failing over), and opens once it stops', () => {
+    const veto = { on: true };
+    const { b, clock, fail } = breaker(settings, () => !veto.on);
+    for (let i = 0; i < 10; i++) {
+      fail();
+      clock.t += 500;
+    }
+    assert.equal(b.state, 'closed');
+    veto.on = false;
+    fail();
+    assert.equal(b.state, 'open', 'the streak went on meanwhile');
+    clock.t += 500;
+    veto.on = true;
+    b.admit()?.failed(true);
+    assert.equal(b.state, 'closed', 'a failed probe closes it while vetoed: pushes wait for the failover');
   });
 
   it('never opens on failures that are not unavailability (a bad input), and they end a streak', () => {
