@@ -8,10 +8,10 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Writable } from 'node:stream';
 import { topics } from '@hub/events';
-import { authorizationHeader } from '@hub/ocpi';
+import { authorizationHeader, DependencyUnavailable } from '@hub/ocpi';
 import { createLogger, Registry } from '@hub/observability';
 import { inMemoryHub, type InMemoryHub } from '@hub/testing';
-import { createDependencyGuard, createGuardMetrics, type DependencyGuard } from '../src/dependency-guards.ts';
+import { createDependencyGuard, createGuardMetrics, DependencyRefused, type DependencyGuard } from '../src/dependency-guards.ts';
 import { RETRY_AFTER_SECONDS } from '../src/http.ts';
 import { cpo, ingressOn, tokens } from './support/ingress-spec.ts';
 import { session } from './support/objects.ts';
@@ -82,5 +82,40 @@ describe('fast refusals (the Kafka circuit breaker in the composed ingress)', ()
     assert.equal(hub.events.appended(topics.sessions).length, 2);
     assert.equal(await metric('hub_breaker_state'), 0);
     assert.ok(logged.some((l) => l.includes('circuit breaker closed')));
+  });
+});
+
+describe('the Kafka guard while brokers still answer (a leader failover)', () => {
+  const quiet = createLogger({ service: 'ingress-test', level: 'error', stream: new Writable({ write: (_c, _e, done) => done() }) });
+  const failing = () => Promise.reject(new DependencyUnavailable('kafka', 'append timed out'));
+  const settle = () => new Promise((r) => setTimeout(r, 20));
+
+  it('never opens while the cluster answers, and opens once it is silent', async () => {
+    const clock = { t: 0 };
+    const cluster = { answers: true };
+    const guard = createDependencyGuard('kafka', { enabled: true, failures: 2, openAfterMs: 1_000, cooldownMs: 5_000 }, { logger: quiet, now: () => clock.t, answers: () => Promise.resolve(cluster.answers) });
+    for (let i = 0; i < 10; i++) {
+      await assert.rejects(guard.run(failing), DependencyUnavailable);
+      await settle();
+      clock.t += 600;
+    }
+    assert.equal(guard.state, 'closed', 'pushes keep waiting for the failover');
+    cluster.answers = false;
+    for (let i = 0; i < 3 && guard.state === 'closed'; i++) {
+      await assert.rejects(guard.run(failing), DependencyUnavailable);
+      await settle();
+      clock.t += 600;
+    }
+    assert.equal(guard.state, 'open', 'no broker answers: refused at once');
+    await assert.rejects(guard.run(failing), DependencyRefused);
+  });
+
+  it('a check that does not answer in time counts as silence (a hung broker)', async () => {
+    const clock = { t: 0 };
+    const guard = createDependencyGuard('kafka', { enabled: true, failures: 2, openAfterMs: 0, cooldownMs: 5_000 }, { logger: quiet, now: () => clock.t, answers: () => new Promise<boolean>(() => undefined) });
+    await assert.rejects(guard.run(failing));
+    await new Promise((r) => setTimeout(r, 600));
+    await assert.rejects(guard.run(failing));
+    assert.equal(guard.state, 'open');
   });
 });
