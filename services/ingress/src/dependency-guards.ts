@@ -71,7 +71,7 @@ export function createGuardMetrics(registry: Registry, guards: () => readonly De
 
 /** How long a verdict of the silence check holds, and how long one check may take. */
 const SILENCE_VERDICT_MS = 2_000;
-const SILENCE_CHECK_MS = 500;
+const SILENCE_CHECK_MS = 1_000;
 
 export function createDependencyGuard(
   dependency: Dependency,

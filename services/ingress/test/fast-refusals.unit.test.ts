@@ -114,7 +114,7 @@ describe('the Kafka guard while brokers still answer (a leader failover)', () =>
     const clock = { t: 0 };
     const guard = createDependencyGuard('kafka', { enabled: true, failures: 2, openAfterMs: 0, cooldownMs: 5_000 }, { logger: quiet, now: () => clock.t, answers: () => new Promise<boolean>(() => undefined) });
     await assert.rejects(guard.run(failing));
-    await new Promise((r) => setTimeout(r, 600));
+    await new Promise((r) => setTimeout(r, 1_100));
     await assert.rejects(guard.run(failing));
     assert.equal(guard.state, 'open');
   });
