@@ -38,10 +38,69 @@ describe('Kafka away: pushes are refused with 503 within APPEND_TIMEOUT_MS', () 
   });
 
   after(async () => {
+    if (broker) process.kill(broker.pid, 'SIGCONT'); // never leave our broker stopped
     await Promise.allSettled([ingress?.stop(), cpo?.partner.close()]);
     await stack?.cleanup();
     await broker?.stop();
     rmSync(home, { recursive: true, force: true });
+  });
+
+  // Fast refusals (docs/decisions/0002-fast-refusals.md): with the broker hung (SIGSTOP: connections
+  // stay open, nothing is answered) the first pushes wait for the append timeout; once the Kafka circuit
+  // breaker has opened, pushes are answered 503 with Retry-After and the OCPI envelope before the append
+  // timeout could have expired, one probe at a time still waiting; after SIGCONT pushes are accepted
+  // again. Only the broker this file started is stopped and continued, by its pid.
+  it('with the broker hung, pushes are refused without waiting once the breaker opens, and accepted again after it resumes', { timeout: 120_000 }, async () => {
+    const session = (id: string) => ({ ...example('session_example_1_simple_start.json'), ...own, id });
+    const push = async (id: string) => {
+      const sentAt = Date.now();
+      const res = await call(hub, 'PUT', `/ocpi/2.2.1/sessions/BE/BEC/${id}`, { token: cpo.token, body: session(id) });
+      return { id, sentAt, ms: Date.now() - sentAt, status: res.status, code: res.body.status_code, retryAfter: res.headers['retry-after'], text: res.text };
+    };
+    assert.equal((await push('HANG-0')).code, 1000, 'accepted while the broker runs');
+    const pid = broker?.pid ?? 0;
+    assert.ok(pid > 0);
+
+    // 20 pushes a second for 8 s while the broker is stopped, each answered in its own time.
+    process.kill(pid, 'SIGSTOP');
+    const hungAt = Date.now();
+    let answers: Array<Awaited<ReturnType<typeof push>>>;
+    try {
+      const pending: Array<Promise<Awaited<ReturnType<typeof push>>>> = [];
+      for (let i = 1; Date.now() - hungAt < 8_000; i++) {
+        pending.push(push(`HANG-${i}`));
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      answers = await Promise.all(pending);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const resumedAt = Date.now();
+
+    const wrong = answers.filter((a) => a.status !== 503 || a.code !== 3000 || !/^\d+$/.test(a.retryAfter ?? ''));
+    assert.deepEqual(wrong.map((a) => `${a.id}: HTTP ${a.status} ${a.text}`), [], 'every push refused 503 / 3000 with Retry-After while the broker is hung');
+    // The breaker opens 1.5 s after the first append timeout (BREAKER_OPEN_AFTER_MS); from 2 s later on
+    // only a probe (one at a time, one per cool-down) may wait for the append timeout.
+    const late = answers.filter((a) => a.sentAt - hungAt >= APPEND_TIMEOUT_MS + 3_500);
+    const waited = late.filter((a) => a.ms >= APPEND_TIMEOUT_MS);
+    const window = Math.max(...late.map((a) => a.sentAt)) - Math.min(...late.map((a) => a.sentAt));
+    assert.ok(late.length >= 20, `pushes sent after the breaker opened: ${late.length}`);
+    assert.ok(waited.length <= Math.ceil(window / 1_000) + 1, `only probes wait for the append timeout: ${waited.length} of ${late.length} (${waited.map((a) => a.ms).join(', ')} ms)`);
+    const fast = late.filter((a) => a.ms < APPEND_TIMEOUT_MS / 2).length;
+    assert.ok(fast >= late.length * 0.8, `answered before the append timeout could have expired: ${fast} of ${late.length} (${late.map((a) => a.ms).join(', ')} ms)`);
+
+    // Accepted again once the broker answers: the probe's success closes the breaker.
+    let accepted: number | undefined;
+    for (let i = 0; Date.now() - resumedAt < 30_000; i++) {
+      if ((await push(`BACK-${i}`)).code === 1000) {
+        accepted = Date.now() - resumedAt;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(accepted !== undefined, 'a push is accepted within 30 s of the broker resuming');
+    assert.equal((await push('BACK-AFTER')).code, 1000, 'and the next one too');
+    assert.equal(ingress.child.exitCode, null, 'the ingress is still running');
   });
 
   it('every kind of push answers 503 with Retry-After in time, and the ingress keeps running', async () => {

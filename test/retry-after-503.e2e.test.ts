@@ -30,7 +30,7 @@ describe('503 means retry: a CPO retrying a refused session or CDR gets 1000, th
     stack = await createTestStack('retry_503', { brokers: [broker.brokers] });
     const port = await freePort();
     hub = `http://127.0.0.1:${port}`;
-    const env = stack.env({ HUB_PORT: String(port), ALLOW_HTTP_PARTNER_URLS: 'true', PARTNER_ALLOWED_HOSTS: '127.0.0.1', APPEND_TIMEOUT_MS: '2000', DELIVERY_RETRY_SCHEDULE_MS: '200,400,600,800,1000', DELIVERY_TIMEOUT_MS: '1000' });
+    const env = stack.env({ HUB_PORT: String(port), ALLOW_HTTP_PARTNER_URLS: 'true', PARTNER_ALLOWED_HOSTS: '127.0.0.1', APPEND_TIMEOUT_MS: '2000', CDR_RELAY_AFTER_SECONDS: '5', DELIVERY_RETRY_SCHEDULE_MS: '200,400,600,800,1000', DELIVERY_TIMEOUT_MS: '1000' });
     services = [await startService('ingress', env, /ingress listening/), await startService('dispatcher', env, /dispatcher running/, 60_000)];
     cpo = await onboard(hub, env, 'Retrying CPO', [{ role: 'CPO', countryCode: 'BE', partyId: 'BEC' }]);
     emsp = await onboard(hub, env, 'eMSP', [{ role: 'EMSP', countryCode: 'NL', partyId: 'EMS' }], [

@@ -166,3 +166,25 @@ export function readEventSource(r: ConfigReader): string {
 
 /** The URN naming a hub by its own party (OCPI 2.2.1 credentials: country_code and party_id). */
 export const hubUrn = (party: { countryCode: string; partyId: string }): string => `urn:ocpi:${party.countryCode}:${party.partyId}`;
+ * The ingress's circuit breakers around Kafka and Postgres (docs/decisions/0002-fast-refusals.md):
+ * open once unavailability failures, `failures` or more with no success between, have gone on for
+ * `openAfterMs`; answer pushes 503 at once while open; after `cooldownMs` let one probe through.
+ * `enabled` false: every push waits for its dependency as before (for comparison runs).
+ */
+export interface BreakerConfig {
+  readonly enabled: boolean;
+  readonly failures: number;
+  readonly openAfterMs: number;
+  readonly cooldownMs: number;
+}
+
+export function readBreakerConfig(r: ConfigReader): BreakerConfig {
+  return {
+    enabled: r.bool('BREAKER_ENABLED', true),
+    // Five failures over 1.5 s: a hung broker fails every append after APPEND_TIMEOUT_MS, so it opens
+    // 1.5 s after the first timeout; a leader failover's failures stop sooner (README, Configuration).
+    failures: r.int('BREAKER_FAILURES', 5, { min: 1 }),
+    openAfterMs: r.int('BREAKER_OPEN_AFTER_MS', 1_500, { min: 0 }),
+    cooldownMs: r.int('BREAKER_COOLDOWN_MS', 1_000, { min: 100 }),
+  };
+}

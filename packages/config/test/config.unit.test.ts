@@ -6,6 +6,7 @@ import {
   DEFAULT_DATABASE_URL,
   DEFAULT_KAFKA_BROKERS,
   configReader,
+  readBreakerConfig,
   readCommonConfig,
   readEventSource,
   readKafkaSecurity,
@@ -320,5 +321,22 @@ describe('readEventSource (ce_source of the CDR events: README, The CDR topic)',
     assert.equal(source, 'urn:ocpi:DE:ABC');
     assert.ok(absoluteUri(source));
     assert.equal(readEventSource(configReader({})), 'urn:ocpi:NL:HUB', 'the defaults of HUB_COUNTRY_CODE and HUB_PARTY_ID');
+  });
+});
+
+describe('readBreakerConfig', () => {
+  it('has the documented defaults and reads every setting', () => {
+    const defaults = configReader({});
+    assert.deepEqual(readBreakerConfig(defaults), { enabled: true, failures: 5, openAfterMs: 1_500, cooldownMs: 1_000 });
+    assert.deepEqual(problemsOf(defaults), []);
+    const set = configReader({ BREAKER_ENABLED: 'false', BREAKER_FAILURES: '2', BREAKER_OPEN_AFTER_MS: '0', BREAKER_COOLDOWN_MS: '250' });
+    assert.deepEqual(readBreakerConfig(set), { enabled: false, failures: 2, openAfterMs: 0, cooldownMs: 250 });
+    assert.deepEqual(problemsOf(set), []);
+  });
+
+  it('refuses a failure count below one and a cool-down below 100 ms', () => {
+    const r = configReader({ BREAKER_FAILURES: '0', BREAKER_COOLDOWN_MS: '10' });
+    readBreakerConfig(r);
+    assert.equal(problemsOf(r).length, 2);
   });
 });

@@ -1,4 +1,4 @@
-import { configReader, readEventSource, readHubParty, readCommonConfig, readSecretKey, type CommonConfig, type Env } from '@hub/config';
+import { configReader, readBreakerConfig, readEventSource, readHubParty, readCommonConfig, readSecretKey, type BreakerConfig, type CommonConfig, type Env } from '@hub/config';
 
 // Ingress configuration; every variable and default is listed in the README (Configuration).
 export interface IngressConfig extends CommonConfig {
@@ -40,6 +40,10 @@ export interface IngressConfig extends CommonConfig {
   readonly commandsPerMinute: number;
   readonly commandGraceSeconds: number;
   readonly responseUrlAllowedHosts: string[];
+  /** The circuit breakers around Kafka and Postgres on the push path (docs/decisions/0002-fast-refusals.md). */
+  readonly breaker: BreakerConfig;
+  /** A Postgres query or connection request of the ingress not answered by then fails as unavailable. */
+  readonly postgresTimeoutMs: number;
 }
 
 export function readIngressConfig(env: Env): IngressConfig {
@@ -82,6 +86,8 @@ export function readIngressConfig(env: Env): IngressConfig {
     commandsPerMinute: r.int('RATE_LIMIT_COMMANDS', 50, { min: 1 }),
     commandGraceSeconds: r.int('COMMAND_GRACE_SECONDS', 10, { min: 0 }),
     responseUrlAllowedHosts: r.list('RESPONSE_URL_ALLOWED_HOSTS'),
+    breaker: readBreakerConfig(r),
+    postgresTimeoutMs: r.int('POSTGRES_TIMEOUT_MS', 10_000, { min: 100 }),
   };
   // An append must have ended (answered or given up) before a retry may take the CDR as settled.
   if (config.appendTimeoutMs >= config.cdrSettleSeconds * 1000) r.problem('APPEND_TIMEOUT_MS must be shorter than CDR_RELAY_AFTER_SECONDS (docs/decisions/0003-each-cdr-once.md)');

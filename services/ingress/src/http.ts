@@ -2,6 +2,7 @@ import type { Duplex } from 'node:stream';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { DependencyUnavailable, HubError, failure, ocpiTimestamp, success, acknowledged, type OcpiEnvelope } from '@hub/ocpi';
 import { postgresFailureKind } from '@hub/store';
+import { DependencyRefused } from './dependency-guards.ts';
 
 /**
  * The party a request names as its sender in the OCPI-from headers (transport_and_format.asciidoc,
@@ -141,7 +142,9 @@ function dependencyError(err: unknown): HubError | undefined {
 export function errorMiddleware() {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     let hubError = err instanceof HubError ? err : (requestError(err) ?? dependencyError(err) ?? dataError(err));
-    if (hubError?.kind === 'UNAVAILABLE') req.ctx?.log.warn('dependency unavailable', { err, path: req.path, method: req.method });
+    // A refusal by an open breaker is counted (hub_fast_refusals_total) and its opening logged once,
+    // not once per request (docs/decisions/0002-fast-refusals.md).
+    if (hubError?.kind === 'UNAVAILABLE' && !(err instanceof DependencyRefused)) req.ctx?.log.warn('dependency unavailable', { err, path: req.path, method: req.method });
     if (!hubError) {
       hubError = new HubError('INTERNAL', { cause: err });
       req.ctx?.log.error('request failed', { err, path: req.path, method: req.method });

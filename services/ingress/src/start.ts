@@ -11,6 +11,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createIngressApp } from './app.ts';
 import { answerClientError } from './http.ts';
+import { createDependencyGuard, createGuardMetrics, guardEventLog, guardPool, guardPort, type DependencyGuard } from './dependency-guards.ts';
 import type { IngressConfig } from './config.ts';
 
 export interface RunningIngress {
@@ -31,21 +32,41 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     appendTimeoutMs: config.appendTimeoutMs,
     lingerMs: config.appendLingerMs,
   });
-  const { logger, metrics: registry, pool, eventLog } = shell;
+  const { logger, metrics: registry, pool: rawPool, eventLog: kafkaLog } = shell;
+  // Circuit breakers around Kafka and Postgres (docs/decisions/0002-fast-refusals.md): while one is
+  // open, pushes that need it are answered 503 with Retry-After at once. The health check and the
+  // outbox relay below keep the unguarded pool and log: they run in the background and retry on their own.
+  const guards: DependencyGuard[] = [];
+  const guardMetrics = createGuardMetrics(registry, () => guards);
+  // Kafka's opens only while no broker answers: with brokers answering, a failover is under way and
+  // pushes wait for it as before (test/cluster/broker-loss.cluster.test.ts).
+  const kafkaGuard = createDependencyGuard('kafka', config.breaker, { logger, refusals: guardMetrics.refusals, answers: () => kafkaLog.reachable() });
+  const postgresGuard = createDependencyGuard('postgres', config.breaker, { logger, refusals: guardMetrics.refusals });
+  guards.push(kafkaGuard, postgresGuard);
+  const eventLog = guardEventLog(kafkaLog, kafkaGuard);
+  const pool = guardPool(rawPool, postgresGuard, config.postgresTimeoutMs);
+  // Readiness, not liveness: an open breaker is reported on /healthz as degraded (still 200), so an
+  // orchestrator does not restart an ingress that answers correctly.
+  shell.addHealthProblems(() =>
+    Promise.resolve(guards.filter((g) => g.state !== 'closed').map((g) => ({ severity: 'degraded' as const, reason: `${g.dependency} circuit breaker ${g.state}: pushes that need it are answered 503 at once` }))),
+  );
   const store = postgresRegistryStore(pool);
-  const counters = createPool(config.databaseUrl, {
+  const rawCounters = createPool(config.databaseUrl, {
     application: 'ocpi-hub-ingress-counters',
     max: 8,
     asyncCommit: true,
     onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }),
   });
+  const counters = guardPool(rawCounters, postgresGuard, config.postgresTimeoutMs);
   const callers = await cachedCallerLookup(store, {
     databaseUrl: config.databaseUrl,
     ttlMs: config.callerCacheTtlMs,
     onError: (e) => logger.warn('credentials listener error; cache bypassed until reconnected', { err: e }),
   });
   const readModels = postgresReadModelStore(pool);
-  const deliveries = postgresDeliveryStore(pool);
+  // Guarded call by call on the unguarded pool: a CDR's receipt is group-committed (one statement for
+  // many requests), so a guard on the pool would count a batch as one failure and hold its requests.
+  const deliveries = guardPort(postgresDeliveryStore(rawPool), ['receiveCdr', 'markCdrAppended', 'findCdr', 'sessionExists', 'enqueue'], postgresGuard, 'postgres', config.postgresTimeoutMs);
   const partners = ocpiPartnerClient({
     policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts },
     timeoutMs: config.partnerTimeoutMs,
@@ -60,7 +81,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     intervalMs: 5_000,
     onError: (e) => logger.warn('registry outbox not published yet', { err: e }),
     drain: () =>
-      drainOutbox(pool, (batch) => appendInOrder(eventLog, batch)),
+      drainOutbox(rawPool, (batch) => appendInOrder(kafkaLog, batch)),
   });
   // Listen first, so that without HUB_PUBLIC_URL the URLs the hub hands out carry the real port.
   const server = createServer();
@@ -144,7 +165,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       });
       await relay.stop();
       await Promise.allSettled([callers.close(), partners.close(), realtime.close()]);
-      await Promise.allSettled([shell.stop(), counters.end()]);
+      await Promise.allSettled([shell.stop(), rawCounters.end()]);
     },
   };
 }

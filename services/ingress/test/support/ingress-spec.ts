@@ -4,6 +4,7 @@ import { Counter, createHttpMetrics, createLogger, Registry } from '@hub/observa
 import { createSchemaValidator } from '@hub/schemas';
 import { apiSpec, inMemoryHub, registerPlatform, type ApiRequest, type Arrange, type InMemoryHub, type PlatformGiven } from '@hub/testing';
 import { createIngressApp, type IngressLimits } from '../../src/app.ts';
+import { createDependencyGuard, guardEventLog, type DependencyGuard } from '../../src/dependency-guards.ts';
 import { dispatcherWait } from '../../src/known-sessions.ts';
 import { topicOf } from '@hub/modules';
 import { projectionWait } from '@hub/service-kit';
@@ -18,30 +19,39 @@ const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
 export const limits: IngressLimits = { maxBodyBytes: 64 * 1024, defaultPageLimit: 2, maxPageLimit: 3 };
 export const perMinute = { locationLists: 5, tokenLists: 5, authorizations: 5, commands: 5 };
 
-export function ingressOn(hub: InMemoryHub) {
+/** Breaker settings as start.ts reads them by default (@hub/config readBreakerConfig). */
+export const defaultBreaker = { enabled: true, failures: 5, openAfterMs: 1_500, cooldownMs: 1_000 };
+
+/**
+ * The app as start.ts composes it: the event log behind the Kafka circuit breaker (a guard with the
+ * default settings unless the test passes its own).
+ */
+export function ingressOn(hub: InMemoryHub, options: { kafkaGuard?: DependencyGuard } = {}) {
   const registry = new Registry();
+  const logger = createLogger({ service: 'ingress-test', level: 'error', stream: quiet });
+  const eventLog = guardEventLog(hub.events, options.kafkaGuard ?? createDependencyGuard('kafka', defaultBreaker, { logger }));
   return createIngressApp({
     callers: hub.callers,
     store: hub.registry,
     credentials: { partners: hub.partners, cipher: hub.cipher, hub: { countryCode: 'NL', partyId: 'HUB', name: 'Test hub', versionsUrl: `${BASE}/ocpi/versions` }, source: 'ingress' },
     validator,
     publicBaseUrl: BASE,
-    logger: createLogger({ service: 'ingress-test', level: 'error', stream: quiet }),
+    logger,
     httpMetrics: createHttpMetrics(registry),
     accessLog: 'errors',
     limits,
     onRegistryChange: () => hub.callers.invalidate(),
     objects: {
-      eventLog: hub.events,
+      eventLog,
       readModels: hub.readModels,
-      wait: projectionWait(hub.events, hub.readModels, topicOf, 50),
+      wait: projectionWait(eventLog, hub.readModels, topicOf, 50),
       rateLimiter: hub.rateLimiter,
       limits: { defaultLimit: limits.defaultPageLimit, maxLimit: limits.maxPageLimit, listsPerMinute: { 'locations-list': perMinute.locationLists, 'tokens-list': perMinute.tokenLists } },
     },
     deliveries: hub.deliveries,
     cdrs: { eventLog: hub.events, settleSeconds: 60, source: 'urn:ocpi:NL:HUB' },
     routing: hub.routing,
-    dispatcherWait: dispatcherWait(hub.events, hub.deliveries, 'dispatcher', 50),
+    dispatcherWait: dispatcherWait(eventLog, hub.deliveries, 'dispatcher', 50),
     commands: {
       commands: hub.commands,
       policy: { allowHttp: false, allowedHosts: [] },
