@@ -166,6 +166,8 @@ export function readEventSource(r: ConfigReader): string {
 
 /** The URN naming a hub by its own party (OCPI 2.2.1 credentials: country_code and party_id). */
 export const hubUrn = (party: { countryCode: string; partyId: string }): string => `urn:ocpi:${party.countryCode}:${party.partyId}`;
+
+/**
  * The ingress's circuit breakers around Kafka and Postgres (docs/decisions/0002-fast-refusals.md):
  * open once unavailability failures, `failures` or more with no success between, have gone on for
  * `openAfterMs`; answer pushes 503 at once while open; after `cooldownMs` let one probe through.
