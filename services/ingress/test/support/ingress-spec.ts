@@ -16,7 +16,7 @@ const validator = createSchemaValidator();
 const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
 
 export const limits: IngressLimits = { maxBodyBytes: 64 * 1024, defaultPageLimit: 2, maxPageLimit: 3 };
-export const perMinute = { locationLists: 5, tokenLists: 5, authorizations: 5, commands: 5 };
+export const perMinute = { locationLists: 5, tokenLists: 5, authorizations: 5, commands: 5, chargingProfiles: 5 };
 
 export function ingressOn(hub: InMemoryHub) {
   const registry = new Registry();
@@ -48,6 +48,7 @@ export function ingressOn(hub: InMemoryHub) {
       graceSeconds: 30,
       responseUrlHosts: [],
     },
+    chargingProfiles: { chargingProfiles: hub.chargingProfiles, perMinute: perMinute.chargingProfiles },
     tokens: {
       realtime: hub.realtime,
       cipher: hub.cipher,
