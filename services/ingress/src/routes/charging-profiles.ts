@@ -92,13 +92,12 @@ export function chargingProfilesRouter(deps: ChargingProfilesDeps): Router {
     const decision = await deps.rateLimiter.hit('chargingprofiles', partyKey(emsp), deps.perMinute);
     if (!decision.allowed) throw new HubError('RATE_LIMITED', { detail: `at most ${deps.perMinute} charging profile requests per minute`, headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
     const request = readRequest();
-    await checkResponseUrl(deps, req.caller.platformId, request.responseUrl);
-
+    const named = namedReceiver(req);
     // The CPO is the session's: the sessions the hub delivered to this eMSP (a session of another eMSP
     // is unknown to it: mod_charging_profiles.asciidoc, "created by the owner of a Token on Sessions
-    // that belong to that token"). OCPI-to, when given, must name that CPO.
-    const cpos = await deps.chargingProfiles.sessionCpos(emsp, sessionId);
-    const named = namedReceiver(req);
+    // that belong to that token"). OCPI-to, when given, must name that CPO. Looked up while the
+    // response_url is checked: both are reads, and the URL is refused first.
+    const [, cpos] = await Promise.all([checkResponseUrl(deps, req.caller.platformId, request.responseUrl), deps.chargingProfiles.sessionCpos(emsp, sessionId)]);
     if (cpos.length === 0) throw new HubError('UNKNOWN_SESSION', { detail: `unknown session ${sessionId}: the hub delivered no session of that id to eMSP ${partyKey(emsp)}` });
     if (named && !cpos.some((c) => sameParty(c, named))) {
       throw new HubError('INVALID_PARAMETERS', { detail: `OCPI-to names ${partyKey(named)}, but session ${sessionId} is of CPO ${cpos.map(partyKey).join(', ')}` });
@@ -121,6 +120,8 @@ export function chargingProfilesRouter(deps: ChargingProfilesDeps): Router {
     await deps.chargingProfiles.create({ id, operation, sessionId, emsp, cpo, responseUrl: request.responseUrl, correlationId: req.ctx.correlationId });
     const append = (type: string, data: object, source: string, destination: string) =>
       deps.eventLog.append(topics.chargingProfiles, [newEvent({ type, source: 'ingress', subject: id, key: id, data, correlationId: req.ctx.correlationId, from: source, to: destination })]);
+    // Appended before the CPO is asked, so the CPO's result (which may come at once) never precedes
+    // its request in the log.
     await append(
       chargingProfileEventTypes.requested,
       { operation, session_id: sessionId, response_url: request.responseUrl, ...(request.body ? { request: request.body } : {}), ...(request.duration !== undefined ? { duration: request.duration } : {}) },
@@ -145,8 +146,11 @@ export function chargingProfilesRouter(deps: ChargingProfilesDeps): Router {
       if (!(e instanceof PartnerCallError)) throw e;
       req.ctx.log.warn('charging profile request not answered by the CPO: REJECTED', { cpo: to, reason: e.reason, error: e.message });
     }
-    await deps.chargingProfiles.answered(id, response?.result === 'ACCEPTED', response?.timeout ?? 0, deps.graceSeconds);
-    await append(chargingProfileEventTypes.cpoResponded, { response: response ?? null }, to, from);
+    // The answer's row update and event are independent: together.
+    await Promise.all([
+      deps.chargingProfiles.answered(id, response?.result === 'ACCEPTED', response?.timeout ?? 0, deps.graceSeconds),
+      append(chargingProfileEventTypes.cpoResponded, { response: response ?? null }, to, from),
+    ]);
     deps.forwarded?.inc({ operation, outcome: response ? response.result.toLowerCase() : 'not_answered' });
     if (!response) return answer(res, 'REJECTED', `CPO ${to} did not answer the charging profile request`);
     send(res, 200, success(response)); // the CPO's immediate answer, unchanged
