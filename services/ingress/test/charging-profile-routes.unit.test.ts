@@ -71,11 +71,12 @@ describe('charging profiles: the eMSP side (Receiver interface)', () => {
       });
   });
 
-  it('2001 for a limit with two digits of fraction, a missing duration and an unregistered response_url host', async () => {
+  it('2001 for a limit with two digits of fraction, a missing duration, an unregistered response_url host and one too long', async () => {
     const given = [cpoReceives, emspRegistered, routed(), sessionOf('S1')];
     await ingress.given(...given).when(set('S1', { charging_profile: { ...profile, charging_profile_period: [{ start_period: 0, limit: 8.15 }] }, response_url: 'https://emb.example/r' })).then(expectOcpi(200, 2001, /limit: accepts at most one digit fraction/));
     await ingress.given(...given).when(set('S1', { charging_profile: { ...profile, min_charging_rate: 8.1 }, response_url: 'https://elsewhere.example/r' })).then(expectOcpi(200, 2001, /not one this eMSP registered/));
     await ingress.given(...given).when(as(tokens.emsp, { method: 'GET', path: '/ocpi/2.2.1/chargingprofiles/S1?response_url=https%3A%2F%2Femb.example%2Fr' })).then(expectOcpi(200, 2001, /duration/));
+    await ingress.given(...given).when(as(tokens.emsp, { method: 'DELETE', path: `/ocpi/2.2.1/chargingprofiles/S1?response_url=${encodeURIComponent(`https://emb.example/${'r'.repeat(250)}`)}` })).then(expectOcpi(200, 2001, /longer than 255/));
   });
 
   it('403 for credentials without an eMSP role', () => ingress.given(cpoReceives, routed(), sessionOf('S1')).when(as(tokens.cpo, { method: 'PUT', path: '/ocpi/2.2.1/chargingprofiles/S1', body: { charging_profile: profile, response_url: 'https://cpa.example/r' } })).then(expectOcpi(403, 2000)));

@@ -81,6 +81,14 @@ function queryString(req: Request, name: string): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
+/** response_url of a GET or DELETE: required, a URL (types.asciidoc, URL: string(255)). */
+function responseUrlQuery(req: Request): string {
+  const responseUrl = queryString(req, 'response_url');
+  if (!responseUrl) throw new HubError('INVALID_PARAMETERS', { detail: 'response_url: required query parameter missing' });
+  if (responseUrl.length > 255) throw new HubError('INVALID_PARAMETERS', { detail: 'response_url: longer than 255 characters' });
+  return responseUrl;
+}
+
 export function chargingProfilesRouter(deps: ChargingProfilesDeps): Router {
   const router = Router();
 
@@ -212,9 +220,8 @@ export function chargingProfilesRouter(deps: ChargingProfilesDeps): Router {
     '/:sessionId',
     handle((req, res) =>
       relay(req, res, 'GET', () => {
-        const responseUrl = queryString(req, 'response_url');
+        const responseUrl = responseUrlQuery(req);
         const raw = queryString(req, 'duration');
-        if (!responseUrl) throw new HubError('INVALID_PARAMETERS', { detail: 'response_url: required query parameter missing' });
         if (raw === undefined || !/^\d{1,9}$/.test(raw)) throw new HubError('INVALID_PARAMETERS', { detail: 'duration: required query parameter, a whole number of seconds' });
         return { responseUrl, duration: Number(raw) };
       }),
@@ -224,9 +231,7 @@ export function chargingProfilesRouter(deps: ChargingProfilesDeps): Router {
     '/:sessionId',
     handle((req, res) =>
       relay(req, res, 'CLEAR', () => {
-        const responseUrl = queryString(req, 'response_url');
-        if (!responseUrl) throw new HubError('INVALID_PARAMETERS', { detail: 'response_url: required query parameter missing' });
-        return { responseUrl };
+        return { responseUrl: responseUrlQuery(req) };
       }),
     ),
   );
