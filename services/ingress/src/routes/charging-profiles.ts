@@ -125,17 +125,20 @@ export function chargingProfilesRouter(deps: ChargingProfilesDeps): Router {
     const from = partyKey(emsp);
     const to = partyKey(cpo);
     const callback = `${deps.publicBaseUrl}/ocpi/2.2.1/chargingprofiles/callback/${id}`;
-    await deps.chargingProfiles.create({ id, operation, sessionId, emsp, cpo, responseUrl: request.responseUrl, correlationId: req.ctx.correlationId });
     const append = (type: string, data: object, source: string, destination: string) =>
       deps.eventLog.append(topics.chargingProfiles, [newEvent({ type, source: 'ingress', subject: id, key: id, data, correlationId: req.ctx.correlationId, from: source, to: destination })]);
-    // Appended before the CPO is asked, so the CPO's result (which may come at once) never precedes
-    // its request in the log.
-    await append(
-      chargingProfileEventTypes.requested,
-      { operation, session_id: sessionId, response_url: request.responseUrl, ...(request.body ? { request: request.body } : {}), ...(request.duration !== undefined ? { duration: request.duration } : {}) },
-      from,
-      to,
-    );
+    // The row (what the callback finds) and the request's event, both before the CPO is asked, so its
+    // result (which may come at once) finds the row and never precedes the request in the log; they do
+    // not depend on each other, so they are written together.
+    await Promise.all([
+      deps.chargingProfiles.create({ id, operation, sessionId, emsp, cpo, responseUrl: request.responseUrl, correlationId: req.ctx.correlationId }),
+      append(
+        chargingProfileEventTypes.requested,
+        { operation, session_id: sessionId, response_url: request.responseUrl, ...(request.body ? { request: request.body } : {}), ...(request.duration !== undefined ? { duration: request.duration } : {}) },
+        from,
+        to,
+      ),
+    ]);
     const base = `${target.url.replace(/\/+$/, '')}/${encodeURIComponent(sessionId)}`;
     const headers = { 'ocpi-from-country-code': emsp.countryCode, 'ocpi-from-party-id': emsp.partyId, 'ocpi-to-country-code': cpo.countryCode, 'ocpi-to-party-id': cpo.partyId };
     const ids = { correlationId: req.ctx.correlationId };
