@@ -14,7 +14,7 @@ const CONTRACT_HEADERS = ['x-total-count', 'x-limit', 'link', 'location', 'retry
 const pointer = (...segments: string[]): string => segments.map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 
 function newAjv(doc: Json, name: string): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, validateSchema: false });
+  const ajv = new Ajv2020({ allErrors: true, strict: false, validateSchema: false, multipleOfPrecision: 9 });
   ajv.addFormat('ocpi-date-time', { type: 'string', validate: isOcpiDateTime });
   ajv.addFormat('date-time', { type: 'string', validate: (v: string) => isOcpiDateTime(v) || !Number.isNaN(Date.parse(v)) });
   ajv.addFormat('uri', { type: 'string', validate: (v: string) => URL.canParse(v) });

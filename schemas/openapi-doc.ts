@@ -29,6 +29,8 @@ const PATH_PARAMETERS: Record<string, Json> = {
   party_id: { $ref: componentRef('ocpi/types.json', '/$defs/PartyId') },
   command: { type: 'string', description: 'START_SESSION, STOP_SESSION, RESERVE_NOW, CANCEL_RESERVATION or UNLOCK_CONNECTOR (anything else: 2001)' },
   command_id: { type: 'string', description: 'The id the hub gave the command (in the response_url it forwarded)' },
+  request_id: { type: 'string', description: 'The id the hub gave the charging profile request (in the response_url it forwarded)' },
+  session_id: { type: 'string', maxLength: 36, description: 'CiString(36): a session the hub delivered to the calling eMSP (Receiver interface) or that the calling CPO pushed (Sender interface)' },
 };
 
 function errorKinds(route: RouteSpec): HubErrorKind[] {
@@ -91,6 +93,7 @@ function operation(route: RouteSpec): Json {
   const parameters: Json[] = [...pathParams, param('X-Request-ID'), param('X-Correlation-ID')];
   if (route.paginated) parameters.push(param('offset'), param('limit'), param('date_from'), param('date_to'));
   if (route.tokenType) parameters.push(param('type'));
+  for (const q of route.query ?? []) parameters.push(param(q));
   for (const h of route.requestHeaders ?? []) parameters.push(param(`${h}-country-code`), param(`${h}-party-id`));
   const body = bodySchema(route);
   const kinds = errorKinds(route);
@@ -156,6 +159,8 @@ export function buildOpenApi(): Json {
         date_from: { name: 'date_from', in: 'query', required: false, description: 'Inclusive', schema: { type: 'string', format: 'date-time' } },
         date_to: { name: 'date_to', in: 'query', required: false, description: 'Exclusive', schema: { type: 'string', format: 'date-time' } },
         type: { name: 'type', in: 'query', required: false, description: 'mod_tokens.asciidoc: the token\'s TokenType, RFID when omitted (a uid is unique per type only)', schema: { $ref: componentRef('ocpi/types.json', '/$defs/TokenType') } },
+        duration: { name: 'duration', in: 'query', required: true, description: 'mod_charging_profiles.asciidoc, GET: length of the requested ActiveChargingProfile in seconds', schema: { type: 'integer', minimum: 0 } },
+        response_url: { name: 'response_url', in: 'query', required: true, description: 'Where the result is POSTed: a host the eMSP registered (or the operator allowed), never a special address', schema: { type: 'string', format: 'uri', maxLength: 255 } },
         'OCPI-from-country-code': partyHeader('from', 'country'),
         'OCPI-from-party-id': partyHeader('from', 'party'),
         'OCPI-to-country-code': partyHeader('to', 'country'),

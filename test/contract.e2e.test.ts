@@ -49,7 +49,7 @@ describe('contract: real answers and events match docs/openapi.json and docs/asy
       await startService('projector', env, /projector running/),
       await startService('dispatcher', env, /dispatcher running/, 60_000),
     ];
-    const cpoModules = [{ identifier: 'credentials', role: 'SENDER' as const }, { identifier: 'commands', role: 'RECEIVER' as const }, { identifier: 'tokens', role: 'RECEIVER' as const }];
+    const cpoModules = [{ identifier: 'credentials', role: 'SENDER' as const }, { identifier: 'commands', role: 'RECEIVER' as const }, { identifier: 'tokens', role: 'RECEIVER' as const }, { identifier: 'chargingprofiles', role: 'RECEIVER' as const }];
     cpo = await onboard(hub, env, 'Contract CPO', [{ role: 'CPO', countryCode: 'BE', partyId: 'BEC' }, { role: 'CPO', countryCode: 'DE', partyId: 'ALL' }], cpoModules);
     emsp = await onboard(hub, env, 'Contract eMSP', [{ role: 'EMSP', countryCode: 'NL', partyId: 'TST' }, { role: 'EMSP', countryCode: 'DE', partyId: 'TNM' }]);
     for (const [e, c] of [['NL/TST', 'BE/BEC'], ['NL/TST', 'DE/ALL'], ['DE/TNM', 'BE/BEC']]) {
@@ -184,6 +184,30 @@ describe('contract: real answers and events match docs/openapi.json and docs/asy
     assert.deepEqual(problems, []);
   });
 
+  it('charging profiles: set, get, clear, the callback and the CPO update match the document', async () => {
+    // The session CS-1 (pushed above, delivered to NL/TST) is the one the profiles are for.
+    await until('session CS-1 held', async () => (await stack.pool.query("select 1 from deliveries where kind = 'session' and object_id = 'CS-1'")).rows.length > 0);
+    const headers = { 'OCPI-from-country-code': 'NL', 'OCPI-from-party-id': 'TST' };
+    const resultUrl = (id: string) => encodeURIComponent(`${emsp.partner.baseUrl}/ocpi/2.2.1/chargingprofile-results/${id}`);
+    const chargingProfile = { charging_rate_unit: 'A', charging_profile_period: [{ start_period: 0, limit: 16 }] };
+    const set = await send('PUT', '/ocpi/2.2.1/chargingprofiles/CS-1', { token: emsp.token, headers, body: { charging_profile: chargingProfile, response_url: decodeURIComponent(resultUrl('p1')) } });
+    assert.equal((set.body.data as Json | undefined)?.['result'], 'ACCEPTED', set.text);
+    assert.equal((await send('GET', `/ocpi/2.2.1/chargingprofiles/CS-1?duration=900&response_url=${resultUrl('p2')}`, { token: emsp.token, headers })).body.status_code, 1000);
+    assert.equal((await send('DELETE', `/ocpi/2.2.1/chargingprofiles/CS-1?response_url=${resultUrl('p3')}`, { token: emsp.token, headers })).body.status_code, 1000);
+    const resultReceived = (rs: ReadonlyArray<{ headers: Record<string, string> }>) => rs.filter((r) => r.headers['ce_type'] === 'ocpi.chargingprofiles.result-received.v1').length >= 3;
+    await until('the CPO posted its results', async () => resultReceived(await readTopic(stack, topics.chargingProfiles, resultReceived, 2_000)));
+    const callback = String(cpo.partner.profileRequests[0]?.body?.['response_url']);
+    assert.equal((await send('POST', new URL(callback).pathname, { body: { result: 'ACCEPTED' } })).status, 404, 'used once');
+    // Refusals: a bad profile (2001), an unknown session (404), an unknown callback id (404).
+    assert.equal((await send('PUT', '/ocpi/2.2.1/chargingprofiles/CS-1', { token: emsp.token, headers, body: { charging_profile: { charging_rate_unit: 'kW' }, response_url: decodeURIComponent(resultUrl('p4')) } })).body.status_code, 2001);
+    assert.equal((await send('DELETE', `/ocpi/2.2.1/chargingprofiles/NOPE?response_url=${resultUrl('p5')}`, { token: emsp.token, headers })).status, 404);
+    assert.equal((await send('POST', '/ocpi/2.2.1/chargingprofiles/callback/00000000-0000-4000-8000-000000000000', { body: { result: 'ACCEPTED' } })).status, 404);
+    // The CPO's updated ActiveChargingProfile (Sender interface).
+    const update = await send('PUT', '/ocpi/2.2.1/chargingprofiles/sender/CS-1', { token: cpo.token, headers: { 'OCPI-from-country-code': 'BE', 'OCPI-from-party-id': 'BEC' }, body: { start_date_time: '2026-01-01T10:10:00Z', charging_profile: chargingProfile } });
+    assert.equal(update.body.status_code, 1000, update.text);
+    assert.deepEqual(problems, []);
+  });
+
   it('tokens: eMSP pushes, refusals, details and the CPO pull match the document', async () => {
     const token = { ...example('token_put_example.json'), country_code: 'NL', party_id: 'TST', uid: 'TOKEN9' };
     const path = '/ocpi/2.2.1/tokens/NL/TST/TOKEN9';
@@ -258,7 +282,8 @@ describe('contract: real answers and events match docs/openapi.json and docs/asy
       'ocpi.locations.connector-put.v1', 'ocpi.locations.connector-patched.v1', 'ocpi.tariffs.tariff-put.v1', 'ocpi.tariffs.tariff-deleted.v1',
       'ocpi.sessions.session-put.v1', 'ocpi.sessions.session-patched.v1', 'ocpi.cdrs.cdr-posted.v1', 'hub.registry.credentials-updated.v1',
       'hub.registry.credentials-deleted.v1', 'ocpi.commands.requested.v1', 'ocpi.commands.cpo-responded.v1', 'ocpi.commands.result-received.v1',
-      'ocpi.tokens.token-put.v1', 'ocpi.tokens.token-patched.v1']) {
+      'ocpi.tokens.token-put.v1', 'ocpi.tokens.token-patched.v1', 'ocpi.chargingprofiles.requested.v1', 'ocpi.chargingprofiles.cpo-responded.v1',
+      'ocpi.chargingprofiles.result-received.v1', 'ocpi.chargingprofiles.active-profile-put.v1']) {
       assert.ok((checked.get(type) ?? 0) > 0, `no ${type} event seen`);
     }
     // And an event that breaks the document is refused.

@@ -6,14 +6,14 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { cdrEventTypes, commandEventTypes, locationEventTypes, registryEventTypes, sessionEventTypes, tariffEventTypes, tokenEventTypes } from '@hub/events';
+import { cdrEventTypes, chargingProfileEventTypes, commandEventTypes, locationEventTypes, registryEventTypes, sessionEventTypes, tariffEventTypes, tokenEventTypes } from '@hub/events';
 import { createSchemaValidator, SCHEMA_BASE, type SchemaViolation } from '../index.ts';
 
 const eventsDir = fileURLToPath(new URL('../events/', import.meta.url));
 const examplesDir = new URL('../../../shared/ocpi-2.2.1/examples/', import.meta.url);
 const validator = createSchemaValidator();
 
-const allTypes: readonly string[] = [registryEventTypes, locationEventTypes, tariffEventTypes, sessionEventTypes, cdrEventTypes, commandEventTypes, tokenEventTypes].flatMap(
+const allTypes: readonly string[] = [registryEventTypes, locationEventTypes, tariffEventTypes, sessionEventTypes, cdrEventTypes, commandEventTypes, chargingProfileEventTypes, tokenEventTypes].flatMap(
   (types) => Object.values(types) as string[],
 );
 
@@ -222,6 +222,30 @@ const commandPayloads: ReadonlyArray<readonly [string, string, Json]> = [
   ['a late result, recorded only', commandEventTypes.resultReceived, { result: { result: 'FAILED', message: [{ language: 'en', text: 'EVSE out of order' }] }, forwarded: false }],
   ['the hub timing out', commandEventTypes.timedOut, { result: { result: 'TIMEOUT' } }],
 ];
+
+// Charging profile payloads, built as services/ingress/src/routes/charging-profiles.ts and
+// services/dispatcher/src/charging-profile-timeouts.ts build them.
+const chargingProfile = { charging_rate_unit: 'A', min_charging_rate: 6.1, charging_profile_period: [{ start_period: 0, limit: 16 }, { start_period: 900, limit: 8.1 }] };
+const activeProfile = { start_date_time: '2026-11-26T12:00:00Z', charging_profile: chargingProfile };
+const chargingProfilePayloads: ReadonlyArray<readonly [string, string, unknown]> = [
+  ['an eMSP SetChargingProfile', chargingProfileEventTypes.requested, { operation: 'SET', session_id: 'S1', response_url: 'https://emsp.example.com/r/1', request: { charging_profile: chargingProfile, response_url: 'https://emsp.example.com/r/1' } }],
+  ['an eMSP GET of the active profile', chargingProfileEventTypes.requested, { operation: 'GET', session_id: 'S1', response_url: 'https://emsp.example.com/r/2', duration: 900 }],
+  ['the CPO accepting', chargingProfileEventTypes.cpoResponded, { response: { result: 'ACCEPTED', timeout: 30 } }],
+  ['a CPO that did not answer usably', chargingProfileEventTypes.cpoResponded, { response: null }],
+  ['an ActiveChargingProfileResult', chargingProfileEventTypes.resultReceived, { operation: 'GET', result: { result: 'ACCEPTED', profile: activeProfile }, forwarded: true }],
+  ['the hub timing out', chargingProfileEventTypes.timedOut, { operation: 'CLEAR', result: { result: 'REJECTED' } }],
+  ['a CPO update', chargingProfileEventTypes.activeProfilePut, activeProfile],
+];
+
+describe('charging profile event payloads', () => {
+  for (const [what, type, data] of chargingProfilePayloads) {
+    it(`${type} accepts ${what}`, () => assertValid(type, data));
+  }
+  it('refuses a limit with two digits of fraction and an unknown rate unit', () => {
+    assert.notDeepEqual(check(chargingProfileEventTypes.activeProfilePut, { ...activeProfile, charging_profile: { ...chargingProfile, charging_profile_period: [{ start_period: 0, limit: 8.15 }] } }), []);
+    assert.notDeepEqual(check(chargingProfileEventTypes.activeProfilePut, { ...activeProfile, charging_profile: { ...chargingProfile, charging_rate_unit: 'kW' } }), []);
+  });
+});
 
 describe('command event payloads', () => {
   for (const [what, type, data] of commandPayloads) {

@@ -77,6 +77,7 @@ describe('fuzz: the partner API under hostile input', () => {
     let cdrs = 0;
     const cdr = () => ({ ...example('cdr_example.json'), ...own, id: `CDR-${++cdrs}`, cdr_token: emspToken });
     const v = ['ocpi', '2.2.1'];
+    const chargingProfile = { charging_rate_unit: 'A', min_charging_rate: 6.1, charging_profile_period: [{ start_period: 0, limit: 16 }, { start_period: 900, limit: 8.1 }] };
     return [
       { name: 'GET versions', method: 'GET', segments: ['ocpi', 'versions'], caller: 'emsp' },
       { name: 'GET version details', method: 'GET', segments: v, caller: 'cpo' },
@@ -107,6 +108,13 @@ describe('fuzz: the partner API under hostile input', () => {
       { name: 'POST authorize (CPO)', method: 'POST', segments: [...v, 'tokens', 'TOK1', 'authorize'], caller: 'cpo', body: () => ({ location_id: 'LOC1' }) },
       { name: 'POST command', method: 'POST', segments: [...v, 'commands', 'START_SESSION'], caller: 'emsp', body: () => ({ response_url: `${emsp.partner.baseUrl}/cb`, token: emspToken, location_id: 'LOC1' }) },
       { name: 'POST command callback', method: 'POST', segments: [...v, 'commands', 'callback', '00000000-0000-4000-8000-000000000000'], caller: 'none', body: () => ({ result: 'ACCEPTED' }) },
+      // ChargingProfiles (mod_charging_profiles.asciidoc): this CPO registered no chargingprofiles
+      // receiver, so a valid eMSP request is answered NOT_SUPPORTED by the hub and nothing is appended.
+      { name: 'PUT charging profile', method: 'PUT', segments: [...v, 'chargingprofiles', 'S1'], caller: 'emsp', body: () => ({ charging_profile: chargingProfile, response_url: `${emsp.partner.baseUrl}/cp` }) },
+      { name: 'GET active charging profile', method: 'GET', segments: [...v, 'chargingprofiles', `S1?duration=900&response_url=${encodeURIComponent(`${emsp.partner.baseUrl}/cp`)}`], caller: 'emsp' },
+      { name: 'DELETE charging profile', method: 'DELETE', segments: [...v, 'chargingprofiles', `S1?response_url=${encodeURIComponent(`${emsp.partner.baseUrl}/cp`)}`], caller: 'emsp' },
+      { name: 'PUT ActiveChargingProfile (CPO)', method: 'PUT', segments: [...v, 'chargingprofiles', 'sender', 'S1'], caller: 'cpo', body: () => ({ start_date_time: new Date().toISOString(), charging_profile: chargingProfile }) },
+      { name: 'POST charging profile callback', method: 'POST', segments: [...v, 'chargingprofiles', 'callback', '00000000-0000-4000-8000-000000000000'], caller: 'none', body: () => ({ result: 'ACCEPTED' }) },
     ];
   };
 

@@ -7,6 +7,7 @@ export const topics = {
   sessions: 'ocpi.sessions.v1',
   cdrs: 'ocpi.cdrs.v1',
   commands: 'ocpi.commands.v1',
+  chargingProfiles: 'ocpi.chargingprofiles.v1',
   tokens: 'ocpi.tokens.v1',
   registry: 'hub.registry.v1',
 } as const;
@@ -55,6 +56,20 @@ export const commandEventTypes = {
   cpoResponded: 'ocpi.commands.cpo-responded.v1',
   resultReceived: 'ocpi.commands.result-received.v1',
   timedOut: 'ocpi.commands.timed-out.v1',
+} as const;
+
+/**
+ * ocpi.chargingprofiles.v1 (mod_charging_profiles.asciidoc, Receiver and Sender interfaces): every
+ * request an eMSP sent through the hub (set, get, clear; key and subject the hub's request id), the
+ * CPO's answer and result or the hub's timeout, and every ActiveChargingProfile a CPO pushed (key and
+ * subject cpo_cc/cpo_pid/session_id, so one session's updates stay in order).
+ */
+export const chargingProfileEventTypes = {
+  requested: 'ocpi.chargingprofiles.requested.v1',
+  cpoResponded: 'ocpi.chargingprofiles.cpo-responded.v1',
+  resultReceived: 'ocpi.chargingprofiles.result-received.v1',
+  timedOut: 'ocpi.chargingprofiles.timed-out.v1',
+  activeProfilePut: 'ocpi.chargingprofiles.active-profile-put.v1',
 } as const;
 
 /**

@@ -23,7 +23,7 @@ export interface ProjectionRule {
 }
 
 /** What the hub delivers to a party, and how (dispatcher; interface document, Receiver endpoints). */
-export type DeliveryKind = 'session' | 'cdr' | 'command_result' | 'token' | 'client_info';
+export type DeliveryKind = 'session' | 'cdr' | 'command_result' | 'token' | 'client_info' | 'charging_profile_result' | 'active_charging_profile';
 
 /** What a delivery URL is made from: the row's pair, object and payload. */
 export interface DeliveredObject {
@@ -61,6 +61,12 @@ export interface DeliveryRule {
    * Client Info is Platform-to-Hub communication, "routing headers SHALL NOT be used".
    */
   readonly routingHeaders?: false;
+  /**
+   * The interface of the recipient's registered endpoint: RECEIVER unless said. An ActiveChargingProfile
+   * goes to the eMSP's chargingprofiles SENDER interface (mod_charging_profiles.asciidoc, Sender
+   * interface, PUT).
+   */
+  readonly interfaceRole?: 'SENDER';
 }
 
 export interface OcpiModule {
@@ -88,4 +94,6 @@ export interface OcpiModule {
   readonly notFound: { readonly pull: HubErrorKind; readonly push: HubErrorKind };
   readonly projection?: ProjectionRule;
   readonly delivery?: DeliveryRule;
+  /** A module that delivers more than one kind (chargingprofiles: results and ActiveChargingProfile updates). */
+  readonly moreDeliveries?: readonly DeliveryRule[];
 }

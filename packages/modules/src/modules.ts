@@ -1,4 +1,4 @@
-import { cdrEventTypes, commandEventTypes, locationEventTypes, registryEventTypes, sessionEventTypes, tariffEventTypes, tokenEventTypes, topics } from '@hub/events';
+import { cdrEventTypes, chargingProfileEventTypes, commandEventTypes, locationEventTypes, registryEventTypes, sessionEventTypes, tariffEventTypes, tokenEventTypes, topics } from '@hub/events';
 import { applyLocationEvent, applyTariffEvent, applyTokenEvent, findInLocation } from './apply.ts';
 import { splitTokenObjectId } from './token-id.ts';
 import type { DeliveryKind, DeliveryRule, OcpiModule, ProjectionRule } from './module-rules.ts';
@@ -89,6 +89,32 @@ export const ocpiModules = {
     notFound: { pull: 'NOT_FOUND', push: 'NOT_FOUND' },
     delivery: { kind: 'command_result', receiverModule: 'commands', recipient: 'EMSP', method: 'POST', url: (responseUrl) => responseUrl, keeps: 'every' },
   },
+  // mod_charging_profiles.asciidoc: set, get and clear requested by the eMSP of a session and forwarded
+  // to its CPO; the CPO's result goes to the response_url the eMSP gave (POST), like a CommandResult.
+  // The CPO's updated ActiveChargingProfile of a session (Sender interface, PUT) goes to the session's
+  // eMSP at PUT {sender}/{session_id}; a row holds the newest by start_date_time (the time the Charge
+  // Point calculated it), so an older update never overwrites a newer one.
+  chargingprofiles: {
+    id: 'chargingprofiles',
+    topic: 'chargingProfiles',
+    eventTypes: chargingProfileEventTypes,
+    key: 'command',
+    owner: 'EMSP',
+    visibility: 'recipient',
+    notFound: { pull: 'UNKNOWN_SESSION', push: 'UNKNOWN_SESSION' },
+    delivery: { kind: 'charging_profile_result', receiverModule: 'chargingprofiles', recipient: 'EMSP', method: 'POST', url: (responseUrl) => responseUrl, keeps: 'every' },
+    moreDeliveries: [
+      {
+        kind: 'active_charging_profile',
+        receiverModule: 'chargingprofiles',
+        interfaceRole: 'SENDER',
+        recipient: 'EMSP',
+        method: 'PUT',
+        url: (senderUrl, { objectId }) => `${stripSlashes(senderUrl)}/${encodeURIComponent(objectId)}`,
+        keeps: 'newest',
+      },
+    ],
+  },
   // mod_tokens.asciidoc (issue 13): eMSP-owned; pushed by the eMSP (PUT, PATCH), pulled by routed CPOs
   // and delivered to them (Receiver interface: PUT {receiver}/{emsp cc}/{emsp pid}/{uid}?type=), each
   // CPO the newest full token (a PATCH is merged first). The object id is "uid|TYPE" (token-id.ts).
@@ -178,10 +204,10 @@ export function topicOf(id: ModuleId): string {
 }
 
 /** The delivered modules, by what the dispatcher records them as. */
-const deliveredBy = new Map<DeliveryKind, OcpiModule & { delivery: DeliveryRule }>(
-  Object.values(ocpiModules as Record<string, OcpiModule>)
-    .filter((m): m is OcpiModule & { delivery: DeliveryRule } => m.delivery !== undefined)
-    .map((m) => [m.delivery.kind, m]),
+const deliveredBy = new Map<DeliveryKind, { module: OcpiModule; delivery: DeliveryRule }>(
+  Object.values(ocpiModules as Record<string, OcpiModule>).flatMap((m) =>
+    [...(m.delivery ? [m.delivery] : []), ...(m.moreDeliveries ?? [])].map((delivery) => [delivery.kind, { module: m, delivery }] as const),
+  ),
 );
 
 /** The kinds of delivery records the table has rules for. */
@@ -193,16 +219,16 @@ export function isDeliveredKind(kind: string): kind is DeliveryKind {
 }
 
 export function deliveryRuleOf(kind: DeliveryKind): DeliveryRule {
-  const module = deliveredBy.get(kind);
-  if (!module) throw new Error(`no delivery rule for ${kind}`);
-  return module.delivery;
+  const entry = deliveredBy.get(kind);
+  if (!entry) throw new Error(`no delivery rule for ${kind}`);
+  return entry.delivery;
 }
 
 /** The module whose deliveries are recorded as `kind`. */
 export function moduleOfDelivery(kind: DeliveryKind): OcpiModule {
-  const module = deliveredBy.get(kind);
-  if (!module) throw new Error(`no delivery rule for ${kind}`);
-  return module;
+  const entry = deliveredBy.get(kind);
+  if (!entry) throw new Error(`no delivery rule for ${kind}`);
+  return entry.module;
 }
 
 /**

@@ -113,6 +113,14 @@ describe('the module table', () => {
     assert.equal(deliveryRuleOf('client_info').route, 'rule');
     assert.equal(deliveryRuleOf('client_info').routingHeaders, false);
     assert.equal(deliveryRuleOf('session').route ?? 'active', 'active');
+    // mod_charging_profiles.asciidoc: a result is POSTed to the eMSP's response_url; an updated
+    // ActiveChargingProfile is PUT {sender}/{session_id} at the eMSP's SENDER interface, newest kept.
+    assert.equal(deliveryRuleOf('charging_profile_result').url('https://emsp.example.com/cp/1', row('X')), 'https://emsp.example.com/cp/1');
+    assert.equal(deliveryRuleOf('charging_profile_result').method, 'POST');
+    assert.equal(deliveryRuleOf('active_charging_profile').url('https://emsp.example.com/chargingprofiles/', row('S 1')), 'https://emsp.example.com/chargingprofiles/S%201');
+    assert.deepEqual([deliveryRuleOf('active_charging_profile').method, deliveryRuleOf('active_charging_profile').keeps, deliveryRuleOf('active_charging_profile').interfaceRole], ['PUT', 'newest', 'SENDER']);
+    assert.equal(moduleOfDelivery('active_charging_profile').id, 'chargingprofiles');
+    assert.equal(moduleOfDelivery('charging_profile_result').id, 'chargingprofiles');
   });
 
   it('turns the sessions, CDRs and tokens topics into deliveries in the dispatcher', () => {

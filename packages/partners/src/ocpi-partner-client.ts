@@ -21,7 +21,7 @@ export interface OcpiCallResult {
 
 export interface OcpiPartnerClient extends PartnerDirectory {
   /** One OCPI call: policy check, Token header (Base64), fresh X-Request-ID, the caller's correlation id. */
-  call(method: 'GET' | 'PUT' | 'POST' | 'PATCH', url: string, token: string, ids: RequestIds, body?: unknown, extraHeaders?: Record<string, string>): Promise<OcpiCallResult>;
+  call(method: 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE', url: string, token: string, ids: RequestIds, body?: unknown, extraHeaders?: Record<string, string>): Promise<OcpiCallResult>;
   close(): Promise<void>;
 }
 
@@ -36,7 +36,7 @@ export function ocpiPartnerClient(options: PartnerClientOptions): OcpiPartnerCli
   });
 
   async function call(
-    method: 'GET' | 'PUT' | 'POST' | 'PATCH',
+    method: 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE',
     rawUrl: string,
     token: string,
     ids: RequestIds,

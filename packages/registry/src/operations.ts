@@ -72,7 +72,7 @@ export async function reissueInitialToken(deps: OperatorDeps, party: PartyRole):
 }
 
 /** Receiver modules whose URL an operator may set (interface document, Receiver endpoints). */
-export const RECEIVER_MODULES = ['sessions', 'cdrs', 'tokens', 'commands', 'hubclientinfo'] as const;
+export const RECEIVER_MODULES = ['sessions', 'cdrs', 'tokens', 'commands', 'chargingprofiles', 'hubclientinfo'] as const;
 
 export async function overrideEndpoint(
   deps: OperatorDeps,

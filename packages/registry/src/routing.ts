@@ -9,7 +9,12 @@ import type { DeliveryKind } from '@hub/modules';
 /** Where and with which (sealed) token to call a receiver, or why it cannot be called. */
 export type RoutingTarget =
   | { readonly ok: true; readonly url: string; readonly partnerTokenSealed: Buffer }
-  | { readonly ok: false; readonly reason: string };
+  | {
+      readonly ok: false;
+      readonly reason: string;
+      /** The one refusal that is no fault of routing: the party registered no endpoint of the module (it does not support it). */
+      readonly noEndpoint?: true;
+    };
 
 /** What the hub delivers: sessions, CDRs, command results to eMSPs, tokens to CPOs, ClientInfo to both (the module table's delivery rules). */
 export type DeliveredKind = DeliveryKind;

@@ -166,7 +166,10 @@ export const RECIPIENT_PID = "(case when recipient_role = 'CPO' then cpo_party_i
  * types.asciidoc), null for other kinds or a value that is not an OCPI DateTime.
  */
 export function sourceTime(r: DeliveryInput): string | null {
-  // Kinds whose rows keep the newest version (sessions, tokens, ClientInfo): by their last_updated.
+  // Kinds whose rows keep the newest version (sessions, tokens, ClientInfo): by their last_updated; an
+  // ActiveChargingProfile by the time the Charge Point calculated it (mod_charging_profiles.asciidoc,
+  // ActiveChargingProfile class: start_date_time).
+  if (r.kind === 'active_charging_profile') return utcTime(r.payload['start_date_time'], 'utc');
   return r.kind === 'session' || r.kind === 'token' || r.kind === 'client_info' ? utcTime(r.payload['last_updated'], 'utc') : null;
 }
 

@@ -11,6 +11,7 @@ export * from './postgres-delivery-queue.ts';
 export * from './postgres-cdr-receipts.ts';
 export * from './postgres-routing-directory.ts';
 export * from './postgres-command-store.ts';
+export * from './postgres-charging-profile-store.ts';
 export * from './postgres-failure.ts';
 export * from './session-fold.ts';
 export * from './consumer-quarantine.ts';

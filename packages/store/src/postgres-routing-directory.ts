@@ -29,7 +29,7 @@ export function postgresRoutingDirectory(pool: Pool): RoutingDirectory {
   const directory: RoutingDirectory = {
     deliveryTarget(kind, emsp, cpo, targetUrl, recipientRole = 'EMSP') {
       const rule = deliveryRuleOf(kind);
-      return target(recipientRole, rule.receiverModule, emsp, cpo, targetUrl, rule.route ?? 'active');
+      return target(recipientRole, rule.receiverModule, emsp, cpo, targetUrl, rule.route ?? 'active', rule.interfaceRole ?? 'RECEIVER');
     },
 
     receiverTarget(receiverRole, module, emsp, cpo, fixedUrl, interfaceRole = 'RECEIVER') {
@@ -80,7 +80,7 @@ export function postgresRoutingDirectory(pool: Pool): RoutingDirectory {
     if (!r.rule && r.side_suspended) return { ok: false, reason: `routing ${emsp.countryCode}/${emsp.partyId} <- ${cpo.countryCode}/${cpo.partyId} paused: a party of it is suspended` };
     if (!r.rule) return { ok: false, reason: `no active routing rule ${emsp.countryCode}/${emsp.partyId} <- ${cpo.countryCode}/${cpo.partyId}` };
     const url = fixedUrl ?? r.override_url ?? r.endpoint_url;
-    if (!url) return { ok: false, reason: `no ${module} ${interfaceRole.toLowerCase()} URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}` };
+    if (!url) return { ok: false, reason: `no ${module} ${interfaceRole.toLowerCase()} URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}`, noEndpoint: true };
     if (!r.registered || !r.sealed) return { ok: false, reason: `${who} has no credentials registered` };
     return { ok: true, url, partnerTokenSealed: r.sealed };
   }

@@ -15,7 +15,7 @@ export interface RecordedRequest {
 }
 
 /** What a simulated partner received from the hub's deliveries, by kind. */
-export type ReceivedKind = 'session' | 'cdr' | 'command_result' | 'token' | 'client_info';
+export type ReceivedKind = 'session' | 'cdr' | 'command_result' | 'token' | 'client_info' | 'charging_profile_result' | 'active_charging_profile';
 
 export interface PartnerSimulator {
   readonly baseUrl: string;
@@ -41,6 +41,15 @@ export interface PartnerSimulator {
   commandTimeoutSeconds: number;
   /** Commands the CPO received, with the (hub's) response_url it was given. */
   readonly commands: Array<{ command: string; body: Record<string, unknown> }>;
+  /**
+   * What the CPO's chargingprofiles receiver answers at once (a ChargingProfileResponseType, or never),
+   * and which result it then posts to the response_url it was given (none: never calls back).
+   */
+  profileAnswer: 'ACCEPTED' | 'REJECTED' | 'TOO_OFTEN' | 'UNKNOWN_SESSION' | 'NOT_SUPPORTED' | 'hang';
+  profileResult: 'ACCEPTED' | 'REJECTED' | 'UNKNOWN' | 'none';
+  profileTimeoutSeconds: number;
+  /** Charging profile requests the CPO received: PUT (SetChargingProfile), GET or DELETE, with the query and body. */
+  readonly profileRequests: Array<{ method: string; sessionId: string; query: Record<string, string>; body: Record<string, unknown> | undefined; headers: Record<string, string | string[] | undefined> }>;
   readonly received: Array<{ kind: ReceivedKind; path: string; /** With the query string. */ url: string; body: Record<string, unknown>; headers: Record<string, string | string[] | undefined>; at: number }>;
   goDown(): Promise<void>;
   comeUp(): Promise<void>;
@@ -66,6 +75,10 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
     commandResult: 'ACCEPTED',
     commandTimeoutSeconds: 30,
     commands: [],
+    profileAnswer: 'ACCEPTED',
+    profileResult: 'ACCEPTED',
+    profileTimeoutSeconds: 30,
+    profileRequests: [],
     received: [],
     goDown: async () => {
       if (!server) return;
@@ -172,6 +185,32 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
       }, 20);
     }
   });
+  // eMSP: where charging profile results arrive (the response_url it gives).
+  app.post('/ocpi/2.2.1/chargingprofile-results/:id', receiver('charging_profile_result'));
+  // mod_charging_profiles.asciidoc. One path serves both sides, as a simulator may be either: the CPO's
+  // Receiver interface (PUT SetChargingProfile, GET, DELETE; answers at once, then posts the result
+  // to the response_url it was given) and the eMSP's Sender interface (PUT ActiveChargingProfile: a
+  // body without response_url).
+  const profileReceiver = (req: express.Request, res: express.Response) => {
+    const body = req.method === 'PUT' ? (req.body as Record<string, unknown>) : undefined;
+    if (req.method === 'PUT' && body && !('response_url' in body)) return receiver('active_charging_profile')(req, res);
+    const query = Object.fromEntries(Object.entries(req.query).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    sim.profileRequests.push({ method: req.method, sessionId: String(req.params['sessionId']), query, body, headers: req.headers });
+    if (sim.profileAnswer === 'hang') return;
+    res.json(ok({ result: sim.profileAnswer, timeout: sim.profileTimeoutSeconds }));
+    const responseUrl = body ? body['response_url'] : query['response_url'];
+    if (sim.profileAnswer === 'ACCEPTED' && sim.profileResult !== 'none' && typeof responseUrl === 'string') {
+      const result = sim.profileResult;
+      const profile = { start_date_time: new Date().toISOString(), charging_profile: { charging_rate_unit: 'A', charging_profile_period: [{ start_period: 0, limit: 16 }] } };
+      const posted = req.method === 'GET' && result === 'ACCEPTED' ? { result, profile } : { result };
+      setTimeout(() => {
+        void fetch(responseUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(posted) }).catch(() => undefined);
+      }, 20);
+    }
+  };
+  app.put('/ocpi/2.2.1/chargingprofiles/:sessionId', profileReceiver);
+  app.get('/ocpi/2.2.1/chargingprofiles/:sessionId', profileReceiver);
+  app.delete('/ocpi/2.2.1/chargingprofiles/:sessionId', profileReceiver);
   app.get('/ocpi/versions', (_req, res) => {
     res.json(ok(sim.versions.map((v) => ({ version: v, url: `${sim.baseUrl}/ocpi/${v}` }))));
   });

@@ -1,6 +1,7 @@
 import { Gauge } from '@hub/observability';
 import { consumerLagGauge, startServiceShell, type ServiceShell } from '@hub/service-kit';
-import { postgresClientInfoRecipients, postgresCommandStore, postgresDeliveryStore, postgresReadModelStore, postgresRoutingDirectory, postgresTokenResend } from '@hub/store';
+import { postgresChargingProfileStore, postgresClientInfoRecipients, postgresCommandStore, postgresDeliveryStore, postgresReadModelStore, postgresRoutingDirectory, postgresTokenResend } from '@hub/store';
+import { startChargingProfileTimeouts } from './charging-profile-timeouts.ts';
 import { startCommandTimeouts } from './command-timeouts.ts';
 import type { DispatcherConfig } from './config.ts';
 import { startDeliveryConsumer } from './delivery-consumer.ts';
@@ -14,7 +15,8 @@ import { sessionPatchReporter } from './session-patch.ts';
 //    delivery-consumer.ts);
 // 2. delivery workers that send due records to the eMSP's receiver with retries and backoff, a few
 //    at a time per eMSP, so one eMSP down or slow delays no other (delivery-workers.ts);
-// 3. command timeouts: TIMEOUT for commands whose CPO never called back (command-timeouts.ts);
+// 3. command timeouts: TIMEOUT for commands whose CPO never called back (command-timeouts.ts), and
+//    the same for charging profile requests (charging-profile-timeouts.ts);
 // 4. a consumer group over the registry topic: ClientInfo pushes and token re-sends to newly routed
 //    CPOs as delivery records (registry-consumer.ts).
 
@@ -35,6 +37,7 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
   // 3. Commands whose CPO sent no result by its timeout (plus grace): the hub tells the eMSP TIMEOUT
   // itself (issue #5); a result arriving later is recorded by the ingress and not forwarded.
   const timeouts = startCommandTimeouts(shell, { commands: postgresCommandStore(pool), deliveries });
+  const profileTimeouts = startChargingProfileTimeouts(shell, { chargingProfiles: postgresChargingProfileStore(pool), deliveries });
   const backlogTimer = setInterval(() => {
     void deliveries
       .backlog()
@@ -50,6 +53,7 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
     async stop() {
       workers.halt();
       timeouts.stop();
+      profileTimeouts.stop();
       clearInterval(backlogTimer);
       await consumer.stop();
       await registry.stop();

@@ -30,6 +30,8 @@ export interface RouteSpec {
   readonly requestHeaders?: readonly RouteHeader[];
   /** ?type= (mod_tokens.asciidoc, TokenType; RFID when omitted). */
   readonly tokenType?: boolean;
+  /** Required query parameters (mod_charging_profiles.asciidoc, GET and DELETE: "all parameters are added to the URL"). */
+  readonly query?: readonly ('duration' | 'response_url')[];
   /** Response headers on success beyond the ones every answer carries. */
   readonly responseHeaders?: readonly 'Location'[];
   /** Error kinds (packages/ocpi/src/errors.ts) the handler itself answers with; authentication, body parsing and INTERNAL/UNAVAILABLE are added by the generator. */
@@ -102,5 +104,28 @@ export const API_CATALOGUE: readonly RouteSpec[] = [
     body: { schemas: ['ocpi/start_session.json', 'ocpi/stop_session.json', 'ocpi/reserve_now.json', 'ocpi/cancel_reservation.json', 'ocpi/unlock_connector.json'] }, data: { schema: 'ocpi/command_response.json' }, requestHeaders: ['OCPI-from', 'OCPI-to'],
     errors: ['INVALID_PARAMETERS', 'FOREIGN_PARTY', 'RATE_LIMITED', 'NOT_ENOUGH_INFORMATION', 'NOT_FOUND'],
   },
+  ...(['put', 'get', 'delete'] as const).map(
+    (method): RouteSpec => ({
+      method,
+      path: `${V}/chargingprofiles/{session_id}`,
+      module: 'chargingprofiles',
+      summary:
+        method === 'put'
+          ? "eMSP SetChargingProfile on a session the hub delivered to it, forwarded to the session's CPO"
+          : method === 'get'
+            ? "eMSP request for the ActiveChargingProfile (?duration=&response_url=), forwarded to the session's CPO"
+            : "eMSP clears its ChargingProfile (?response_url=), forwarded to the session's CPO",
+      auth: 'hub-token',
+      ...(method === 'put' ? { body: { schemas: ['ocpi/set_charging_profile.json'] } } : { query: method === 'get' ? (['duration', 'response_url'] as const) : (['response_url'] as const) }),
+      data: { schema: 'ocpi/charging_profile_response.json' },
+      requestHeaders: ['OCPI-from', 'OCPI-to'],
+      errors: ['INVALID_PARAMETERS', 'FOREIGN_PARTY', 'RATE_LIMITED', 'NOT_ENOUGH_INFORMATION', 'UNKNOWN_SESSION'],
+    }),
+  ),
+  {
+    method: 'put', path: `${V}/chargingprofiles/sender/{session_id}`, module: 'chargingprofiles', summary: "CPO push of an updated ActiveChargingProfile, delivered to the session's eMSP", auth: 'hub-token',
+    body: { schemas: ['ocpi/active_charging_profile.json'] }, requestHeaders: ['OCPI-from', 'OCPI-to'], errors: ['INVALID_PARAMETERS', 'FOREIGN_PARTY', 'UNKNOWN_SESSION'],
+  },
+  { method: 'post', path: `${V}/chargingprofiles/callback/{request_id}`, module: 'chargingprofiles', summary: "The CPO's ActiveChargingProfileResult, ChargingProfileResult or ClearProfileResult for a request the hub forwarded", auth: 'none', body: { schemas: ['ocpi/charging_profile_result.json'] }, errors: ['INVALID_PARAMETERS', 'NOT_FOUND'] },
   { method: 'post', path: `${V}/commands/callback/{command_id}`, module: 'commands', summary: "The CPO's CommandResult for a command the hub forwarded", auth: 'none', body: { schemas: ['ocpi/command_result.json'] }, errors: ['INVALID_PARAMETERS', 'NOT_FOUND'] },
 ];

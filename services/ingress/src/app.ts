@@ -9,6 +9,7 @@ import { cdrsRouter, sessionsRouter, type CdrAppendDeps } from './routes/session
 import { tokensRouter, type TokensDeps } from './routes/tokens.ts';
 import { tokenObjectsRouter } from './routes/token-objects.ts';
 import { commandCallbackRouter, commandsRouter, type CommandsDeps } from './routes/commands.ts';
+import { chargingProfileCallbackRouter, chargingProfilesRouter, type ChargingProfilesDeps } from './routes/charging-profiles.ts';
 import { authenticate } from './authenticate.ts';
 import type { IngressDeliveries } from './ports.ts';
 import type { DispatcherWait } from './known-sessions.ts';
@@ -45,6 +46,7 @@ export interface IngressDeps {
   readonly dispatcherWait: DispatcherWait;
   readonly tokens: Omit<TokensDeps, 'validator' | 'targets' | 'readModels' | 'rateLimiter'>;
   readonly commands: Pick<CommandsDeps, 'commands' | 'policy' | 'perMinute' | 'graceSeconds' | 'responseUrlHosts'>;
+  readonly chargingProfiles: Pick<ChargingProfilesDeps, 'chargingProfiles' | 'perMinute' | 'forwarded' | 'results'>;
 }
 
 /** The modules this ingress serves: the single list behind GET /ocpi/2.2.1 and the routing below. */
@@ -68,6 +70,11 @@ export const MODULES: readonly ModuleEndpoint[] = [
   { identifier: 'tokens', roles: ['SENDER', 'RECEIVER'], path: 'tokens' },
   // CPOs push sessions and CDRs to the hub; the hub delivers them to eMSPs (not pulled from it).
   { identifier: 'sessions', roles: ['RECEIVER'], path: 'sessions' },
+  // mod_charging_profiles.asciidoc: eMSPs set, get and clear profiles at the hub (it receives, and
+  // forwards to the session's CPO); CPOs push updated ActiveChargingProfiles to it (it is their
+  // Sender). The SENDER endpoint has a path of its own so its PUT {session_id} is not the Receiver's.
+  { identifier: 'chargingprofiles', roles: ['RECEIVER'], path: 'chargingprofiles' },
+  { identifier: 'chargingprofiles', roles: ['SENDER'], path: 'chargingprofiles/sender' },
   { identifier: 'cdrs', roles: ['RECEIVER'], path: 'cdrs' },
 ];
 
@@ -122,6 +129,25 @@ export function createIngressApp(deps: IngressDeps): Express {
   // The callback takes no authentication (interface document, Authentication 1): mounted first.
   app.use('/ocpi/2.2.1/commands/callback', json, commandCallbackRouter(commandsDeps));
   app.use('/ocpi/2.2.1/commands', hubToken, json, commandsRouter(commandsDeps));
+  const chargingProfilesDeps: ChargingProfilesDeps = {
+    ...deps.chargingProfiles,
+    targets: deps.routing,
+    deliveries: deps.deliveries,
+    eventLog: deps.objects.eventLog,
+    realtime: deps.tokens.realtime,
+    cipher: deps.tokens.cipher,
+    rateLimiter: deps.objects.rateLimiter,
+    validator: deps.validator,
+    publicBaseUrl: deps.publicBaseUrl,
+    policy: deps.commands.policy,
+    // The response_url rules and the CPO's grace are the commands' (mod_charging_profiles.asciidoc,
+    // Flow: "similar to the Commands module").
+    graceSeconds: deps.commands.graceSeconds,
+    responseUrlHosts: deps.commands.responseUrlHosts,
+    registeredHosts: (platformId) => deps.commands.commands.registeredHosts(platformId),
+  };
+  app.use('/ocpi/2.2.1/chargingprofiles/callback', json, chargingProfileCallbackRouter(chargingProfilesDeps));
+  app.use('/ocpi/2.2.1/chargingprofiles', hubToken, json, chargingProfilesRouter(chargingProfilesDeps));
   app.use(
     '/ocpi/2.2.1/tokens',
     hubToken,

@@ -39,6 +39,8 @@ export interface IngressConfig extends CommonConfig {
   readonly authorizationsPerMinute: number;
   readonly commandsPerMinute: number;
   readonly commandGraceSeconds: number;
+  /** ChargingProfile requests (set, get, clear) per eMSP party and minute (interface document, Limits). */
+  readonly chargingProfilesPerMinute: number;
   readonly responseUrlAllowedHosts: string[];
   /** The circuit breakers around Kafka and Postgres on the push path (docs/decisions/0002-fast-refusals.md). */
   readonly breaker: BreakerConfig;
@@ -85,6 +87,7 @@ export function readIngressConfig(env: Env): IngressConfig {
     authorizationsPerMinute: r.int('RATE_LIMIT_AUTHORIZATIONS', 100, { min: 1 }),
     commandsPerMinute: r.int('RATE_LIMIT_COMMANDS', 50, { min: 1 }),
     commandGraceSeconds: r.int('COMMAND_GRACE_SECONDS', 10, { min: 0 }),
+    chargingProfilesPerMinute: r.int('RATE_LIMIT_CHARGING_PROFILES', 50, { min: 1 }),
     responseUrlAllowedHosts: r.list('RESPONSE_URL_ALLOWED_HOSTS'),
     breaker: readBreakerConfig(r),
     postgresTimeoutMs: r.int('POSTGRES_TIMEOUT_MS', 10_000, { min: 100 }),

@@ -5,7 +5,7 @@ import { aesGcmTokenCipher, createOutboxRelay } from '@hub/registry';
 import { createSchemaValidator } from '@hub/schemas';
 import { topicOf } from '@hub/modules';
 import { projectionWait, startServiceShell } from '@hub/service-kit';
-import { cachedCallerLookup, createPool, drainOutbox, postgresCommandStore, postgresDeliveryStore, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore, postgresRoutingDirectory } from '@hub/store';
+import { cachedCallerLookup, createPool, drainOutbox, postgresChargingProfileStore, postgresCommandStore, postgresDeliveryStore, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore, postgresRoutingDirectory } from '@hub/store';
 import { dispatcherWait } from './known-sessions.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -140,6 +140,12 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       perMinute: config.commandsPerMinute,
       graceSeconds: config.commandGraceSeconds,
       responseUrlHosts: config.responseUrlAllowedHosts,
+    },
+    chargingProfiles: {
+      chargingProfiles: postgresChargingProfileStore(pool),
+      perMinute: config.chargingProfilesPerMinute,
+      forwarded: new Counter({ name: 'hub_charging_profile_requests_total', help: 'ChargingProfile set, get and clear requests of eMSPs by operation and outcome (the CPO answer, or the hub answering itself: not_supported_by_hub, rejected_by_hub, not_answered)', labelNames: ['operation', 'outcome'], registers: [registry] }),
+      results: new Counter({ name: 'hub_charging_profile_results_total', help: 'CPO charging profile results (kind set, get, clear: forwarded or late) and ActiveChargingProfile updates (kind active_profile: queued) received', labelNames: ['kind', 'outcome'], registers: [registry] }),
     },
     tokens: {
       realtime,

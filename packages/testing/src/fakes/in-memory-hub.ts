@@ -3,6 +3,7 @@ import { projectedModules, topicOf } from '@hub/modules';
 import { aesGcmTokenCipher, type PartnerEndpoint, type RegistryStore } from '@hub/registry';
 import { projectedRecord } from '@hub/store';
 import { inMemoryCallerLookup } from './in-memory-caller-lookup.ts';
+import { inMemoryChargingProfileStore } from './in-memory-charging-profile-store.ts';
 import { inMemoryCommandStore } from './in-memory-command-store.ts';
 import { inMemoryDeliveryStore } from './in-memory-delivery-store.ts';
 import { inMemoryEventLog } from './in-memory-event-log.ts';
@@ -43,6 +44,7 @@ export function inMemoryHub(options: { now?: () => number } = {}) {
     events,
     deliveries,
     commands: inMemoryCommandStore(registry.view, deliveries, { now }),
+    chargingProfiles: inMemoryChargingProfileStore(deliveries, { now }),
     rateLimiter: inMemoryRateLimiter({ now }),
     /** Real-time forwards (token authorization, commands); answer with `realtime.answerWith`. */
     realtime: scriptedPartnerClient(),

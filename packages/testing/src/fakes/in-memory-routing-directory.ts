@@ -10,7 +10,7 @@ export function inMemoryRoutingDirectory(registry: InMemoryRegistryView): Routin
   const directory: RoutingDirectory = {
     deliveryTarget(kind, emsp, cpo, targetUrl, recipientRole = 'EMSP') {
       const rule = deliveryRuleOf(kind);
-      return target(recipientRole, rule.receiverModule, emsp, cpo, targetUrl, rule.route ?? 'active');
+      return target(recipientRole, rule.receiverModule, emsp, cpo, targetUrl, rule.route ?? 'active', rule.interfaceRole ?? 'RECEIVER');
     },
     receiverTarget(receiverRole, module, emsp, cpo, fixedUrl, interfaceRole = 'RECEIVER') {
       return target(receiverRole, module, emsp, cpo, fixedUrl, 'active', interfaceRole);
@@ -39,7 +39,7 @@ export function inMemoryRoutingDirectory(registry: InMemoryRegistryView): Routin
     const platform = registry.platform(party.platformId);
     const endpoint = platform?.endpoints.find((e) => e.identifier === module && e.role === interfaceRole)?.url;
     const url = fixedUrl ?? registry.override(receiver, module) ?? endpoint;
-    if (!url) return { ok: false, reason: `no ${module} ${interfaceRole.toLowerCase()} URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}` };
+    if (!url) return { ok: false, reason: `no ${module} ${interfaceRole.toLowerCase()} URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}`, noEndpoint: true };
     if (!platform?.registered || !platform.partnerTokenSealed) return { ok: false, reason: `${who} has no credentials registered` };
     return { ok: true, url, partnerTokenSealed: platform.partnerTokenSealed };
   }

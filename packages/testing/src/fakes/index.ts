@@ -6,5 +6,6 @@ export * from './in-memory-event-log.ts';
 export * from './in-memory-rate-limiter.ts';
 export * from './in-memory-delivery-store.ts';
 export * from './in-memory-command-store.ts';
+export * from './in-memory-charging-profile-store.ts';
 export * from './scripted-partner-client.ts';
 export * from './in-memory-hub.ts';

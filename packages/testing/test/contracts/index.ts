@@ -1,3 +1,4 @@
+import { chargingProfileStoreContract } from './charging-profile-store-contract.ts';
 import { commandStoreContract } from './command-store-contract.ts';
 import { readModelContract } from './read-model-contract.ts';
 import { registryContract } from './registry-contract.ts';
@@ -16,4 +17,5 @@ export function portContracts(ports: Ports): void {
   rateLimiterContract(ports);
   deliveryStoreContract(ports);
   commandStoreContract(ports);
+  chargingProfileStoreContract(ports);
 }

@@ -34,6 +34,8 @@ export function routingContract(ports: Ports): void {
       assert.ok(sender.ok && sender.partnerTokenSealed.length > 0);
       const receiver = await ports().routing.receiverTarget('EMSP', 'tokens', emsp, cpo);
       assert.equal(receiver.ok ? receiver.url : receiver.reason, 'no tokens receiver URL for the eMSP');
+      // The one refusal that says the party does not support the module (chargingprofiles: NOT_SUPPORTED).
+      assert.equal(!receiver.ok && receiver.noEndpoint, true);
       const noSender = await ports().routing.receiverTarget('CPO', 'tokens', emsp, cpo, undefined, 'SENDER');
       assert.equal(noSender.ok ? noSender.url : noSender.reason, 'no tokens sender URL for the CPO');
       await ports().registry.overrideEndpoint(emsp, 'tokens', 'https://override.example/emsp-tokens', []);

@@ -1,5 +1,5 @@
 import type { RegistryStore, RoutingDirectory } from '@hub/registry';
-import type { CallerLookup, CommandStore, RateLimiter } from '@hub/store';
+import type { CallerLookup, ChargingProfileStore, CommandStore, RateLimiter } from '@hub/store';
 import type { EventAppendLog, IngressDeliveryStore, ReadModelQueries } from '../../src/fakes/index.ts';
 
 // The ports a contract suite checks, as one adapter family provides them: the in-memory adapters of
@@ -15,6 +15,7 @@ export interface PortsUnderContract {
   readonly rateLimiter: RateLimiter;
   readonly deliveries: IngressDeliveryStore;
   readonly commands: CommandStore;
+  readonly chargingProfiles: ChargingProfileStore;
 }
 
 /** Resolved inside a test or hook: the adapters are made in a before hook. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import { commandEventTypes, newEvent, topics } from '@hub/events';
 import { HubError, isSuccessCode, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
-import { checkOutboundUrl, type OcpiPartnerClient, type OutboundPolicy } from '@hub/partners';
+import type { OcpiPartnerClient, OutboundPolicy } from '@hub/partners';
 import { PartnerCallError, type RoutingDirectory, type TokenCipher } from '@hub/registry';
 import { describeViolations, type SchemaValidator } from '@hub/schemas';
 import type { CommandStore, DeliveryQueue, RateLimiter } from '@hub/store';
@@ -12,6 +12,7 @@ import { refuseOtherMethods } from '../method-not-allowed.ts';
 import type { CommandResponse } from '@hub/schemas/generated/ocpi/command_response';
 import type { CommandResult } from '@hub/schemas/generated/ocpi/command_result';
 import { asJson, validateBody, type OcpiBodies } from '../ocpi-objects.ts';
+import { checkResponseUrl } from '../response-url.ts';
 
 // Commands (interface document, Commands, Command request/response, Errors, Limits; OCPI 2.2.1
 // mod_commands.asciidoc). The hub forwards the command to the CPO with response_url rewritten to its
@@ -91,20 +92,9 @@ export function commandsRouter(deps: CommandsDeps): Router {
       const request = validateCommand(deps.validator, command, req.body);
       const body = request.body;
 
-      // response_url: https (http only behind the development switch), never a special address, and
-      // only a host the eMSP registered or the operator allowed.
+      // response_url: the SSRF rules of every outbound URL (response-url.ts).
       const responseUrl = body.response_url;
-      let url: URL;
-      try {
-        url = checkOutboundUrl(deps.policy, responseUrl);
-      } catch (e) {
-        throw new HubError('INVALID_PARAMETERS', { detail: `response_url: ${(e as Error).message}` });
-      }
-      const hosts = await deps.registeredHosts(req.caller.platformId);
-      const allowed = [...hosts, ...deps.responseUrlHosts.map((h) => h.toLowerCase())];
-      if (!allowed.includes(url.host.toLowerCase()) && !allowed.includes(url.hostname.toLowerCase())) {
-        throw new HubError('INVALID_PARAMETERS', { detail: `response_url host ${url.host} is not one this eMSP registered` });
-      }
+      await checkResponseUrl(deps, req.caller.platformId, responseUrl);
 
       // The CPO: routing headers, else the location, the session or the reservation.
       let cpo: PartyRef | undefined;

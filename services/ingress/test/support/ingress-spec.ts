@@ -17,7 +17,7 @@ const validator = createSchemaValidator();
 const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
 
 export const limits: IngressLimits = { maxBodyBytes: 64 * 1024, defaultPageLimit: 2, maxPageLimit: 3 };
-export const perMinute = { locationLists: 5, tokenLists: 5, authorizations: 5, commands: 5 };
+export const perMinute = { locationLists: 5, tokenLists: 5, authorizations: 5, commands: 5, chargingProfiles: 5 };
 
 /** Breaker settings as start.ts reads them by default (@hub/config readBreakerConfig). */
 export const defaultBreaker = { enabled: true, failures: 5, openAfterMs: 1_500, cooldownMs: 1_000 };
@@ -59,6 +59,7 @@ export function ingressOn(hub: InMemoryHub, options: { kafkaGuard?: DependencyGu
       graceSeconds: 30,
       responseUrlHosts: [],
     },
+    chargingProfiles: { chargingProfiles: hub.chargingProfiles, perMinute: perMinute.chargingProfiles },
     tokens: {
       realtime: hub.realtime,
       cipher: hub.cipher,

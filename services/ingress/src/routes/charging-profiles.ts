@@ -1,0 +1,299 @@
+import { randomUUID } from 'node:crypto';
+import { Router, type Request, type Response } from 'express';
+import { chargingProfileEventTypes, newEvent, topics } from '@hub/events';
+import { acknowledged, HubError, isSuccessCode, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
+import type { Counter } from '@hub/observability';
+import type { OcpiPartnerClient, OutboundPolicy } from '@hub/partners';
+import { PartnerCallError, type RoutingDirectory, type TokenCipher } from '@hub/registry';
+import { describeViolations, type SchemaValidator } from '@hub/schemas';
+import type { ChargingProfileOperation, ChargingProfileStore, DeliveryQueue, RateLimiter } from '@hub/store';
+import type { ActiveChargingProfile } from '@hub/schemas/generated/ocpi/active_charging_profile';
+import type { ChargingProfileResponse } from '@hub/schemas/generated/ocpi/charging_profile_response';
+import type { ChargingProfileResult } from '@hub/schemas/generated/ocpi/charging_profile_result';
+import type { EventAppender } from '../ports.ts';
+import { handle, namedReceiver, namedSender, send } from '../http.ts';
+import { refuseOtherMethods } from '../method-not-allowed.ts';
+import { asJson, validateBody } from '../ocpi-objects.ts';
+import { checkResponseUrl } from '../response-url.ts';
+
+// ChargingProfiles (mod_charging_profiles.asciidoc), relayed like commands (routes/commands.ts): the
+// hub is the Receiver for eMSPs (PUT, GET, DELETE {session_id}), forwards each in real time to the CPO
+// of the session with response_url rewritten to its own callback, answers with the CPO's
+// ChargingProfileResponse unchanged and delivers the CPO's result to the eMSP's response_url through
+// the dispatcher (or its own answer when none comes: docs/decisions/0002). It is the Sender for CPOs:
+// an updated ActiveChargingProfile (Sender interface, PUT) goes to the session's eMSP.
+
+export interface ChargingProfilesDeps {
+  readonly chargingProfiles: ChargingProfileStore;
+  readonly targets: RoutingDirectory;
+  readonly deliveries: Pick<DeliveryQueue, 'enqueue'>;
+  readonly eventLog: EventAppender;
+  readonly realtime: OcpiPartnerClient;
+  readonly cipher: TokenCipher;
+  readonly rateLimiter: RateLimiter;
+  readonly validator: SchemaValidator;
+  readonly publicBaseUrl: string;
+  readonly policy: OutboundPolicy;
+  readonly registeredHosts: (platformId: string) => Promise<string[]>;
+  readonly perMinute: number;
+  readonly graceSeconds: number;
+  readonly responseUrlHosts: readonly string[];
+  /** Requests by operation and outcome (the CPO's result, or how the hub answered itself). */
+  readonly forwarded?: Counter<'operation' | 'outcome'>;
+  /** CPO results and ActiveChargingProfile updates by what became of them. */
+  readonly results?: Counter<'kind' | 'outcome'>;
+}
+
+type Answer = ChargingProfileResponse['result'];
+
+/** The hub's own ChargingProfileResponse, the reason in status_message (the object has no message field). */
+function answer(res: Response, result: Answer, message: string): void {
+  send(res, 200, success({ result, timeout: 0 }, message.slice(0, 512)));
+}
+
+/** The eMSP party of the caller: the one OCPI-from names, else its only eMSP role. */
+function callerEmsp(req: Request): PartyRef {
+  const emspParties = req.caller.parties.filter((p) => p.role === 'EMSP' && !p.suspended);
+  const sender = namedSender(req);
+  const emsp = sender ? emspParties.find((p) => sameParty(p, sender)) : emspParties.length === 1 ? emspParties[0] : undefined;
+  if (!emsp) throw new HubError('FOREIGN_PARTY', { detail: 'charging profiles are sent by an eMSP role of these credentials (name it in the OCPI-from headers when there are several)' });
+  return emsp;
+}
+
+/** The caller's CPO party (Sender interface PUT). */
+function callerCpo(req: Request): PartyRef {
+  const cpoParties = req.caller.parties.filter((p) => p.role === 'CPO' && !p.suspended);
+  const sender = namedSender(req);
+  const cpo = sender ? cpoParties.find((p) => sameParty(p, sender)) : cpoParties.length === 1 ? cpoParties[0] : undefined;
+  if (!cpo) throw new HubError('FOREIGN_PARTY', { detail: 'ActiveChargingProfile updates are sent by a CPO role of these credentials (name it in the OCPI-from headers when there are several)' });
+  return cpo;
+}
+
+/** session_id: CiString(36) (mod_charging_profiles.asciidoc, Request Parameters). */
+function sessionIdOf(req: Request): string {
+  const sessionId = String(req.params['sessionId']);
+  if (sessionId.length === 0 || sessionId.length > 36) throw new HubError('INVALID_PARAMETERS', { detail: 'session_id must be 1 to 36 characters' });
+  return sessionId;
+}
+
+function queryString(req: Request, name: string): string | undefined {
+  const v = req.query[name];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/** response_url of a GET or DELETE: required, a URL (types.asciidoc, URL: string(255)). */
+function responseUrlQuery(req: Request): string {
+  const responseUrl = queryString(req, 'response_url');
+  if (!responseUrl) throw new HubError('INVALID_PARAMETERS', { detail: 'response_url: required query parameter missing' });
+  if (responseUrl.length > 255) throw new HubError('INVALID_PARAMETERS', { detail: 'response_url: longer than 255 characters' });
+  return responseUrl;
+}
+
+export function chargingProfilesRouter(deps: ChargingProfilesDeps): Router {
+  const router = Router();
+
+  /** One eMSP request of the Receiver interface, from the session lookup to the CPO's answer. */
+  async function relay(req: Request, res: Response, operation: ChargingProfileOperation, readRequest: () => { responseUrl: string; body?: Record<string, unknown>; duration?: number }): Promise<void> {
+    const emsp = callerEmsp(req);
+    const sessionId = sessionIdOf(req);
+    // Interface document, Limits: per party, like commands.
+    const decision = await deps.rateLimiter.hit('chargingprofiles', partyKey(emsp), deps.perMinute);
+    if (!decision.allowed) throw new HubError('RATE_LIMITED', { detail: `at most ${deps.perMinute} charging profile requests per minute`, headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+    const request = readRequest();
+    const named = namedReceiver(req);
+    // The CPO is the session's: the sessions the hub delivered to this eMSP (a session of another eMSP
+    // is unknown to it: mod_charging_profiles.asciidoc, "created by the owner of a Token on Sessions
+    // that belong to that token"). OCPI-to, when given, must name that CPO. Looked up while the
+    // response_url is checked: both are reads, and the URL is refused first.
+    const [, cpos] = await Promise.all([checkResponseUrl(deps, req.caller.platformId, request.responseUrl), deps.chargingProfiles.sessionCpos(emsp, sessionId)]);
+    if (cpos.length === 0) throw new HubError('UNKNOWN_SESSION', { detail: `unknown session ${sessionId}: the hub delivered no session of that id to eMSP ${partyKey(emsp)}` });
+    if (named && !cpos.some((c) => sameParty(c, named))) {
+      throw new HubError('INVALID_PARAMETERS', { detail: `OCPI-to names ${partyKey(named)}, but session ${sessionId} is of CPO ${cpos.map(partyKey).join(', ')}` });
+    }
+    const cpo = named ?? (cpos.length === 1 ? cpos[0] : undefined);
+    if (!cpo) throw new HubError('NOT_ENOUGH_INFORMATION', { detail: `several CPOs have a session ${sessionId}: name one in the OCPI-to headers` });
+
+    const target = await deps.targets.receiverTarget('CPO', 'chargingprofiles', emsp, cpo);
+    if (!target.ok) {
+      // A CPO without a chargingprofiles receiver does not support the module: the hub says so itself.
+      const result: Answer = target.noEndpoint ? 'NOT_SUPPORTED' : 'REJECTED';
+      deps.forwarded?.inc({ operation, outcome: result === 'NOT_SUPPORTED' ? 'not_supported_by_hub' : 'rejected_by_hub' });
+      return answer(res, result, target.noEndpoint ? `CPO ${partyKey(cpo)} has no chargingprofiles receiver: nothing was forwarded` : target.reason);
+    }
+
+    const id = randomUUID(); // 122 random bits: the callback's only credential
+    const from = partyKey(emsp);
+    const to = partyKey(cpo);
+    const callback = `${deps.publicBaseUrl}/ocpi/2.2.1/chargingprofiles/callback/${id}`;
+    const append = (type: string, data: object, source: string, destination: string) =>
+      deps.eventLog.append(topics.chargingProfiles, [newEvent({ type, source: 'ingress', subject: id, key: id, data, correlationId: req.ctx.correlationId, from: source, to: destination })]);
+    // The row (what the callback finds) and the request's event, both before the CPO is asked, so its
+    // result (which may come at once) finds the row and never precedes the request in the log; they do
+    // not depend on each other, so they are written together.
+    await Promise.all([
+      deps.chargingProfiles.create({ id, operation, sessionId, emsp, cpo, responseUrl: request.responseUrl, correlationId: req.ctx.correlationId }),
+      append(
+        chargingProfileEventTypes.requested,
+        { operation, session_id: sessionId, response_url: request.responseUrl, ...(request.body ? { request: request.body } : {}), ...(request.duration !== undefined ? { duration: request.duration } : {}) },
+        from,
+        to,
+      ),
+    ]);
+    const base = `${target.url.replace(/\/+$/, '')}/${encodeURIComponent(sessionId)}`;
+    const headers = { 'ocpi-from-country-code': emsp.countryCode, 'ocpi-from-party-id': emsp.partyId, 'ocpi-to-country-code': cpo.countryCode, 'ocpi-to-party-id': cpo.partyId };
+    const ids = { correlationId: req.ctx.correlationId };
+    const token = deps.cipher.open(target.partnerTokenSealed);
+    let response: ChargingProfileResponse | undefined;
+    try {
+      const r =
+        operation === 'SET'
+          ? await deps.realtime.call('PUT', base, token, ids, { ...request.body, response_url: callback }, headers)
+          : operation === 'GET'
+            ? await deps.realtime.call('GET', `${base}?duration=${String(request.duration)}&response_url=${encodeURIComponent(callback)}`, token, ids, undefined, headers)
+            : await deps.realtime.call('DELETE', `${base}?response_url=${encodeURIComponent(callback)}`, token, ids, undefined, headers);
+      const checked = deps.validator.validate('ocpi/charging_profile_response.json', r.envelope.data);
+      if (r.httpStatus >= 200 && r.httpStatus < 300 && isSuccessCode(r.envelope.status_code) && checked.violations.length === 0) response = checked.document as ChargingProfileResponse;
+    } catch (e) {
+      if (!(e instanceof PartnerCallError)) throw e;
+      req.ctx.log.warn('charging profile request not answered by the CPO: REJECTED', { cpo: to, reason: e.reason, error: e.message });
+    }
+    // The answer's row update and event are independent: together.
+    await Promise.all([
+      deps.chargingProfiles.answered(id, response?.result === 'ACCEPTED', response?.timeout ?? 0, deps.graceSeconds),
+      append(chargingProfileEventTypes.cpoResponded, { response: response ?? null }, to, from),
+    ]);
+    deps.forwarded?.inc({ operation, outcome: response ? response.result.toLowerCase() : 'not_answered' });
+    if (!response) return answer(res, 'REJECTED', `CPO ${to} did not answer the charging profile request`);
+    send(res, 200, success(response)); // the CPO's immediate answer, unchanged
+  }
+
+  // mod_charging_profiles.asciidoc, Sender interface, PUT: the CPO's updated ActiveChargingProfile of a
+  // session, for the session's eMSP. Its own path (the hub's chargingprofiles SENDER endpoint) keeps it
+  // apart from an eMSP's SetChargingProfile PUT.
+  router.put(
+    '/sender/:sessionId',
+    handle(async (req: Request, res: Response) => {
+      const cpo = callerCpo(req);
+      const sessionId = sessionIdOf(req);
+      const profile: ActiveChargingProfile = validateBody(deps.validator, 'ocpi/active_charging_profile.json', req.body);
+      const emsps = await deps.chargingProfiles.sessionEmsps(cpo, sessionId);
+      const named = namedReceiver(req);
+      if (emsps.length === 0) throw new HubError('UNKNOWN_SESSION', { detail: `unknown session ${sessionId}: CPO ${partyKey(cpo)} pushed no session of that id` });
+      const recipients = named ? emsps.filter((e) => sameParty(e, named)) : emsps;
+      if (recipients.length === 0) throw new HubError('INVALID_PARAMETERS', { detail: `OCPI-to names ${partyKey(named ?? cpo)}, but session ${sessionId} is of eMSP ${emsps.map(partyKey).join(', ')}` });
+      const key = `${cpo.countryCode}/${cpo.partyId}/${sessionId}`.toUpperCase();
+      await deps.eventLog.append(
+        topics.chargingProfiles,
+        recipients.map((emsp) =>
+          newEvent({ type: chargingProfileEventTypes.activeProfilePut, source: 'ingress', subject: `${cpo.countryCode}/${cpo.partyId}/${encodeURIComponent(sessionId)}`, key, data: profile, correlationId: req.ctx.correlationId, from: partyKey(cpo), to: partyKey(emsp) }),
+        ),
+      );
+      // One row per session and eMSP holding the newest profile by start_date_time (the module
+      // table's 'newest'); the offset orders two pushes of the same start_date_time and tells a
+      // delivery in flight from a newer version (postgres-delivery-queue.ts, delivered).
+      const offset = nextOffset();
+      await deps.deliveries.enqueue(
+        recipients.map((emsp) => ({
+          kind: 'active_charging_profile' as const,
+          emsp,
+          cpo,
+          objectId: sessionId,
+          partition: 0,
+          offset,
+          payload: asJson(profile),
+          correlationId: req.ctx.correlationId,
+          eventTime: new Date().toISOString(),
+        })),
+      );
+      deps.results?.inc({ kind: 'active_profile', outcome: 'queued' });
+      send(res, 200, acknowledged());
+    }),
+  );
+
+  router.put(
+    '/:sessionId',
+    handle((req, res) =>
+      relay(req, res, 'SET', () => {
+        const body = validateBody(deps.validator, 'ocpi/set_charging_profile.json', req.body);
+        return { responseUrl: body.response_url, body: { ...body } };
+      }),
+    ),
+  );
+  router.get(
+    '/:sessionId',
+    handle((req, res) =>
+      relay(req, res, 'GET', () => {
+        const responseUrl = responseUrlQuery(req);
+        const raw = queryString(req, 'duration');
+        if (raw === undefined || !/^\d{1,9}$/.test(raw)) throw new HubError('INVALID_PARAMETERS', { detail: 'duration: required query parameter, a whole number of seconds' });
+        return { responseUrl, duration: Number(raw) };
+      }),
+    ),
+  );
+  router.delete(
+    '/:sessionId',
+    handle((req, res) =>
+      relay(req, res, 'CLEAR', () => {
+        return { responseUrl: responseUrlQuery(req) };
+      }),
+    ),
+  );
+  return refuseOtherMethods(router);
+}
+
+let lastOffset = 0n;
+/** Increasing per process (microseconds since the epoch, bumped past the last one). */
+function nextOffset(): string {
+  const now = BigInt(Date.now()) * 1000n;
+  lastOffset = now > lastOffset ? now : lastOffset + 1n;
+  return lastOffset.toString();
+}
+
+/** POST /ocpi/2.2.1/chargingprofiles/callback/{request_id}: the CPO's result; no authentication, as the commands callback. */
+export function chargingProfileCallbackRouter(deps: Pick<ChargingProfilesDeps, 'chargingProfiles' | 'deliveries' | 'eventLog' | 'validator' | 'results'>): Router {
+  const router = Router();
+  router.post(
+    '/:id',
+    handle(async (req: Request, res: Response) => {
+      const id = String(req.params['id']);
+      const { document, violations } = deps.validator.validate('ocpi/charging_profile_result.json', req.body);
+      // Refused without a trace of whether the id exists: a guessed id learns nothing.
+      if (violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: describeViolations(violations) });
+      const result = document as ChargingProfileResult;
+      const { outcome, request } = await deps.chargingProfiles.result(id, asJson(result));
+      if (outcome === 'unknown' || !request) throw new HubError('NOT_FOUND', { detail: 'no charging profile request waits for a result under this id' });
+      await deps.eventLog.append(topics.chargingProfiles, [
+        newEvent({
+          type: chargingProfileEventTypes.resultReceived,
+          source: 'ingress',
+          subject: id,
+          key: id,
+          data: { operation: request.operation, result, forwarded: outcome === 'forward' },
+          correlationId: request.correlationId ?? req.ctx.correlationId,
+          from: partyKey(request.cpo),
+          to: partyKey(request.emsp),
+        }),
+      ]);
+      if (outcome === 'forward') {
+        await deps.deliveries.enqueue([
+          {
+            kind: 'charging_profile_result',
+            emsp: request.emsp,
+            cpo: request.cpo,
+            objectId: id,
+            partition: 0,
+            offset: '0',
+            payload: asJson(result),
+            correlationId: request.correlationId,
+            eventTime: new Date().toISOString(),
+            targetUrl: request.responseUrl,
+          },
+        ]);
+      }
+      deps.results?.inc({ kind: request.operation.toLowerCase(), outcome: outcome === 'forward' ? 'forwarded' : 'late' });
+      // A result after the hub already answered for the CPO is recorded, not forwarded.
+      send(res, 200, { status_code: 1000, timestamp: new Date().toISOString(), ...(outcome === 'late' ? { status_message: 'recorded; the request had timed out and the eMSP was told so' } : {}) });
+    }),
+  );
+  return refuseOtherMethods(router);
+}
