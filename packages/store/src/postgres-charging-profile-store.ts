@@ -1,7 +1,7 @@
 import type { Pool } from './pool.ts';
 
 // ChargingProfile requests forwarded to CPOs and their results (mod_charging_profiles.asciidoc, Receiver
-// interface; migration 020): the same life as a command (postgres-command-store.ts), one row per set,
+// interface; migration 024): the same life as a command (postgres-command-store.ts), one row per set,
 // get or clear, under the id that is the CPO's callback credential.
 
 type Json = Record<string, unknown>;

@@ -5,7 +5,7 @@ import type { ChargingProfileStore, DeliveryQueue } from '@hub/store';
 /**
  * What the hub sends the eMSP when the CPO gave no result within the timeout it named (plus grace):
  * ChargingProfileResultType has no TIMEOUT, so REJECTED, "not applied as far as the hub knows"
- * (docs/decisions/0002-charging-profile-timeout-result.md).
+ * (docs/decisions/0007-charging-profile-timeout-result.md).
  */
 export const CHARGING_PROFILE_TIMEOUT_RESULT = { result: 'REJECTED' } as const;
 

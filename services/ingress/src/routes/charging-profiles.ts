@@ -20,7 +20,7 @@ import { checkResponseUrl } from '../response-url.ts';
 // hub is the Receiver for eMSPs (PUT, GET, DELETE {session_id}), forwards each in real time to the CPO
 // of the session with response_url rewritten to its own callback, answers with the CPO's
 // ChargingProfileResponse unchanged and delivers the CPO's result to the eMSP's response_url through
-// the dispatcher (or its own answer when none comes: docs/decisions/0002). It is the Sender for CPOs:
+// the dispatcher (or its own answer when none comes: docs/decisions/0007). It is the Sender for CPOs:
 // an updated ActiveChargingProfile (Sender interface, PUT) goes to the session's eMSP.
 
 export interface ChargingProfilesDeps {
