@@ -54,8 +54,8 @@ describe('routing directory on Postgres', () => {
     // A command result goes to the response_url it came with.
     const result = await routing.deliveryTarget('command_result', emsp, cpo, 'https://emsp.example.com/cb/1');
     assert.equal(result.ok && result.url, 'https://emsp.example.com/cb/1');
-    // CDRs: the eMSP registered no cdrs receiver.
-    assert.deepEqual(await routing.deliveryTarget('cdr', emsp, cpo), { ok: false, reason: 'no cdrs receiver URL for the eMSP' });
+    // CDRs: the eMSP registered no cdrs receiver (noEndpoint: the refusal is a missing endpoint, which chargingprofiles answers NOT_SUPPORTED).
+    assert.deepEqual(await routing.deliveryTarget('cdr', emsp, cpo), { ok: false, reason: 'no cdrs receiver URL for the eMSP', noEndpoint: true });
   });
 
   it('a suspended party ends the route for every user of ACTIVE_ROUTES', async () => {
