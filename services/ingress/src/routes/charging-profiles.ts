@@ -3,18 +3,17 @@ import { Router, type Request, type Response } from 'express';
 import { chargingProfileEventTypes, newEvent, topics } from '@hub/events';
 import { acknowledged, HubError, isSuccessCode, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
 import type { Counter } from '@hub/observability';
-import type { OcpiPartnerClient, OutboundPolicy } from '@hub/partners';
-import { PartnerCallError, type RoutingDirectory, type TokenCipher } from '@hub/registry';
-import { describeViolations, type SchemaValidator } from '@hub/schemas';
-import type { ChargingProfileOperation, ChargingProfileStore, DeliveryQueue, RateLimiter } from '@hub/store';
+import { PartnerCallError } from '@hub/registry';
+import { describeViolations } from '@hub/schemas';
+import type { ChargingProfileOperation, ChargingProfileStore } from '@hub/store';
 import type { ActiveChargingProfile } from '@hub/schemas/generated/ocpi/active_charging_profile';
 import type { ChargingProfileResponse } from '@hub/schemas/generated/ocpi/charging_profile_response';
 import type { ChargingProfileResult } from '@hub/schemas/generated/ocpi/charging_profile_result';
-import type { EventAppender } from '../ports.ts';
 import { handle, namedReceiver, namedSender, send } from '../http.ts';
 import { refuseOtherMethods } from '../method-not-allowed.ts';
 import { asJson, validateBody } from '../ocpi-objects.ts';
 import { checkResponseUrl } from '../response-url.ts';
+import type { RelayedRequestDeps } from '../relayed-requests.ts';
 
 // ChargingProfiles (mod_charging_profiles.asciidoc), relayed like commands (routes/commands.ts): the
 // hub is the Receiver for eMSPs (PUT, GET, DELETE {session_id}), forwards each in real time to the CPO
@@ -23,21 +22,8 @@ import { checkResponseUrl } from '../response-url.ts';
 // the dispatcher (or its own answer when none comes: docs/decisions/0007). It is the Sender for CPOs:
 // an updated ActiveChargingProfile (Sender interface, PUT) goes to the session's eMSP.
 
-export interface ChargingProfilesDeps {
+export interface ChargingProfilesDeps extends RelayedRequestDeps {
   readonly chargingProfiles: ChargingProfileStore;
-  readonly targets: RoutingDirectory;
-  readonly deliveries: Pick<DeliveryQueue, 'enqueue'>;
-  readonly eventLog: EventAppender;
-  readonly realtime: OcpiPartnerClient;
-  readonly cipher: TokenCipher;
-  readonly rateLimiter: RateLimiter;
-  readonly validator: SchemaValidator;
-  readonly publicBaseUrl: string;
-  readonly policy: OutboundPolicy;
-  readonly registeredHosts: (platformId: string) => Promise<string[]>;
-  readonly perMinute: number;
-  readonly graceSeconds: number;
-  readonly responseUrlHosts: readonly string[];
   /** Requests by operation and outcome (the CPO's result, or how the hub answered itself). */
   readonly forwarded?: Counter<'operation' | 'outcome'>;
   /** CPO results and ActiveChargingProfile updates by what became of them. */

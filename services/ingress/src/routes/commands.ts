@@ -2,17 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import { commandEventTypes, newEvent, topics } from '@hub/events';
 import { HubError, isSuccessCode, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
-import type { OcpiPartnerClient, OutboundPolicy } from '@hub/partners';
-import { PartnerCallError, type RoutingDirectory, type TokenCipher } from '@hub/registry';
+import { PartnerCallError } from '@hub/registry';
 import { describeViolations, type SchemaValidator } from '@hub/schemas';
-import type { CommandStore, DeliveryQueue, RateLimiter } from '@hub/store';
-import type { EventAppender, ReadModelReads } from '../ports.ts';
+import type { CommandStore } from '@hub/store';
+import type { ReadModelReads } from '../ports.ts';
 import { handle, namedSender, send } from '../http.ts';
 import { refuseOtherMethods } from '../method-not-allowed.ts';
 import type { CommandResponse } from '@hub/schemas/generated/ocpi/command_response';
 import type { CommandResult } from '@hub/schemas/generated/ocpi/command_result';
 import { asJson, validateBody, type OcpiBodies } from '../ocpi-objects.ts';
 import { checkResponseUrl } from '../response-url.ts';
+import type { RelayedRequestDeps } from '../relayed-requests.ts';
 
 // Commands (interface document, Commands, Command request/response, Errors, Limits; OCPI 2.2.1
 // mod_commands.asciidoc). The hub forwards the command to the CPO with response_url rewritten to its
@@ -44,25 +44,9 @@ const AT_A_LOCATION = new Set<CommandType>(['START_SESSION', 'RESERVE_NOW', 'UNL
 type AtALocation = Extract<CommandRequest, { command: 'START_SESSION' | 'RESERVE_NOW' | 'UNLOCK_CONNECTOR' }>;
 const atALocation = (request: CommandRequest): request is AtALocation => AT_A_LOCATION.has(request.command);
 
-export interface CommandsDeps {
+export interface CommandsDeps extends RelayedRequestDeps {
   readonly commands: CommandStore;
-  readonly targets: RoutingDirectory;
-  /** Where a CPO's command result waits for delivery to the eMSP's response_url. */
-  readonly deliveries: Pick<DeliveryQueue, 'enqueue'>;
   readonly readModels: Pick<ReadModelReads, 'locationOwners' | 'exists'>;
-  readonly eventLog: EventAppender;
-  readonly realtime: OcpiPartnerClient;
-  readonly cipher: TokenCipher;
-  readonly rateLimiter: RateLimiter;
-  readonly validator: SchemaValidator;
-  readonly publicBaseUrl: string;
-  readonly policy: OutboundPolicy;
-  /** Hosts (host:port) the eMSP registered: its versions URL and endpoint URLs. */
-  readonly registeredHosts: (platformId: string) => Promise<string[]>;
-  readonly perMinute: number;
-  readonly graceSeconds: number;
-  /** Operator allow-list of response_url hosts beyond the ones the eMSP registered (host or host:port). */
-  readonly responseUrlHosts: readonly string[];
 }
 
 function rejected(res: Response, message: string): void {

@@ -1,0 +1,27 @@
+import type { OcpiPartnerClient } from '@hub/partners';
+import type { RoutingDirectory, TokenCipher } from '@hub/registry';
+import type { SchemaValidator } from '@hub/schemas';
+import type { DeliveryQueue, RateLimiter } from '@hub/store';
+import type { EventAppender } from './ports.ts';
+import type { ResponseUrlRules } from './response-url.ts';
+
+/**
+ * What relaying an eMSP's request to a CPO in real time needs, whatever the module (commands,
+ * chargingprofiles: mod_commands.asciidoc and mod_charging_profiles.asciidoc, each "via the hub"):
+ * the CPO's receiver, the call, the rewritten response_url, the events, and the result's delivery.
+ */
+export interface RelayedRequestDeps extends ResponseUrlRules {
+  readonly targets: RoutingDirectory;
+  /** Where a CPO's result waits for delivery to the eMSP's response_url. */
+  readonly deliveries: Pick<DeliveryQueue, 'enqueue'>;
+  readonly eventLog: EventAppender;
+  readonly realtime: OcpiPartnerClient;
+  readonly cipher: TokenCipher;
+  readonly rateLimiter: RateLimiter;
+  readonly validator: SchemaValidator;
+  readonly publicBaseUrl: string;
+  /** Requests a minute per eMSP party. */
+  readonly perMinute: number;
+  /** Seconds past the CPO's own timeout before the hub answers the eMSP itself. */
+  readonly graceSeconds: number;
+}
