@@ -1,4 +1,4 @@
-// Real time (issue #5, issue 13 item 3): hub-added latency of token authorization in both directions
+// Real time (item 3): hub-added latency of token authorization in both directions
 // (eMSP -> hub -> CPO against the same simulated CPO called directly; CPO -> hub -> eMSP against the
 // same simulated eMSP's tokens sender called directly), at a steady rate, the four interleaved so all
 // see the same machine, and the command round trip (eMSP request -> CPO -> callback -> eMSP response_url).

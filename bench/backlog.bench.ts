@@ -1,4 +1,4 @@
-// A delivery backlog at scale (issue 16, item 2): sessions and CDRs queued for 10 eMSPs, one of them
+// A delivery backlog at scale: sessions and CDRs queued for 10 eMSPs, one of them
 // down, seeded straight into the deliveries table with SQL (generate_series) up to each size, then
 //   1. the claim query (claimDue, as the dispatcher's workers call it: 64 slots, 16 per eMSP) and
 //      the recording of the deliveries (delivered(), batched), p50/p95 at each size: they must not grow;

@@ -1,4 +1,4 @@
-// The CRUD peer of the durable PATCH (issue 16, item 3): what a user might build instead of an
+// The CRUD peer of the durable PATCH: what a user might build instead of an
 // event-sourced hub, a plain express + pg service that writes the merged Location straight to
 // Postgres. Kept as honest as the comparison needs: the same token hash lookup (the hub's cached
 // caller lookup), the same ownership rule, the same JSON Schema validation of the same body, the same

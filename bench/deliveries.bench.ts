@@ -1,4 +1,4 @@
-// Session and CDR delivery (issue #4 benchmarks), on the real stack with eMSP receivers as real HTTP
+// Session and CDR delivery (benchmarks), on the real stack with eMSP receivers as real HTTP
 // servers in this process:
 //   1. CPO session PUT -> eMSP receipt latency at a steady rate, spread over two eMSPs;
 //   2. the same with a third eMSP hanging (never answering): the healthy eMSPs' latency;

@@ -1,4 +1,4 @@
-// The last line every benchmark prints (issue 16, item 5): one JSON object of its figures, names and
+// The last line every benchmark prints: one JSON object of its figures, names and
 // units in the keys (`page_p95_ms`, `events_per_s`), so runs can be compared by a script. No imports:
 // bench/start-time.sh and the unit test use it too.
 

@@ -1,6 +1,6 @@
-// Durable status PATCHes (issue #3): PATCH an EVSE's status and a connector on the connector path,
+// Durable status PATCHes: PATCH an EVSE's status and a connector on the connector path,
 // each answered only after Kafka acknowledged the event with acks=all, against a bare express "hello"
-// and against a CRUD peer (issue 16: bench/crud-peer.ts, express + pg writing the merged Location with
+// and against a CRUD peer (bench/crud-peer.ts, express + pg writing the merged Location with
 // a synchronous commit) in the same run (autocannon on loopback, targets alternating, medians of the
 // rounds). The projector runs, as in production, so existence checks read a live read model.
 // Run: npm run bench -- location-patch [seconds=10] [connections=50] [rounds=3] [warm-up seconds=20]
@@ -81,7 +81,7 @@ const targets = [
   patchTarget('hub PATCH connector', 'connector'),
   patchTarget('CRUD peer PATCH connector', 'connector', peerPort, [peer.child.pid ?? 0]),
 ].filter((t) => withPeer || !t.label.startsWith('CRUD peer'));
-// Item 4 of issue 16: the ingress's RSS at full PATCH load (sampled during the hub's rounds).
+// the ingress's RSS at full PATCH load (sampled during the hub's rounds).
 let ingressRssMax = 0;
 let ingressRssEnd = 0;
 const runs = new Map<string, LoadResult[]>(targets.map((t) => [t.label, []]));
@@ -96,7 +96,7 @@ try {
       if (t.label.startsWith('hub')) ingressRssEnd = rssMiB(ingress.child.pid);
     }
   }
-  // Issue 16 item 3 asks for the peer's throughput "with p99 <= 20 ms". Closed-loop, 50 connections
+  // The target is the peer's throughput "with p99 <= 20 ms". Closed-loop, 50 connections
   // at saturation queue by Little's law (mean latency = connections / throughput), so the p99 above is
   // the queue's; this phase offers the hub the load the peer tops out at (its median req/s, as a steady
   // open-loop rate over at most as many connections: paced.ts) and measures the hub's p99 there, after
@@ -128,7 +128,7 @@ for (const r of summary.slice(1)) {
   const ofMedians = r.requestsPerSecond / (summary[0]?.requestsPerSecond ?? Number.NaN);
   process.stdout.write(`${r.label}: ${(100 * throughput).toFixed(0)}% of bare express's req/s (median of per-round ratios; ratio of medians ${(100 * ofMedians).toFixed(0)}%)\n`);
 }
-// The hub against its CRUD peer: the median of per-round ratios of each PATCH kind (issue 16 target >= 1.0x).
+// The hub against its CRUD peer: the median of per-round ratios of each PATCH kind (target >= 1.0x).
 for (const kind of withPeer ? ['EVSE status', 'connector'] : []) {
   const ratio = pairedRatio(runs, `hub PATCH ${kind}`, `CRUD peer PATCH ${kind}`, (x) => x.requestsPerSecond);
   figures[`hub_to_peer_${slug(kind)}_ratio`] = ratio;

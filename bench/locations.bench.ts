@@ -1,4 +1,4 @@
-// Locations at scale (issue #3 benchmarks), on the real stack: a projector process builds the read
+// Locations at scale (benchmarks), on the real stack: a projector process builds the read
 // model of N locations appended to Kafka, then
 //   - projection throughput while filling the read model,
 //   - a page at random offsets (limit 100): p50/p95,

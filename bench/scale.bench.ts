@@ -1,4 +1,4 @@
-// How the locations figures grow with the table (issue 16, item 1): one stack, one projector process,
+// How the locations figures grow with the table: one stack, one projector process,
 // the read model grown to each size in turn (default 50k, 200k, 500k locations, seeded by appending
 // location PUTs straight to the topic in parallel batches), and at each size:
 //   - a page of 100 at random offsets: p50/p95 (200 requests),

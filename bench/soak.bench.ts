@@ -1,4 +1,4 @@
-// Memory under a long mixed load (issue 10, Memory under soak): every service of the hub runs as a
+// Memory under a long mixed load (Memory under soak): every service of the hub runs as a
 // process of its own on the real stack while a bounded mixed load runs for N minutes (location PUTs
 // then EVSE status PATCHes, session PUTs to two eMSPs, CDR POSTs, eMSP location list pulls). The RSS
 // of each service is sampled every few seconds and printed per minute; the slope (MiB per minute, a

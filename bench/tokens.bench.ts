@@ -1,4 +1,4 @@
-// Token push fan-out (issue 13, item 8), on the real stack with the CPOs' tokens receivers as real HTTP
+// Token push fan-out, on the real stack with the CPOs' tokens receivers as real HTTP
 // servers in this process: an eMSP PUTs tokens at a steady rate and the dispatcher delivers each to the
 // three CPOs routed to it (mod_tokens.asciidoc, Receiver interface PUT).
 //   1. all CPOs up: PUT -> receipt at the last of the three CPOs, p50/p95/p99 (target p95 <= 200 ms);

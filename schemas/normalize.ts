@@ -1,6 +1,6 @@
 import type { SchemaViolation } from './index.ts';
 
-// The one walk over a decoded body that runs before ajv (issue 10.1, 11.1): strings the hub cannot
+// The one walk over a decoded body that runs before ajv: strings the hub cannot
 // keep are refused, and null members of OCPI objects are made absent. Copy-on-write: a body without
 // nulls comes back as the same object, and pointers are only worked out for a refused body.
 

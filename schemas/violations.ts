@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 import { pointer, sentAsNull } from './normalize.ts';
 import type { SchemaViolation } from './index.ts';
 
-// One short, pointer-first message per refusal (issue 11.5): "/opening_times: required field
+// One short, pointer-first message per refusal: "/opening_times: required field
 // twentyfourseven missing". ajv's wrapper errors (if/then/else "must match", anyOf/oneOf summaries)
 // are dropped for the specific inner error; a schema can word a rule itself with "x-messages"
 // ({ keyword: message }) next to the keyword. Messages name fields and rules, never a value sent (a

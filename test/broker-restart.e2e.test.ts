@@ -1,4 +1,4 @@
-// Fault test (issue #4): the Kafka broker is restarted while a CPO pushes sessions. Every push the
+// Fault test: the Kafka broker is restarted while a CPO pushes sessions. Every push the
 // hub acknowledged (status 1000: Kafka had it with acks=all) reaches the eMSP; pushes refused while
 // the broker was away were answered 503 and are the CPO's to retry. This test runs its own broker so
 // the restart disturbs no other test.

@@ -1,4 +1,4 @@
-// ClientInfo push and token re-send (issue 13, items 4 and 1) end to end: real ingress, projector and
+// ClientInfo push and token re-send end to end: real ingress, projector and
 // dispatcher processes, real Kafka and Postgres, partners as HTTP servers. Contract: "ClientInfo
 // reaches the routed parties when a party is suspended" (mod_hub_client_info.asciidoc, Push model);
 // a CPO that gets a new routing rule receives the eMSP's current tokens.

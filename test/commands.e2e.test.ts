@@ -1,4 +1,4 @@
-// Commands (issue #5, second half): eMSP -> hub -> CPO, then CPO -> hub callback -> eMSP response_url,
+// Commands (second half): eMSP -> hub -> CPO, then CPO -> hub callback -> eMSP response_url,
 // with TIMEOUT, late results, guessed callback ids and unsafe response_urls. Real ingress, projector
 // and dispatcher processes, real Kafka and Postgres, CPO and eMSP as real HTTP servers.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Contract test (issue 15 items 1 and 2): drives the partner API through the real ingress, projector
+// Contract test: drives the partner API through the real ingress, projector
 // and dispatcher and checks every answer against docs/openapi.json (path template, method, HTTP
 // status, required and contract headers, envelope and data schema) and every event the requests
 // appended against docs/asyncapi.json (channel of the topic, message by ce_type, headers, key,

@@ -1,4 +1,4 @@
-// The corpus (issue 11.6): payloads written the way other platforms write them (nulls everywhere,
+// The corpus: payloads written the way other platforms write them (nulls everywhere,
 // empty lists, "FR", DateTimes without Z, with +00:00 or fractions, every optional field, none) for
 // every inbound object, pushed through the real ingress. Valid ones are accepted, and what the hub
 // keeps is strict OCPI: locations and tariffs pulled back by the eMSP validate with no null left,

@@ -1,4 +1,4 @@
-// Sessions and CDRs end to end (issue #4): a simulated CPO pushes, the dispatcher delivers to simulated
+// Sessions and CDRs end to end: a simulated CPO pushes, the dispatcher delivers to simulated
 // eMSP receivers (real HTTP servers) with retries, dead letters, unroutable records, re-drive and
 // replay. Real ingress and dispatcher processes, real Kafka and Postgres.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issue 10, item 3: with Kafka away, every push is answered 503 with Retry-After (OCPI 3000) within
+// With Kafka away, every push is answered 503 with Retry-After (OCPI 3000) within
 // about APPEND_TIMEOUT_MS, whatever Kafka call it makes first: the append itself, or the topic offsets
 // a PATCH, a child PUT or a tariff DELETE reads before it (read-your-writes). Seen before: 20.8 s with
 // the default 10 s, as kafkajs retried the offsets request for as long as it liked. The bound is a

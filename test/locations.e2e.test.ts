@@ -1,4 +1,4 @@
-// Locations and tariffs end to end (issue #3): a simulated CPO pushes the OCPI 2.2.1 examples, the
+// Locations and tariffs end to end: a simulated CPO pushes the OCPI 2.2.1 examples, the
 // projector builds the read models, a simulated eMSP pulls them back through routing and pagination.
 // Real ingress and projector processes, real Kafka and Postgres.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Dashboards and alerts for real (issue 15 item 3): promtool accepts infra/observability/alerts.yml,
+// Dashboards and alerts for real: promtool accepts infra/observability/alerts.yml,
 // and a real Prometheus scraping the four real services under a little traffic returns series for
 // every alert expression (without its threshold) and every dashboard panel query, and for every
 // metric name they use: a renamed metric or label breaks this test even while nothing fires.
@@ -121,7 +121,7 @@ describe('observability: alert rules and dashboard against a real Prometheus', (
     await stack?.cleanup();
   });
 
-  it('hubctl status --json shows the same hub: parties, deliveries per eMSP, quarantine (issue 15 item 4)', async () => {
+  it('hubctl status --json shows the same hub: parties, deliveries per eMSP, quarantine', async () => {
     const out = await hubctl(env, ['status', '--json']);
     assert.equal(out.code, 0, out.stderr);
     const status = JSON.parse(out.stdout) as { totals: Json; deliveries: Json[]; quarantined: Json[]; consumer_lag: Array<{ group: string; lag: number | null }> };

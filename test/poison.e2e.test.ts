@@ -1,4 +1,4 @@
-// Consumers never loop on a record (issue #10, items 2 and 5). Records the ingress would refuse are
+// Consumers never loop on a record. Records the ingress would refuse are
 // written straight to the topics (bypassing it), as another producer or an older ingress could: each
 // consumer quarantines what it cannot apply and goes on with the next records of the same partition;
 // hubctl lists and re-drives them; metrics and /healthz show them; a dependency failure that does not

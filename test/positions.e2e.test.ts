@@ -1,4 +1,4 @@
-// Never silently skip data (issue 14, item 5). A database that holds positions of another Kafka
+// Never silently skip data. A database that holds positions of another Kafka
 // cluster or beyond the topics' ends (a second checkout sharing ocpi_hub with another broker, a topic
 // recreated) makes the projector and the dispatcher refuse to run: /healthz 503 naming the fix, one
 // error line, hub_consumer_positions_mismatch. After `hubctl positions reset` both run, and the read

@@ -1,4 +1,4 @@
-// Issue 10, item 3: with Postgres away (refusing connections, its connections cut), a request that
+// With Postgres away (refusing connections, its connections cut), a request that
 // needs the database is answered 503 with Retry-After (OCPI 3000), as for Kafka, never 500; and the
 // ingress answers normally again once Postgres is back. The ingress reaches Postgres through a TCP
 // relay this test owns, so "Postgres away" is the relay closing: the shared server is untouched.

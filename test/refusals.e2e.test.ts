@@ -115,7 +115,7 @@ describe('refusals at the partner API', () => {
       const res = await call(hub, 'POST', '/ocpi/2.2.1/credentials', { token: initialToken, body: { token: partner.token, url, roles } });
       expectEnvelope(res, 200, 2001);
       assert.match(res.body.status_message ?? '', /loopback, private or link-local|only https/);
-      // A refusal a development switch would lift names the switch (issue 15, a calm, honest start).
+      // A refusal a development switch would lift names the switch (a calm, honest start).
       if (!url.startsWith('ftp:')) assert.match(res.body.status_message ?? '', /PARTNER_ALLOWED_HOSTS/, url);
     }
     assert.equal(partner.requests.length, before);
@@ -166,7 +166,7 @@ describe('refusals at the partner API', () => {
     expectEnvelope(await call(hub, 'PATCH', '/ocpi/2.2.1/credentials', { token: hubToken, body: {} }), 405, 2000);
   });
 
-  // Issue 10, item 3: no 500 for bad input; every answer an envelope.
+  // No 500 for bad input; every answer an envelope.
   const raw = async (method: string, path: string, headers: Record<string, string> = {}, body?: Buffer | string) => {
     const res = await request(`${hub}${path}`, { method, headers: { authorization: `Token ${Buffer.from(hubToken).toString('base64')}`, ...headers }, ...(body === undefined ? {} : { body }) });
     const text = await res.body.text();

@@ -1,4 +1,4 @@
-// Session PATCH end to end (issue 11 item 4; mod_sessions.asciidoc, Receiver interface, PATCH Method):
+// Session PATCH end to end (mod_sessions.asciidoc, Receiver interface, PATCH Method):
 // a simulated CPO PUTs and PATCHes sessions, the eMSP's simulated receiver gets the full merged
 // session each time (newest wins as for PUT), and PATCHes the hub cannot apply are refused with a
 // clear OCPI error and nothing appended. Real ingress and dispatcher processes, Kafka and Postgres.

@@ -1,4 +1,4 @@
-// CPO-initiated real-time authorization (issue 13 item 3; mod_tokens.asciidoc, Sender interface, POST
+// CPO-initiated real-time authorization (mod_tokens.asciidoc, Sender interface, POST
 // and Real-time authorization): CPO -> hub -> eMSP, synchronous, with the faults answered as the
 // eMSP-initiated direction answers them (interface document, Errors). Real ingress and projector
 // processes, real Kafka and Postgres; the eMSPs are real HTTP servers (partner simulators).

@@ -1,4 +1,4 @@
-// Tokens pushed by an eMSP and pulled by CPOs (issue 13; mod_tokens.asciidoc, Receiver interface PUT
+// Tokens pushed by an eMSP and pulled by CPOs (mod_tokens.asciidoc, Receiver interface PUT
 // and PATCH, Sender interface GET): the eMSP pushes the OCPI examples and more, two of them sharing a
 // uid with different types, PATCHes one; the projector builds the tokens read model; a routed CPO pulls
 // every token once by following Link headers, a CPO routed to another eMSP only, none of them. Real

@@ -1,4 +1,4 @@
-// Token push from an eMSP to the CPOs routed to it (issue 13, items 1, 2 and 7; mod_tokens.asciidoc,
+// Token push from an eMSP to the CPOs routed to it (mod_tokens.asciidoc,
 // Receiver interface; transport_and_format.asciidoc, Message Routing and Broadcast Push). Real ingress,
 // projector and dispatcher processes, real Kafka and Postgres, the CPOs real HTTP servers.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Real-time token authorization (issue #5, first half): eMSP -> hub -> CPO, synchronous, with the
+// Real-time token authorization (first half): eMSP -> hub -> CPO, synchronous, with the
 // interface document's Errors rows. Real ingress and projector processes, real Kafka and Postgres,
 // the CPO a real HTTP server.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
--- Commands (issue #5): one row per command the hub forwarded, under an unguessable id (the CPO calls
+-- Commands: one row per command the hub forwarded, under an unguessable id (the CPO calls
 -- back to /commands/callback/{id} without authentication, so the id is the only credential).
 create table commands (
   id uuid primary key,

@@ -1,4 +1,4 @@
--- Records a consumer cannot apply (issue #10, item 2): a data or constraint error that fails the same
+-- Records a consumer cannot apply: a data or constraint error that fails the same
 -- way on every retry. Instead of looping on the record (and holding up every later record of its
 -- partition), the consumer keeps it here, with its reason, and goes on; the row is written in the same
 -- transaction as the consumer's position, so it is never both skipped and lost. One table for every

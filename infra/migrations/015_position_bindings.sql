@@ -1,5 +1,5 @@
 -- Which Kafka topic a consumer's stored positions (projection_offsets, delivery_positions) were taken
--- from (issue 14, item 5). kafkajs cannot read topic ids (Metadata v10), so a topic is identified by
+-- from. kafkajs cannot read topic ids (Metadata v10), so a topic is identified by
 -- its cluster id, partition count and the highest start and end offset seen of every partition: for
 -- one topic on one cluster none of them ever goes backwards (event-log position-check.ts). A consumer
 -- whose positions do not match refuses to start instead of skipping records; hubctl positions reset

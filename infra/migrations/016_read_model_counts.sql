@@ -1,4 +1,4 @@
--- How many objects each CPO has in each read-model generation (issue 16): X-Total-Count of a list
+-- How many objects each CPO has in each read-model generation: X-Total-Count of a list
 -- without date filters is then a sum over the visible CPOs instead of counting every row (0.36 s at
 -- 500,000 locations, on every page). Kept by statement-level triggers on the inserted and deleted rows
 -- only: a PATCH or PUT of an existing object (an upsert that updates) leaves the counts alone, and a

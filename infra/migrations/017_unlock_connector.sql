@@ -1,4 +1,4 @@
--- UNLOCK_CONNECTOR (issue 13; mod_commands.asciidoc, UnlockConnector Object) is forwarded like the other
+-- UNLOCK_CONNECTOR (mod_commands.asciidoc, UnlockConnector Object) is forwarded like the other
 -- four commands, so the commands table accepts it.
 alter table commands drop constraint commands_command_check;
 alter table commands add constraint commands_command_check

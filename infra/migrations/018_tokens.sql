@@ -1,4 +1,4 @@
--- Tokens (issue 13; mod_tokens.asciidoc): eMSP-owned, pushed by eMSPs, pulled by CPOs and delivered to
+-- Tokens (mod_tokens.asciidoc): eMSP-owned, pushed by eMSPs, pulled by CPOs and delivered to
 -- them. The read model is shaped like the other two (generation, key, created_at for the page order,
 -- last_updated for date filters, counts per owner). A token's id here is "uid|TYPE": a uid is unique
 -- per type only (mod_tokens.asciidoc, Token object), and a type never holds '|', so the last '|' splits
@@ -30,7 +30,7 @@ create trigger tokens_count_move after update of generation, country_code, party
 create trigger tokens_count_truncate after truncate on tokens
   for each statement execute function read_model_counts_clear('tokens');
 
--- Deliveries go to either role now (issue 13): a token to each routed CPO, a ClientInfo to a party of
+-- Deliveries go to either role now: a token to each routed CPO, a ClientInfo to a party of
 -- either role. A row still names the pair it is about (the eMSP and the CPO of a routing rule);
 -- recipient_role says which of the two receives it, and from_hub that the hub itself is the sender
 -- (transport_and_format.asciidoc, Broadcast Push: the hub sends with its own OCPI-from). Claims are per

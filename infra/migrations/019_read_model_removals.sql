@@ -1,4 +1,4 @@
--- A page at an arbitrary offset (issue 16) starts from a rank anchor the ingress keeps in memory:
+-- A page at an arbitrary offset starts from a rank anchor the ingress keeps in memory:
 -- every 1,000th key of a caller's list in creation order (packages/store/src/read-model-anchors.ts).
 -- New objects go to the end of that order and leave every anchor's rank as it was; an object that
 -- leaves the list moves every rank after it. This counter, per model and generation, goes up with

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, run, say, stopProcess, waitFor } from './proc.ts';
 
-// Prometheus for the observability test (issue 15 item 3): Debian's `prometheus` package gives
+// Prometheus for the observability test: Debian's `prometheus` package gives
 // `prometheus` and `promtool`, installed like the stack's Postgres when missing (apt-get as root).
 // Only the tests use it; `npm start` never starts a Prometheus.
 

@@ -22,9 +22,9 @@ export const TIERS = {
   unit: { title: 'unit tests', globs: ['packages/*/test/**/*.unit.test.ts', 'services/*/test/**/*.unit.test.ts', 'infra/test/**/*.unit.test.ts', 'schemas/test/**/*.unit.test.ts'] },
   integration: { title: 'integration tests (real Kafka and Postgres)', stack: { kafka: true }, globs: ['packages/*/test/**/*.int.test.ts', 'services/*/test/**/*.int.test.ts', 'infra/test/**/*.int.test.ts', 'test/store/*.int.test.ts'] },
   e2e: { title: 'end-to-end tests (real services, Kafka and Postgres)', stack: { kafka: true }, globs: ['test/*.e2e.test.ts'] },
-  // Seeded, bounded fuzzing of the partner API on the real services (issue 10, item 5): after e2e.
+  // Seeded, bounded fuzzing of the partner API on the real services: after e2e.
   fuzz: { title: 'fuzz tests (real services, Kafka and Postgres)', stack: { kafka: true }, globs: ['test/**/*.fuzz.test.ts'] },
-  // Broker loss and replicated services on three-node quorums each test file starts (issue 14, items 3 and 4).
+  // Broker loss and replicated services on three-node quorums each test file starts.
   cluster: { title: 'cluster tests (three Kafka brokers per file, real services and Postgres)', stack: { kafka: false }, globs: ['test/cluster/*.cluster.test.ts'], concurrency: 1, timeoutMs: 480_000 },
 } satisfies Record<string, Tier>;
 

@@ -1,4 +1,4 @@
-// The benchmarks' machine-readable last line (issue 16, item 5): what a script comparing runs relies on.
+// The benchmarks' machine-readable last line: what a script comparing runs relies on.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// hub_event_appends_total (issue 15 item 3, the append-errors alert): every append to the event log
+// hub_event_appends_total (the append-errors alert): every append to the event log
 // counts once by logical topic and outcome, an acknowledged one as ok, a failed or timed-out one as
 // error; hub_event_append_duration_seconds observes how long each acknowledged one waited. Real Kafka:
 // the failing append is one Kafka does not acknowledge within its time limit (1 ms).

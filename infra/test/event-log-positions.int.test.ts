@@ -1,5 +1,5 @@
-// The event log's subscribe checks stored positions against the topic on a real broker (issue 14,
-// item 5): positions bound to this topic pass and are bound; after the topic is deleted and created
+// The event log's subscribe checks stored positions against the topic on a real broker:
+// positions bound to this topic pass and are bound; after the topic is deleted and created
 // again they are refused (beyond the end, the end below the one seen), and so are positions bound to
 // another cluster id. A refusing subscription delivers nothing and starts by itself once the
 // positions are bound anew.

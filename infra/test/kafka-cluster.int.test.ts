@@ -1,4 +1,4 @@
-// KAFKA_NODES=3 (issue 14 item 2): a three-node KRaft quorum on loopback gives the hub's topics the
+// KAFKA_NODES=3: a three-node KRaft quorum on loopback gives the hub's topics the
 // replication factor and min.insync.replicas infra/topics.json defines, and an acks=all append is
 // acknowledged by the in-sync replicas and read back. startCluster is what `npm start` runs.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// A secured cluster as managed offerings run them (issue 14 item 1): a real broker on loopback with a
+// A secured cluster as managed offerings run them: a real broker on loopback with a
 // SASL_SSL listener, its certificate signed by a CA this test makes with openssl, SCRAM credentials
 // created by the broker's own StorageTool at format time. Append, consume and the hub's admin calls
 // run through it; a wrong password or an untrusted certificate stops a service, the stack's set-up

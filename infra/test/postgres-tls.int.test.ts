@@ -1,4 +1,4 @@
-// Postgres over TLS (issue 14 item 1): DATABASE_URL carries sslmode and sslrootcert (pg reads them,
+// Postgres over TLS: DATABASE_URL carries sslmode and sslrootcert (pg reads them,
 // and sslcert/sslkey, from the connection string). A private server started with ssl=on and a
 // certificate from a CA this test makes accepts only TLS connections; the hub's pool and the stack's
 // database set-up reach it with sslmode=verify-full and the CA, and refuse it without the CA.

@@ -1,4 +1,4 @@
-// Every workspace declares exactly the packages it imports (issue 12 item 6): a dependency nobody
+// Every workspace declares exactly the packages it imports: a dependency nobody
 // imports is pruned, and one imported without being declared only resolves by accident of hoisting.
 // Imports are the static `from '...'`, side-effect `import '...'` and dynamic `import('...')`
 // specifiers of the workspace's source, tests and scripts; the root's devDependencies (the tooling:

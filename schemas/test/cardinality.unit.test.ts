@@ -1,4 +1,4 @@
-// The schema layer's rules for what a real OCPI 2.2.1 platform sends (issue 10.1, 11.1-11.3, 11.5):
+// The schema layer's rules for what a real OCPI 2.2.1 platform sends:
 // one walk before ajv refuses strings the hub cannot keep and makes null members absent
 // (terminology.asciidoc, Cardinality); identifiers are never empty; DateTime and language are read
 // liberally where the meaning is unambiguous; every refusal is one short pointer-first message.
@@ -36,7 +36,7 @@ const refused = (schema: string, body: unknown): readonly SchemaViolation[] => {
 const hasNull = (value: unknown): boolean =>
   value === null || (typeof value === 'object' && Object.values(value).some((v) => hasNull(v)));
 
-describe('strings the hub cannot keep (issue 10.1)', () => {
+describe('strings the hub cannot keep', () => {
   it('refuses a NUL character in any string, nested, naming the pointer', () => {
     const body = { ...location, evses: [{ ...evse, uid: 'EVSE\u00001' }] };
     assert.deepEqual(refused('ocpi/location.json', body), [{ path: '/evses/0/uid', message: 'contains a NUL character (U+0000)' }]);
@@ -69,7 +69,7 @@ describe('strings the hub cannot keep (issue 10.1)', () => {
   });
 });
 
-describe('cardinality: null is absent, [] is an empty "*" list (issue 11.1)', () => {
+describe('cardinality: null is absent, [] is an empty "*" list', () => {
   it('accepts null for optional fields and stores the document without them', () => {
     const body = {
       ...location,
@@ -151,7 +151,7 @@ describe('cardinality: null is absent, [] is an empty "*" list (issue 11.1)', ()
   });
 });
 
-describe('PATCH with null (issue 11.1: null removes an optional field)', () => {
+describe('PATCH with null (null removes an optional field)', () => {
   it('keeps a top-level null of an optional field (the projector removes the field) and strips nested nulls', () => {
     const { document, violations } = validator.validatePartial('ocpi/location.json', { name: null, operator: { name: 'Op', logo: null }, last_updated });
     assert.deepEqual(violations, []);
@@ -172,7 +172,7 @@ describe('PATCH with null (issue 11.1: null removes an optional field)', () => {
   });
 });
 
-describe('required identifiers are never empty (issue 11.2)', () => {
+describe('required identifiers are never empty', () => {
   const start = { response_url: 'https://emsp.example/r', token, location_id: 'LOC1' };
   const cases: Array<[string, unknown, string]> = [
     ['ocpi/start_session.json', { ...start, token: { ...token, uid: '' } }, '/token/uid'],
@@ -200,7 +200,7 @@ describe('required identifiers are never empty (issue 11.2)', () => {
   }
 });
 
-describe('liberal where the meaning is unambiguous (issue 11.3)', () => {
+describe('liberal where the meaning is unambiguous', () => {
   it('accepts a language code in any letter case, stored as sent', () => {
     const document = ok('ocpi/tariff.json', { ...tariff, tariff_alt_text: [{ language: 'FR', text: 'Prix' }, { language: 'En', text: 'Price' }] }) as Json;
     assert.deepEqual((document['tariff_alt_text'] as Json[]).map((t) => t['language']), ['FR', 'En']);
@@ -229,7 +229,7 @@ describe('liberal where the meaning is unambiguous (issue 11.3)', () => {
   });
 });
 
-describe('one precise message per refusal (issue 11.5)', () => {
+describe('one precise message per refusal', () => {
   it('names the pointer and the rule for opening_times, without if/then/else wrappers', () => {
     assert.equal(text(refused('ocpi/location.json', { ...location, opening_times: { regular_hours: [] } })), '/opening_times: required field twentyfourseven missing');
     assert.equal(text(refused('ocpi/location.json', { ...location, opening_times: { twentyfourseven: false } })), '/opening_times: required field regular_hours missing');

@@ -1,4 +1,4 @@
-// Broker loss under load (issue 14, item 3). Three KRaft nodes (every topic with 3 replicas and
+// Broker loss under load. Three KRaft nodes (every topic with 3 replicas and
 // min.insync.replicas 2), the ingress, projector, dispatcher and prober as real processes, a CPO
 // pushing session PUTs, CDR POSTs and location PATCHes at a steady rate, an eMSP receiving. The node
 // leading most of the loaded partitions is SIGKILLed and started again, then the active controller.

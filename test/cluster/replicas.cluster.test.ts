@@ -1,4 +1,4 @@
-// Every service replicated (issue 14, item 4): two ingress, two projectors, two dispatchers and two
+// Every service replicated: two ingress, two projectors, two dispatchers and two
 // probers on one three-broker cluster under a steady CPO load; one of each is SIGKILLed in turn. The
 // read model must equal a clean replay (exactly-once projection across rebalances), no acknowledged
 // session or CDR lost, deliveries sent twice only within the documented at-least-once (a dispatcher

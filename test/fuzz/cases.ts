@@ -1,4 +1,4 @@
-// Request generators for the fuzz tier (issue 10, item 5): a seeded PRNG picks an endpoint of the
+// Request generators for the fuzz tier: a seeded PRNG picks an endpoint of the
 // partner API and a kind of damage. Hostile cases are refused by construction (the hub must not append
 // anything for them); mutations of valid bodies may be accepted, and are judged by their answer.
 import { gzipSync, deflateSync } from 'node:zlib';

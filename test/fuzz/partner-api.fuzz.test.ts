@@ -1,4 +1,4 @@
-// Fuzz tier (issue 10, item 5): a seeded, bounded fuzzer over every endpoint of the partner API
+// Fuzz tier: a seeded, bounded fuzzer over every endpoint of the partner API
 // (README, Partner API), against the real ingress, projector and dispatcher on a real Kafka and
 // Postgres. It asserts: no 5xx except 503 with Retry-After; every answer an OCPI envelope; no event
 // appended by a refused request (topic end offsets around every request that might append, and
@@ -99,7 +99,7 @@ describe('fuzz: the partner API under hostile input', () => {
       { name: 'PUT session', method: 'PUT', segments: [...v, 'sessions', 'BE', 'BEC', 'S1'], caller: 'cpo', body: session },
       { name: 'POST CDR', method: 'POST', segments: [...v, 'cdrs'], caller: 'cpo', body: cdr },
       { name: 'GET CDR', method: 'GET', segments: [...v, 'cdrs', 'BE', 'BEC', '12345'], caller: 'cpo' },
-      // Tokens as objects (issue 13): the eMSP pushes, routed CPOs pull.
+      // Tokens as objects: the eMSP pushes, routed CPOs pull.
       { name: 'PUT token', method: 'PUT', segments: [...v, 'tokens', 'NL', 'EMS', 'TOK1'], caller: 'emsp', body: () => ({ ...example('token_put_example.json'), country_code: 'NL', party_id: 'EMS', uid: 'TOK1', type: 'RFID', last_updated: new Date().toISOString() }) },
       { name: 'PATCH token', method: 'PATCH', segments: [...v, 'tokens', 'NL', 'EMS', 'TOK1'], caller: 'emsp', body: () => ({ valid: false, last_updated: new Date().toISOString() }) },
       { name: 'GET tokens', method: 'GET', segments: [...v, 'tokens'], caller: 'cpo', query: true },

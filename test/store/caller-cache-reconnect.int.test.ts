@@ -1,4 +1,4 @@
-// The caller cache after a Postgres outage (issue 10, item 3): while its LISTEN connection is down the
+// The caller cache after a Postgres outage: while its LISTEN connection is down the
 // cache is bypassed (correct, but every request then queries Postgres); once Postgres is back the
 // listener reconnects and the cache serves again, even when the first reconnect attempts failed.
 // The listener reaches the real Postgres through a TCP relay this test closes and reopens.

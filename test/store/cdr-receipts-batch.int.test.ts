@@ -1,4 +1,4 @@
-// CDR receipts written in batches on real Postgres (group commit, group-commit.ts; issue 16, item 2):
+// CDR receipts written in batches on real Postgres (group commit, group-commit.ts):
 // CDRs posted while a statement runs share the next one, and each is still decided as if posted alone,
 // one after the other (mod_cdrs.asciidoc: a CDR cannot be changed once sent; ids are CiStrings).
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
-// Who a ClientInfo is pushed to, and which tokens a newly routed CPO gets, on real Postgres (issue 13,
-// items 4 and 1): routed parties (either direction, enabled rules even when the subject is
+// Who a ClientInfo is pushed to, and which tokens a newly routed CPO gets, on real Postgres:
+// routed parties (either direction, enabled rules even when the subject is
 // suspended), connected and not suspended themselves, with or without a hubclientinfo receiver.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

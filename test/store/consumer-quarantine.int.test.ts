@@ -1,4 +1,4 @@
-// The consumer quarantine on real Postgres (migration 013, issue #10 item 2): a quarantined record is
+// The consumer quarantine on real Postgres (migration 013): a quarantined record is
 // stored byte-exact in the same transaction (projector) or statement (dispatcher) as the position that
 // moves past it, so a failed apply leaves neither; a record read again is counted, not duplicated;
 // re-drive and discard move its state; a re-driven projector event never regresses a newer object.

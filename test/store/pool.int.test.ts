@@ -7,7 +7,7 @@ import { givenTestStack } from '@hub/testing';
 describe('Postgres pool', () => {
   const given = givenTestStack('pool_settings');
 
-  it('runs without JIT compilation or parallel workers, in UTC (issue 16: JIT cost a deep page or a large claim 0.3-1 s)', async () => {
+  it('runs without JIT compilation or parallel workers, in UTC (JIT cost a deep page or a large claim 0.3-1 s)', async () => {
     const pool = createPool(given.stack.databaseUrl, { onIdleError: () => undefined });
     try {
       const { rows } = await pool.query<{ jit: string; workers: string; zone: string }>("select current_setting('jit') as jit, current_setting('max_parallel_workers_per_gather') as workers, current_setting('timezone') as zone");

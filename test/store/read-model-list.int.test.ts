@@ -1,4 +1,4 @@
-// Routed list pages on real Postgres (issue 16): X-Total-Count from the per-CPO counts (migration 016)
+// Routed list pages on real Postgres: X-Total-Count from the per-CPO counts (migration 016)
 // and pages reached by following on from a served page (offset = previous offset + rows) seeking past
 // the last key served, neither of which may change what a partner gets.
 import assert from 'node:assert/strict';

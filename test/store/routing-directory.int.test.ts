@@ -1,4 +1,4 @@
-// The RoutingDirectory on real Postgres (issue 12 item 2): delivery targets and forwards' receiver
+// The RoutingDirectory on real Postgres: delivery targets and forwards' receiver
 // checks, decided by ACTIVE_ROUTES, the one condition of who may see whom that the list pulls use too.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

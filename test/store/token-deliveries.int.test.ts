@@ -1,4 +1,4 @@
-// Token deliveries on real Postgres (issue 13; mod_tokens.asciidoc, Receiver interface): one token
+// Token deliveries on real Postgres (mod_tokens.asciidoc, Receiver interface): one token
 // event becomes one row per CPO routed to the eMSP (or the one its OCPI-to named), each CPO's row holds
 // the newest full token with PATCHes merged, and claims are per receiving CPO.
 import assert from 'node:assert/strict';

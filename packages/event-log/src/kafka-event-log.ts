@@ -123,7 +123,7 @@ export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
     append: (topic, events) => appender.append(topic, events),
     async latestOffsets(topic) {
       // Bounded like an append: a push that waits for the projection before appending (a PATCH, a
-      // child PUT) answers "retry later" within appendTimeoutMs while Kafka is away (issue 10, item 3).
+      // child PUT) answers "retry later" within appendTimeoutMs while Kafka is away.
       // A leader that just moved or a topic just created answers NOT_LEADER / UNKNOWN_TOPIC (retriable):
       // asked again within the same bound, as kafkajs does for produce and fetch.
       const limitMs = options.appendTimeoutMs ?? 10_000;

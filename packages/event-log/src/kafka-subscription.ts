@@ -12,7 +12,7 @@ import type { LogSink } from './kafka-config.ts';
 // consumer stops, as Kafka's own consumers do (auto.commit.interval.ms, 5 s), not after every
 // batch as kafkajs's autoCommit does: at moderate rates a batch holds a few records, and an
 // OffsetCommit (a replicated write to __consumer_offsets) per batch and partition was as many
-// requests as the producers sent (issue 16: 335 a second at 1,000 PATCH/s; the broker's CPU fell by
+// requests as the producers sent (335 a second at 1,000 PATCH/s; the broker's CPU fell by
 // about a fifth without them). A replica that dies re-reads at most that interval's records when its
 // store has no positions.
 

@@ -1,6 +1,6 @@
 import type { PositionsMismatch, TopicBinding } from './subscription.ts';
 
-// Never silently skip data (issue 14, item 5). Positions stored in Postgres are only meaningful for
+// Never silently skip data. Positions stored in Postgres are only meaningful for
 // the topic partitions they were taken from. A consumer that seeks to a position of another cluster,
 // or of a topic deleted and created again, would skip records (a position beyond the end makes Kafka
 // wait for offsets that the new topic reaches only later; a position inside it skips what precedes).

@@ -1,6 +1,6 @@
 import { eventFromRecord, type HubEvent } from '@hub/events';
 
-// The consuming half of the EventLog port (issue 12, item 3). A consumer declares what it reads and
+// The consuming half of the EventLog port. A consumer declares what it reads and
 // where it stands; the adapter (kafka-subscription.ts) owns the driver: group membership, seeking to
 // the positions the caller stores, heartbeats, commits, pausing a partition for a backoff, lag. The
 // callers (projector, dispatcher, hubctl rebuild and replay) see only these types.

@@ -1,4 +1,4 @@
-// Fetch sizes of the hub's consumers (issue 16, item 4): a consumer holds one fetch decoded at a
+// Fetch sizes of the hub's consumers: a consumer holds one fetch decoded at a
 // time, so these bound its memory; kafkajs's own defaults (10 MiB a fetch) are never used.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Never silently skip data (issue 14, item 5): stored positions are checked against the topic as it
+// Never silently skip data: stored positions are checked against the topic as it
 // is before a consumer seeks to them. Another cluster, fewer partitions, an end or start below the
 // one seen before (a recreated topic) or a position beyond the end is a mismatch; a match binds.
 import assert from 'node:assert/strict';

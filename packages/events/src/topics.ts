@@ -73,7 +73,7 @@ export const chargingProfileEventTypes = {
 } as const;
 
 /**
- * ocpi.tokens.v1 (issue 13; mod_tokens.asciidoc, Receiver interface PUT and PATCH, pushed by the eMSP):
+ * ocpi.tokens.v1 (mod_tokens.asciidoc, Receiver interface PUT and PATCH, pushed by the eMSP):
  * subject cc/pid/"uid|TYPE" (a uid is unique per type only); ocpi-to names one CPO when the eMSP's
  * OCPI-to headers did, else the token goes to every CPO routed to the eMSP.
  */

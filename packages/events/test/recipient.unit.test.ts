@@ -1,4 +1,4 @@
-// The recipient of a delivery comes from the event's ocpi-to, read in one place (issue 12 item 2):
+// The recipient of a delivery comes from the event's ocpi-to, read in one place:
 // the dispatcher's consumer and hubctl replay both call recipientOf.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

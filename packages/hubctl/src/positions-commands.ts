@@ -4,7 +4,7 @@ import { need, type CommandContext } from './command-context.ts';
 import { progressBar, rebuildReadModel } from './rebuild.ts';
 import { UsageError } from './usage.ts';
 
-// hubctl positions reset (issue 14, item 5): the fix a consumer names when it refuses to run because
+// hubctl positions reset: the fix a consumer names when it refuses to run because
 // its stored positions belong to another Kafka cluster or to a topic deleted and created again. The
 // state those positions stand for is rebuilt from the topics as they are now, and the positions are
 // bound to them:

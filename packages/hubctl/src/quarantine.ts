@@ -2,7 +2,7 @@ import type { QuarantinedRecord, QuarantineStore } from '@hub/store';
 import type { CommandContext } from './command-context.ts';
 import { UsageError } from './usage.ts';
 
-// hubctl quarantine (issue #10, item 2): records a consumer could not apply, listed, re-driven after a
+// hubctl quarantine: records a consumer could not apply, listed, re-driven after a
 // fix, or discarded. A re-drive is a request the consumer itself carries out (within a second while
 // it runs) through its own apply path; hubctl waits for the outcome for a while and reports it.
 

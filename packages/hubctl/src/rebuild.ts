@@ -4,7 +4,7 @@ import { applyIsolating, hasObjectData, rawRecord, type Item } from '@hub/servic
 import { postgresFailureKind, projectedRecord, type PositionBindingStore, type ProjectedRecord, type ReadModel, type ReadModelStore } from '@hub/store';
 import { applyPipeline } from './apply-pipeline.ts';
 
-// Rebuild of a read model from its topic while the old one keeps serving (issue #3, Projector):
+// Rebuild of a read model from its topic while the old one keeps serving (Projector):
 // a new generation is filled from the beginning of the topic by a consumer of its own, then made
 // active in one transaction once it holds at least everything the live projection holds.
 
@@ -46,7 +46,7 @@ export interface RebuildOptions {
   readonly reset?: boolean;
 }
 
-/** The live projection's positions as the event log checks them (issue 14, item 5). */
+/** The live projection's positions as the event log checks them. */
 export function projectorPositions(store: ReadModelStore, bindings: PositionBindingStore, model: ReadModel, group: string): StoredPositions {
   return {
     load: () => store.positions(model),
@@ -81,7 +81,7 @@ export async function rebuildReadModel(
   // Fetching and decoding overlap with applying: each partition's batches are applied in order on a
   // chain of their own, at most `applyConcurrency` transactions at once, while the event log fetches ahead.
   // The batches held are bounded in bytes (apply-pipeline.ts), so memory stays bounded however far
-  // behind Postgres is (issue 16, item 4); batches are handed over one at a time (concurrency 1
+  // behind Postgres is; batches are handed over one at a time (concurrency 1
   // below), so at most one more is decoded while it waits for room.
   const pipeline = applyPipeline(options.applyConcurrency ?? 3, options.heldBytes ?? 6 * 1024 * 1024, (e) => {
     state.failure ??= e;

@@ -4,7 +4,7 @@ import { moduleOfDelivery, parseSubject } from '@hub/modules';
 import { applyIsolating, rawRecord, RetryLater, type Item } from '@hub/service-kit';
 import { postgresFailureKind, type DeliveryInput, type DeliveryKind, type DeliveryStore, type QuarantineStore } from '@hub/store';
 
-// Replay of a topic to one eMSP (issue #4, Operators): for an eMSP that lost data, every session or
+// Replay of a topic to one eMSP (Operators): for an eMSP that lost data, every session or
 // CDR addressed to it from an offset or a point in time is made pending again and delivered anew.
 
 export interface ReplayOptions {

@@ -4,7 +4,7 @@ import { projectedModules, topicOf } from '@hub/modules';
 import { RECIPIENT_CC, RECIPIENT_PID, type Pool } from '@hub/store';
 import type { CommandGroup } from './command-context.ts';
 
-// hubctl status (issue 15 item 4): the hub on one screen. One aggregate query per section, never one
+// hubctl status: the hub on one screen. One aggregate query per section, never one
 // per party, so it answers as fast with thousands of parties as with ten. Postgres is the truth of the
 // consumers' positions (projection_offsets, delivery_positions); Kafka gives the partition heads.
 

@@ -5,7 +5,7 @@ import { tokenResendRows } from '@hub/store';
 import { need, type CommandContext } from './command-context.ts';
 import { partyRef } from './delivery-filter.ts';
 
-// hubctl tokens resend (issue 13, item 1): what the dispatcher does by itself when a routing rule is
+// hubctl tokens resend: what the dispatcher does by itself when a routing rule is
 // enabled or a party reinstated (services/dispatcher/src/registry-consumer.ts), on demand: the eMSP's
 // current tokens (tokens read model) become token delivery rows for each CPO actively routed to it
 // (or the one named). A CPO whose row already holds a token's version is not sent it again.

@@ -1,4 +1,4 @@
-// hubctl's consumers on real Kafka and Postgres (issue #10, item 2): a rebuild and a replay meet a
+// hubctl's consumers on real Kafka and Postgres: a rebuild and a replay meet a
 // record Postgres cannot store; each quarantines it (under the live consumer's group, which re-drives
 // it) and applies the records after it, instead of failing the rebuild or looping the replay.
 import assert from 'node:assert/strict';

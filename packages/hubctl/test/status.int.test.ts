@@ -1,4 +1,4 @@
-// hubctl status (issue 15 item 4) on a hub with 2,000 parties, written straight into Postgres: every
+// hubctl status on a hub with 2,000 parties, written straight into Postgres: every
 // section's counts are right (parties and health, routing rules, deliveries per eMSP, consumer lag
 // from real Kafka heads minus stored positions, quarantined records, outbox pending). The time it
 // takes is printed, not asserted.

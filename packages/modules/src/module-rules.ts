@@ -3,7 +3,7 @@ import type { HubErrorKind, PartyRef } from '@hub/ocpi';
 import type { ApplyResult } from './apply.ts';
 import type { ObjectPath } from './location-events.ts';
 
-// The shape of one entry of the module table (modules.ts, issue 12): what a module declares about its
+// The shape of one entry of the module table (modules.ts): what a module declares about its
 // events, its read model and its deliveries.
 
 export type Json = Record<string, unknown>;

@@ -5,7 +5,7 @@ import type { DeliveryKind, DeliveryRule, OcpiModule, ProjectionRule } from './m
 
 export type { DeliveredObject, DeliveryKind, DeliveryRule, OcpiModule, ProjectionRule } from './module-rules.ts';
 
-// The module table (issue 12): one declaration per OCPI object the hub carries. Whatever differs
+// The module table: one declaration per OCPI object the hub carries. Whatever differs
 // between modules is a field here; the projector, the read-model store, the dispatcher, the ingress
 // routes and hubctl read it instead of branching on a module's name. A new module is one entry (plus
 // its routes, schemas and, for a new read model, its table). The shape of an entry is in module-rules.ts.
@@ -115,7 +115,7 @@ export const ocpiModules = {
       },
     ],
   },
-  // mod_tokens.asciidoc (issue 13): eMSP-owned; pushed by the eMSP (PUT, PATCH), pulled by routed CPOs
+  // mod_tokens.asciidoc: eMSP-owned; pushed by the eMSP (PUT, PATCH), pulled by routed CPOs
   // and delivered to them (Receiver interface: PUT {receiver}/{emsp cc}/{emsp pid}/{uid}?type=), each
   // CPO the newest full token (a PATCH is merged first). The object id is "uid|TYPE" (token-id.ts).
   tokens: {
@@ -148,7 +148,7 @@ export const ocpiModules = {
       keeps: 'newest',
     },
   },
-  // mod_hub_client_info.asciidoc (issue 13): the hub's own objects, one per party, made from the
+  // mod_hub_client_info.asciidoc: the hub's own objects, one per party, made from the
   // registry's events (dispatcher, registry-consumer.ts) and pushed to every connected party with a
   // routing rule with that party (Push model). Receiver interface: PUT {receiver}/{country_code}/{party_id}
   // of the ClientInfo; a row's object id is "CC/PID/ROLE" and its recipient either role ('row').

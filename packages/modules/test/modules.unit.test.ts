@@ -17,7 +17,7 @@ import {
   type OcpiModule,
 } from '../src/modules.ts';
 
-// The module table is what every consumer of a module's name reads (issue 12): these tests keep its
+// The module table is what every consumer of a module's name reads: these tests keep its
 // entries consistent with the topics, the event schemas and the error registry.
 
 const schemasDir = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'schemas', 'events');

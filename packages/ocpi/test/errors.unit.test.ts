@@ -75,7 +75,7 @@ describe('hubErrors', () => {
 
   it('uses HTTP 400 only for requests unreadable at the transport layer and HTTP 401 only for authentication', () => {
     // status_codes.asciidoc: HTTP 400 when the request cannot be read at all (unparseable JSON; also a
-    // path that does not percent-decode and a request Node's HTTP parser refuses, issue 10 item 3).
+    // path that does not percent-decode and a request Node's HTTP parser refuses).
     for (const [kind, spec] of registry) {
       if (spec.http === 400) assert.ok(['MALFORMED_JSON', 'MALFORMED_URL', 'MALFORMED_REQUEST'].includes(kind), kind);
       if (spec.http === 401) assert.match(kind, /^AUTH_/);

@@ -67,7 +67,7 @@ export function isSpecialAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return special.check(address, 'ipv4');
   if (family !== 6) return true;
-  // An IPv6 form that embeds an IPv4 address is judged by that address (issue 10, item 4).
+  // An IPv6 form that embeds an IPv4 address is judged by that address.
   const groups = ipv6Groups(address);
   if (!groups) return true;
   const v4 = embeddedIpv4(groups);
@@ -82,7 +82,7 @@ function hostAllowed(policy: OutboundPolicy, host: string): boolean {
 
 /**
  * What lifts a refusal that a development switch exists for: the partner sees it in status_message, so
- * whoever runs a test hub learns the setting instead of guessing (issue 15, a calm, honest start).
+ * whoever runs a test hub learns the setting instead of guessing (a calm, honest start).
  */
 const HTTP_SWITCH = 'a development hub allows http with ALLOW_HTTP_PARTNER_URLS=true';
 const HOSTS_SWITCH = "the hub's operator can allow the host with PARTNER_ALLOWED_HOSTS";

@@ -56,7 +56,7 @@ describe('isSpecialAddress', () => {
   });
 });
 
-// Issue 10, item 4: every IPv6 form that embeds an IPv4 address is judged by the embedded address.
+// Every IPv6 form that embeds an IPv4 address is judged by the embedded address.
 describe('isSpecialAddress: IPv6 forms that embed an IPv4 address', () => {
   for (const [form, address] of [
     ['IPv4-compatible ::/96, dotted', '::127.0.0.1'],

@@ -1,5 +1,5 @@
 // One cached-target helper for the dispatcher's delivery targets and the ingress's token forwards
-// (issue 12 item 2): answers kept for a moment, refusals not kept, and keys that never repeat (a
+//: answers kept for a moment, refusals not kept, and keys that never repeat (a
 // command's response_url) swept instead of kept for good.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -3,7 +3,7 @@ import type { postgresFailureKind, QuarantineFailure } from '@hub/store';
 /** dependency, record or unknown (@hub/ocpi FailureKind). */
 type FailureKind = ReturnType<typeof postgresFailureKind>;
 
-// The one way every consumer applies a batch (issue #10, item 2): a failure of a dependency keeps the
+// The one way every consumer applies a batch: a failure of a dependency keeps the
 // partition where it is (the caller retries after a backoff); a failure of the record is isolated to
 // the record(s) that cause it, which are quarantined while the others are applied.
 

@@ -1,4 +1,4 @@
-// The consumer watch (issue #10, item 2): a batch that fails for a reason not the record's makes its
+// The consumer watch: a batch that fails for a reason not the record's makes its
 // partition wait a growing backoff (never throws into the event log); a partition on one
 // offset beyond the bound is a `down` health problem and shows in hub_consumer_stuck_seconds, even
 // when the cause is unknown (a batch that never finishes); quarantined records make health degraded.

@@ -1,4 +1,4 @@
-// Poison-proof apply (issue #10, item 2): a record failure is isolated to the records that cause it,
+// Poison-proof apply: a record failure is isolated to the records that cause it,
 // which are quarantined with the position moving past them, the others applied in order; a failure of
 // a dependency or an unknown one is never taken for the record's (retry, nothing skipped).
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 import type { Pool } from './pool.ts';
 
-// Records a consumer could not apply (migration 013, issue #10 item 2). Consumers write them in the
+// Records a consumer could not apply (migration 013). Consumers write them in the
 // same transaction or statement as their position (quarantineInsertSql), so a record is either
 // applied, or quarantined, or still ahead of the position: never skipped without a trace.
 

@@ -1,7 +1,7 @@
 import type { DeliveryKind } from '@hub/modules';
 import { utcTime } from './utc-time.ts';
 
-// The delivery queue's records (issue #4; reference design, Delivery rules): what goes in, what comes
+// The delivery queue's records (reference design, Delivery rules): what goes in, what comes
 // out, and the filter operators list and re-drive them by (postgres-delivery-queue.ts).
 
 type Json = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { DependencyUnavailable } from '@hub/ocpi';
 
-// Group commit for the store's hot single-row writes (issue 16, item 2: a CDR cost Postgres two commits
+// Group commit for the store's hot single-row writes (a CDR cost Postgres two commits
 // of its own). Calls made while a statement runs are gathered and written together by the next one:
 // one statement and one commit for many requests. A call made while nothing runs is written at once,
 // so batching adds no waiting when the hub is idle; under load the batch grows with the concurrency.

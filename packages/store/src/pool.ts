@@ -24,7 +24,7 @@ export function createPool(databaseUrl: string, options: PoolOptions): Pool {
     // milliseconds may be lost). No JIT and no parallel workers: the hub's queries are short, and a
     // plan the planner thinks costly (a claim at a backlog of a million rows, a page deep in 500k
     // locations) paid 0.3-1 s of LLVM compilation, or was planned as a parallel walk of every row
-    // where one index range held the answer (issue 16, EXPLAIN ANALYZE).
+    // where one index range held the answer (EXPLAIN ANALYZE).
     options: `-c work_mem=16MB -c timezone=UTC -c jit=off -c max_parallel_workers_per_gather=0${options.asyncCommit ? ' -c synchronous_commit=off' : ''}`,
     max: options.max ?? 10,
     application_name: options.application ?? 'ocpi-hub',
@@ -33,7 +33,7 @@ export function createPool(databaseUrl: string, options: PoolOptions): Pool {
   pool.on('error', options.onIdleError);
   // A connection that ends while a query is in flight fails that query (the caller answers 503), but
   // pg then also emits 'error' on the checked-out client, which has no listener of its own: without
-  // this one the process would crash (seen when Postgres went away under load; issue 10, item 3).
+  // this one the process would crash (seen when Postgres went away under load).
   // Once per connection, nothing per query.
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
@@ -46,8 +46,8 @@ export function createPool(databaseUrl: string, options: PoolOptions): Pool {
 
 /**
  * The store is the Postgres adapter: a failure of Postgres leaves it as DependencyUnavailable, so no
- * caller above it (the ingress's error middleware, consumers) classifies driver errors (issue 12,
- * item 3). Only the promise forms are wrapped (pg's pool calls its clients with callbacks); data and
+ * caller above it (the ingress's error middleware, consumers) classifies driver errors.
+ * Only the promise forms are wrapped (pg's pool calls its clients with callbacks); data and
  * constraint errors pass unchanged, with their SQLSTATE.
  */
 function translateRejections<T extends object, K extends keyof T & string>(target: T, method: K): void {

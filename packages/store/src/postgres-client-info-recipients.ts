@@ -1,7 +1,7 @@
 import type { PartyRole } from '@hub/ocpi';
 import type { Pool } from './pool.ts';
 
-// Who a ClientInfo is pushed to (issue 13; mod_hub_client_info.asciidoc, Push model): the hub pushes
+// Who a ClientInfo is pushed to (mod_hub_client_info.asciidoc, Push model): the hub pushes
 // a party's ClientInfo to "the connected parties" it can communicate with. Here: each party of the
 // other role with an ENABLED routing rule with it (not the active routes, which hide suspended
 // parties: a suspension must be announced), itself not suspended, on a platform that registered its

@@ -1,6 +1,6 @@
 import type { Pool } from './pool.ts';
 
-// Commands forwarded to CPOs and their results (issue #5).
+// Commands forwarded to CPOs and their results.
 
 type Json = Record<string, unknown>;
 type Party = { countryCode: string; partyId: string };

@@ -4,7 +4,7 @@ import { DELIVERIES_CHANNEL, RECIPIENT_CC, RECIPIENT_PID, toDelivery, where, typ
 import { enqueueFolded, enqueueJoined, isPlainEnqueue, type EnqueueCall, type EnqueueReport } from './delivery-enqueue.ts';
 import { groupCommit } from './group-commit.ts';
 
-// The delivery queue (issue #4; reference design, Delivery rules): durable deliveries of sessions,
+// The delivery queue (reference design, Delivery rules): durable deliveries of sessions,
 // CDRs and command results to eMSPs, claimed per eMSP by the dispatcher's delivery workers, listed and
 // re-driven by operators. Where each goes is the RoutingDirectory's (postgres-routing-directory.ts).
 
@@ -123,7 +123,7 @@ export function postgresDeliveryQueue(pool: Pool): DeliveryQueue {
       // Recipient by recipient (the eMSP of a session, the CPO of a token; migration 018): each gets at
       // most its free slots of its oldest due records (index deliveries_pending_recipient), so the cost
       // does not grow with one party's backlog. The recipients with pending rows are found by skipping
-      // through that index, one probe per recipient (issue 16: a DISTINCT read every due entry, 0.5 s
+      // through that index, one probe per recipient (a DISTINCT read every due entry, 0.5 s
       // at a backlog of a million rows).
       const { rows } = await pool.query<Row>(
         `with recursive recipients as (

@@ -5,7 +5,7 @@ import type { Pool } from './pool.ts';
 import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
 
 // A CPO that gets a route to an eMSP later (a new routing rule, a reinstatement) receives the eMSP's
-// current tokens (issue 13, item 1): the tokens read model's active generation, per active route
+// current tokens: the tokens read model's active generation, per active route
 // (ACTIVE_ROUTES). The dispatcher's registry consumer makes them token delivery rows (token-fold.ts
 // rules: the newest version per CPO wins, so a CPO that holds a token's version keeps its row).
 

@@ -2,7 +2,7 @@ import { inTransaction, type Pool, type PoolClient } from './pool.ts';
 import { LIST_ORDER, visibleMatching, visibleTotal, type ListKey } from './read-model-visibility.ts';
 import type { ReadModel } from './read-model-records.ts';
 
-// Rank anchors (issue 16): a page at an arbitrary offset of a routed list without date filters starts
+// Rank anchors: a page at an arbitrary offset of a routed list without date filters starts
 // from the nearest anchor instead of skipping `offset` index entries (Postgres has no index that finds
 // the n-th row: 0.1-0.5 s at offset 450,000). An anchor set is every `every`-th key of one caller's list
 // in creation order, ranked once by one index-only scan and kept in this process. It stays exact

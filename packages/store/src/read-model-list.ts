@@ -6,7 +6,7 @@ import type { ReadModel } from './read-model-records.ts';
 import { LIST_ORDER, visibleMatching, visibleTotal, type ListKey } from './read-model-visibility.ts';
 
 // A routed list page of locations, tariffs or tokens (OCPI 2.2.1 transport_and_format.asciidoc,
-// Pagination), kept flat as the table grows (issue 16):
+// Pagination), kept flat as the table grows:
 //   - X-Total-Count of a list without date filters is a sum over the visible owners' counts (migration
 //     016) instead of counting every matching row on every page;
 //   - a page that continues where a page served by this process ended (offset = that page's offset +

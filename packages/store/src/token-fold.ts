@@ -4,7 +4,7 @@ import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
 import type { Pool, PoolClient } from './pool.ts';
 import { utcTime } from './utc-time.ts';
 
-// Token events into token delivery rows (issue 13; mod_tokens.asciidoc, Receiver interface). One event
+// Token events into token delivery rows (mod_tokens.asciidoc, Receiver interface). One event
 // of an eMSP's token becomes one row per CPO: the CPO its OCPI-to headers named, or every CPO with an
 // active routing rule to the eMSP (fan-out; a Broadcast Push, transport_and_format.asciidoc, is the
 // same). Each CPO's row holds the newest full token: a PATCH is merged into the token that row holds

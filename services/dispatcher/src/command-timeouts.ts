@@ -7,7 +7,7 @@ export function startCommandTimeouts(shell: ServiceShell, deps: { commands: Comm
   const { logger, eventLog } = shell;
   const { commands, deliveries } = deps;
   // Commands whose CPO sent no result by its timeout (plus grace): the hub tells the eMSP TIMEOUT
-  // itself (issue #5); a result arriving later is recorded by the ingress and not forwarded.
+  // itself; a result arriving later is recorded by the ingress and not forwarded.
   const expiry = setInterval(() => {
     void commands
       .expire()

@@ -164,7 +164,7 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
   // Completions come in bursts: one claim for all the slots freed meanwhile. Claims start at least
   // CLAIM_SPACING_MS apart: a claim costs Postgres a probe of every recipient with due rows whatever
   // it returns, and at hundreds of deliveries a second a claim per freed slot was most of the
-  // dispatcher's Postgres work (issue 16). A record waits that long at most before it is claimed.
+  // dispatcher's Postgres work. A record waits that long at most before it is claimed.
   let wakeTimer: NodeJS.Timeout | undefined;
   function wake(): void {
     wakeTimer ??= setTimeout(

@@ -21,7 +21,7 @@ import type { DispatcherConfig } from './config.ts';
 import { subscribeRows } from './row-subscription.ts';
 import { registryPlanOf, type RegistryPlan } from './registry-plan.ts';
 
-// The dispatcher's registry consumer (issue 13): its own consumer group over hub.registry.v1 that
+// The dispatcher's registry consumer: its own consumer group over hub.registry.v1 that
 // turns registry changes into delivery rows, the position stored with them (deliveries.enqueue), so a
 // crash neither loses nor applies twice (rows are newest-wins: the same event again is a no-op).
 // - ClientInfo push (mod_hub_client_info.asciidoc, Push model): a party registered, suspended,

@@ -3,7 +3,7 @@ import type { ConnectionStatus, PartyRef, PartyRole } from '@hub/ocpi';
 import { connectionStatus } from '@hub/registry';
 import type { ClientInfoSubject } from '@hub/store';
 
-// What one registry event (hub.registry.v1) asks of the dispatcher (issue 13): the ClientInfo of the
+// What one registry event (hub.registry.v1) asks of the dispatcher: the ClientInfo of the
 // parties it changed, pushed to their routed parties (mod_hub_client_info.asciidoc, Push model), and
 // the eMSP tokens a CPO now routed to it must receive (item 1). Pure: the registry consumer runs it.
 

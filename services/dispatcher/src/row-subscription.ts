@@ -7,7 +7,7 @@ import { postgresFailureKind, postgresPositionBindings, type DeliveryPosition, t
 // ClientInfo and token re-sends) share: records become delivery rows and the partition's position is
 // stored with them in one statement, before Kafka's offset is committed (never lost, never applied
 // twice). Each partition starts where the stored position says (rows Postgres lost are made again from
-// their events; positions of another cluster or topic stop the consumer: issue 14, item 5). A record
+// their events; positions of another cluster or topic stop the consumer). A record
 // that cannot become rows is quarantined in the same statement; a Postgres failure keeps the partition
 // waiting (service-kit, consumerWatch).
 

@@ -35,7 +35,7 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
   // 2. Delivery workers.
   await workers.start();
   // 3. Commands whose CPO sent no result by its timeout (plus grace): the hub tells the eMSP TIMEOUT
-  // itself (issue #5); a result arriving later is recorded by the ingress and not forwarded.
+  // itself; a result arriving later is recorded by the ingress and not forwarded.
   const timeouts = startCommandTimeouts(shell, { commands: postgresCommandStore(pool), deliveries });
   const profileTimeouts = startChargingProfileTimeouts(shell, { chargingProfiles: postgresChargingProfileStore(pool), deliveries });
   const backlogTimer = setInterval(() => {

@@ -1,4 +1,4 @@
-// What each registry event asks of the dispatcher (issue 13, items 4 and 1): whose ClientInfo is
+// What each registry event asks of the dispatcher: whose ClientInfo is
 // pushed with which status (mod_hub_client_info.asciidoc, ConnectionStatus), and which routes get the
 // eMSP's tokens again.
 import assert from 'node:assert/strict';

@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response, Router } from 'ex
 import { HubError } from '@hub/ocpi';
 
 // Every known path answers a method it does not serve, OPTIONS and methods express has never heard of
-// included, with HTTP 405, an OCPI envelope and an Allow header (RFC 9110 15.5.6; issue 10, item 3).
+// included, with HTTP 405, an OCPI envelope and an Allow header (RFC 9110 15.5.6).
 // The methods served are read from the router's own routes, so a new route needs nothing extra.
 
 const NOT_SERVED = Symbol('not served');

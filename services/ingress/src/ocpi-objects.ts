@@ -39,7 +39,7 @@ export function objectPath(req: Request, maxIdLength = 36): ObjectPath {
 }
 
 /**
- * Required identifiers are never empty, in paths either (issue 11.2): `/locations/NL/ABC//1` names no
+ * Required identifiers are never empty, in paths either: `/locations/NL/ABC//1` names no
  * location, and would otherwise fall through to the catch-all 404. `names` are the segments in order.
  */
 export function refuseEmptySegments(names: readonly string[]): RequestHandler {
@@ -126,8 +126,8 @@ export function requireSameIds(body: object, expected: Record<string, string>, c
  * - Each child is trusted for a random share of childTtlMs (half to all of it): children checked in
  *   the same moment (a partner's status sweep over its EVSEs) would otherwise all expire in one
  *   moment too and be queried again in one burst, every childTtlMs; at 1,500 PATCH/s over 1,000
- *   locations that burst held the ingress and Postgres for about half a second every 5 s (issue 16,
- *   p99 at the peer's rate), while spread out the same queries cost nothing a partner sees.
+ *   locations that burst held the ingress and Postgres for about half a second every 5 s (it
+ *   showed in the p99 at the peer's rate), while spread out the same queries cost nothing a partner sees.
  * Bounded; when full it starts over.
  */
 export class KnownObjects {

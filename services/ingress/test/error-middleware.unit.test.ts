@@ -1,4 +1,4 @@
-// The one error middleware (issue 10, item 3): no 500 for bad input. Unreadable requests are 4xx by
+// The one error middleware: no 500 for bad input. Unreadable requests are 4xx by
 // express's and body-parser's error types, dependency failures 503 with Retry-After once the adapters
 // translated them (Postgres SQLSTATE 57P03, 57P01, 08xxx; Kafka client errors), everything with an
 // OCPI envelope; and every known path answers other methods with 405 and Allow.

@@ -1,5 +1,5 @@
 // Every known path answers a method it does not serve with 405, an OCPI envelope and an Allow header
-// (RFC 9110 15.5.6; issue 10, item 3); unknown paths are 404 (status_codes.asciidoc).
+// (RFC 9110 15.5.6); unknown paths are 404 (status_codes.asciidoc).
 import { describe, it } from 'node:test';
 import { expectHeader, expectOcpi } from '@hub/testing';
 import { as, cpo, emsp, ingress, tokens } from './support/ingress-spec.ts';

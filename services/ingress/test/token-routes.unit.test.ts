@@ -1,4 +1,4 @@
-// Token push and pull rules (issue 13; mod_tokens.asciidoc, Receiver and Sender interfaces;
+// Token push and pull rules (mod_tokens.asciidoc, Receiver and Sender interfaces;
 // transport_and_format.asciidoc, Message Routing), in process on the in-memory ports: the eMSP pushes
 // its tokens to the hub, routed CPOs pull them.
 import assert from 'node:assert/strict';

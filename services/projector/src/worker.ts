@@ -77,7 +77,7 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
     group,
     topics: MODELS.map((m) => m.topic),
     // Each partition starts where the read model stands (records already applied are skipped anyway),
-    // once those positions are known to belong to the current topics (issue 14, item 5).
+    // once those positions are known to belong to the current topics.
     positions: {
       load: (topic) => store.positions(modelOfTopic(topic) ?? 'locations'),
       loadBinding: (topic) => bindings.load(group, topic),

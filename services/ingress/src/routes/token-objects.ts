@@ -9,7 +9,7 @@ import { notServed, refuseOtherMethods } from '../method-not-allowed.ts';
 import { appendObjectEvent, objectPath, refuseEmptySegments, requireExisting, requireOwnParty, requireSameIds, validateBody } from '../ocpi-objects.ts';
 import { listObjects, objectDetail, type ObjectRoutesDeps } from '../object-reads.ts';
 
-// Tokens as objects (issue 13; mod_tokens.asciidoc): the eMSP pushes its tokens to the hub as to a
+// Tokens as objects (mod_tokens.asciidoc): the eMSP pushes its tokens to the hub as to a
 // CPO's Receiver interface (PUT, PATCH {tokens}/{country_code}/{party_id}/{token_uid}[?type=]), each an
 // event on ocpi.tokens.v1 the dispatcher delivers to the routed CPOs; CPOs pull them from the hub as
 // from an eMSP's Sender interface (GET {tokens}, paginated). Real-time authorization is in tokens.ts.
