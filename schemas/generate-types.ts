@@ -32,7 +32,7 @@ for (const { file, schema } of loadSchemas()) {
   writeFileSync(target, ts);
   exports.push(rel);
   const id = relative(schemasDir, file);
-  if (id.startsWith('ocpi/') && id !== 'ocpi/types.json') {
+  if (/^ocpi(-[0-9.]+)?\//.test(id) && !id.endsWith('/types.json')) {
     const title = schema['title'];
     if (typeof title !== 'string' || !/^[A-Z][A-Za-z0-9]*$/.test(title)) throw new Error(`schemas/${id}: its title must name its root type in PascalCase`);
     bodies.push({ id, type: title, module: `./${rel}` });

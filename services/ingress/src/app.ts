@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import { HubError } from '@hub/ocpi';
+import { HubError, type OcpiVersion } from '@hub/ocpi';
 import { requestContext, type HttpMetrics, type Logger } from '@hub/observability';
 import type { CredentialsDeps, RegistryStore, RoutingDirectory } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
@@ -16,7 +16,7 @@ import type { DispatcherWait } from './known-sessions.ts';
 import { errorMiddleware } from './http.ts';
 import { credentialsRouter } from './routes/credentials.ts';
 import { hubClientInfoRouter } from './routes/hubclientinfo.ts';
-import { registerVersionRoutes, type ModuleEndpoint } from './routes/versions.ts';
+import { registerVersionRoutes, type ModuleEndpoint, type ModulesByVersion } from './routes/versions.ts';
 
 export interface IngressLimits {
   /** Largest accepted request body in bytes (README, Limits). */
@@ -49,8 +49,8 @@ export interface IngressDeps {
   readonly chargingProfiles: Pick<ChargingProfilesDeps, 'chargingProfiles' | 'perMinute' | 'forwarded' | 'results'>;
 }
 
-/** The modules this ingress serves: the single list behind GET /ocpi/2.2.1 and the routing below. */
-export const MODULES: readonly ModuleEndpoint[] = [
+/** The modules this ingress serves in 2.2.1: the single list behind GET /ocpi/2.2.1 and the routing below. */
+const MODULES_221: readonly ModuleEndpoint[] = [
   // version_information_endpoint.asciidoc, Endpoint: SENDER is advised for one's own credentials module.
   { identifier: 'credentials', roles: ['SENDER'], path: 'credentials' },
   // mod_hub_client_info.asciidoc: the hub owns ClientInfo and implements the Sender Interface (GET);
@@ -78,6 +78,14 @@ export const MODULES: readonly ModuleEndpoint[] = [
   { identifier: 'cdrs', roles: ['RECEIVER'], path: 'cdrs' },
 ];
 
+/**
+ * The modules served to OCPI 2.1.1 partners, translated at the edge into the one canonical form
+ * (docs/decisions/0008-one-canonical-form-translated-at-the-edge.md). 2.1.1 endpoints carry no role.
+ */
+const MODULES_211: readonly ModuleEndpoint[] = [{ identifier: 'credentials', roles: ['SENDER'], path: 'credentials' }];
+
+export const MODULES: ModulesByVersion = { '2.1.1': MODULES_211, '2.2.1': MODULES_221 };
+
 export function createIngressApp(deps: IngressDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -89,15 +97,14 @@ export function createIngressApp(deps: IngressDeps): Express {
   // gets a precise answer; unparseable JSON is HTTP 400 (status_codes.asciidoc).
   const json = express.json({ limit: deps.limits.maxBodyBytes, strict: true, type: () => true });
   const withInitial = authenticate(deps.callers, { allowInitialToken: true, allowSuspended: true });
-  const hubToken = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false });
+  // Every URL under /ocpi/{version} admits only callers the operator allowed that version.
+  const withInitialIn = (version: OcpiVersion) => authenticate(deps.callers, { allowInitialToken: true, allowSuspended: true, version });
+  const hubToken = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version: '2.2.1' });
 
-  registerVersionRoutes(app, deps.publicBaseUrl, MODULES, withInitial);
-  app.use(
-    '/ocpi/2.2.1/credentials',
-    withInitial,
-    json,
-    credentialsRouter({ ...deps.credentials, store: deps.store, validator: deps.validator, onChange: deps.onRegistryChange }),
-  );
+  registerVersionRoutes(app, deps.publicBaseUrl, MODULES, withInitial, withInitialIn);
+  const credentialsDeps = { ...deps.credentials, store: deps.store, validator: deps.validator, onChange: deps.onRegistryChange };
+  app.use('/ocpi/2.2.1/credentials', withInitialIn('2.2.1'), json, credentialsRouter(credentialsDeps, '2.2.1'));
+  app.use('/ocpi/2.1.1/credentials', withInitialIn('2.1.1'), json, credentialsRouter(credentialsDeps, '2.1.1'));
   app.use(
     '/ocpi/2.2.1/hubclientinfo',
     hubToken,
