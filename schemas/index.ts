@@ -138,8 +138,9 @@ export function createSchemaValidator(dir: string = schemasDir): SchemaValidator
   };
   // The root "required" of each OCPI object: a PATCH may remove (null) any top-level field but these.
   const required = new Map(loaded.map(({ id, schema }) => [id.slice(SCHEMA_BASE.length), new Set(Array.isArray(schema['required']) ? (schema['required'] as string[]) : [])]));
-  // terminology.asciidoc, Cardinality: null means absent for OCPI objects; event schemas say null where they mean it.
-  const cardinality = (schema: string): boolean => schema.startsWith('ocpi/');
+  // terminology.asciidoc, Cardinality: null means absent for OCPI objects (ocpi/ is 2.2.1, ocpi-<version>/
+  // another version, e.g. ocpi-2.1.1/); event schemas say null where they mean it.
+  const cardinality = (schema: string): boolean => schema.startsWith('ocpi/') || schema.startsWith('ocpi-');
   const run = (fn: ValidateFunction, checked: unknown, sent: unknown, found: readonly SchemaViolation[]): readonly SchemaViolation[] => {
     if (fn(checked)) return found;
     return [...found, ...violations(fn.errors, sent)];

@@ -11,7 +11,7 @@ import {
   type HubCredentials,
 } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
-import type { Credentials211 } from '@hub/schemas/generated/ocpi-2.1.1/credentials';
+import type { Credentials as Credentials211 } from '@hub/schemas/generated/ocpi-2.1.1/credentials';
 import { handle, ok, okEmpty } from '../http.ts';
 import { refuseOtherMethods } from '../method-not-allowed.ts';
 import { validateBody, type OcpiBodies } from '../ocpi-objects.ts';

@@ -1,0 +1,22 @@
+import type { OcpiVersion } from './version.ts';
+
+/**
+ * A canonical object that cannot be written in a partner's version without inventing data (e.g. a
+ * 2.2.1 connector standard 2.1.1 has no value for, a session whose Location is unknown). The caller
+ * does not deliver it to that partner (and may log or count it); it is no refusal of any request.
+ */
+export class NotRepresentableError extends Error {
+  readonly version: OcpiVersion;
+  readonly object: string;
+
+  constructor(version: OcpiVersion, object: string, reason: string) {
+    super(`${object} cannot be written in OCPI ${version}: ${reason}`);
+    this.name = 'NotRepresentableError';
+    this.version = version;
+    this.object = object;
+  }
+}
+
+export function isNotRepresentable(e: unknown): e is NotRepresentableError {
+  return e instanceof NotRepresentableError;
+}

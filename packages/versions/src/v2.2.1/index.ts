@@ -1,0 +1,25 @@
+// The OCPI 2.2.1 adapter: the canonical form is the 2.2.1 object, so "in" is the object itself and
+// "out" only removes the hub-private member (withoutVersionFields: no copy when it is absent, which is
+// every object a 2.2.1 partner sent).
+import type { VersionAdapter } from '../adapter.ts';
+import { schemaId } from '../version.ts';
+import { withoutVersionFields } from '../version-fields.ts';
+
+const same = <T>(object: unknown): T => object as T;
+const strip = <T extends object>(object: T): T => withoutVersionFields(object);
+
+export const v221: VersionAdapter = {
+  version: '2.2.1',
+  schemaId: (object) => schemaId('2.2.1', object),
+  supportsCommand: () => true,
+  locationIn: same, evseIn: same, connectorIn: same, locationPatchIn: same, evsePatchIn: same, connectorPatchIn: same,
+  tariffIn: same, tokenIn: same, tokenPatchIn: same, sessionIn: same, sessionPatchIn: same, cdrIn: same,
+  authorizationInfoIn: same, locationReferencesIn: same,
+  startSessionIn: same, reserveNowIn: same, stopSessionIn: same, unlockConnectorIn: same, commandResponseIn: same, commandResultIn: same,
+  credentialsIn: same, versionDetailsIn: same,
+  locationOut: strip, evseOut: strip, connectorOut: strip, locationPatchOut: strip, evsePatchOut: strip, connectorPatchOut: strip,
+  tariffOut: strip, tokenOut: strip, tokenPatchOut: strip, sessionOut: (session) => strip(session), sessionPatchOut: (patch) => strip(patch), cdrOut: (cdr) => strip(cdr),
+  authorizationInfoOut: strip, locationReferencesOut: strip,
+  startSessionOut: strip, stopSessionOut: strip, reserveNowOut: strip, unlockConnectorOut: strip, cancelReservationOut: strip,
+  commandResponseOut: strip, commandResultOut: strip, credentialsOut: strip, versionDetailsOut: (details) => strip(details),
+};
