@@ -54,7 +54,7 @@ const LOCATION_LEVELS = [
   { path: `${LOC}/{evse_uid}/{connector_id}`, schema: 'ocpi/connector.json', what: 'Connector' },
 ] as const;
 
-export const API_CATALOGUE: readonly RouteSpec[] = [
+const ROUTES_221: readonly RouteSpec[] = [
   { method: 'get', path: '/ocpi/versions', module: 'versions', summary: 'The versions the operator allowed the caller (2.2.1 unless registered with others)', auth: 'initial-token', data: { schema: 'ocpi/version.json', list: true }, errors: [] },
   { method: 'get', path: V, module: 'versions', summary: 'The modules the hub serves, once per role', auth: 'initial-token', data: { schema: 'ocpi/version_details.json' }, errors: [] },
 
@@ -137,3 +137,20 @@ export const API_CATALOGUE: readonly RouteSpec[] = [
   { method: 'post', path: `${V}/chargingprofiles/callback/{request_id}`, module: 'chargingprofiles', summary: "The CPO's ActiveChargingProfileResult, ChargingProfileResult or ClearProfileResult for a request the hub forwarded", auth: 'none', body: { schemas: ['ocpi/charging_profile_result.json'] }, errors: ['INVALID_PARAMETERS', 'NOT_FOUND'] },
   { method: 'post', path: `${V}/commands/callback/{command_id}`, module: 'commands', summary: "The CPO's CommandResult for a command the hub forwarded", auth: 'none', body: { schemas: ['ocpi/command_result.json'] }, errors: ['INVALID_PARAMETERS', 'NOT_FOUND'] },
 ];
+
+/** The OCPI 2.1.1 form of a 2.2.1 route served through the same handler (docs/reference/version-mapping.md). */
+function in211(route: RouteSpec): RouteSpec {
+  const schema = (id: string) => id.replace(/^ocpi\//, 'ocpi-2.1.1/');
+  return {
+    ...route,
+    path: route.path.replace(V, V211),
+    summary: `${route.summary} (OCPI 2.1.1 objects)`,
+    ...(route.body ? { body: { ...route.body, schemas: route.body.schemas.map(schema) } } : {}),
+    ...(route.data ? { data: { ...route.data, schema: schema(route.data.schema) } } : {}),
+  };
+}
+
+/** The modules 2.1.1 partners use through the 2.2.1 routes, translated at the edge. */
+const SERVED_IN_211 = ['locations', 'tariffs'];
+
+export const API_CATALOGUE: readonly RouteSpec[] = [...ROUTES_221, ...ROUTES_221.filter((r) => SERVED_IN_211.includes(r.module) && r.path.startsWith(`${V}/`)).map(in211)];

@@ -14,6 +14,7 @@ import { authenticate } from './authenticate.ts';
 import type { IngressDeliveries } from './ports.ts';
 import type { DispatcherWait } from './known-sessions.ts';
 import { errorMiddleware } from './http.ts';
+import { versionEdges } from './version-edge.ts';
 import { credentialsRouter } from './routes/credentials.ts';
 import { hubClientInfoRouter } from './routes/hubclientinfo.ts';
 import { registerVersionRoutes, type ModuleEndpoint, type ModulesByVersion } from './routes/versions.ts';
@@ -82,7 +83,11 @@ const MODULES_221: readonly ModuleEndpoint[] = [
  * The modules served to OCPI 2.1.1 partners, translated at the edge into the one canonical form
  * (docs/decisions/0008-one-canonical-form-translated-at-the-edge.md). 2.1.1 endpoints carry no role.
  */
-const MODULES_211: readonly ModuleEndpoint[] = [{ identifier: 'credentials', roles: ['SENDER'], path: 'credentials' }];
+const MODULES_211: readonly ModuleEndpoint[] = [
+  { identifier: 'credentials', roles: ['SENDER'], path: 'credentials' },
+  { identifier: 'locations', roles: ['SENDER', 'RECEIVER'], path: 'locations' },
+  { identifier: 'tariffs', roles: ['SENDER', 'RECEIVER'], path: 'tariffs' },
+];
 
 export const MODULES: ModulesByVersion = { '2.1.1': MODULES_211, '2.2.1': MODULES_221 };
 
@@ -115,8 +120,14 @@ export function createIngressApp(deps: IngressDeps): Express {
     }),
   );
   const objects: ObjectRoutesDeps = { ...deps.objects, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl };
-  app.use('/ocpi/2.2.1/locations', hubToken, json, locationsRouter(objects));
-  app.use('/ocpi/2.2.1/tariffs', hubToken, json, tariffsRouter(objects));
+  const edges = versionEdges(deps.validator);
+  app.use('/ocpi/2.2.1/locations', hubToken, json, locationsRouter(objects, edges['2.2.1']));
+  app.use('/ocpi/2.2.1/tariffs', hubToken, json, tariffsRouter(objects, edges['2.2.1']));
+  // OCPI 2.1.1: a CPO pushes to {cc}/{pid}/{id} (the eMSP interface, mod_locations.md 3.2) and an eMSP
+  // pulls the list (the CPO interface, mod_locations.md 3.1.1), through the same routes.
+  const hubToken211 = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version: '2.1.1' });
+  app.use('/ocpi/2.1.1/locations', hubToken211, json, locationsRouter(objects, edges['2.1.1']));
+  app.use('/ocpi/2.1.1/tariffs', hubToken211, json, tariffsRouter(objects, edges['2.1.1']));
   const sessionCdrDeps = { eventLog: deps.objects.eventLog, deliveries: deps.deliveries, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl, dispatcherWait: deps.dispatcherWait };
   app.use('/ocpi/2.2.1/sessions', hubToken, json, sessionsRouter(sessionCdrDeps));
   app.use('/ocpi/2.2.1/cdrs', hubToken, json, cdrsRouter({ ...sessionCdrDeps, cdrs: deps.cdrs }));
