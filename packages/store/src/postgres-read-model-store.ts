@@ -79,6 +79,11 @@ export interface ReadModelStore {
    * active route (ACTIVE_ROUTES) to the CPO: where a CPO's real-time authorization goes.
    */
   tokenOwners(tokenId: string, cpo: { countryCode: string; partyId: string }): Promise<Array<{ countryCode: string; partyId: string }>>;
+  /**
+   * Tokens whose contract_id is this one (a CiString: any case), of the eMSPs with an active route to
+   * the CPO, ordered by eMSP: who a 2.1.1 CPO's auth_id names (docs/reference/version-mapping.md).
+   */
+  tokensByContractId(contractId: string, cpo: { countryCode: string; partyId: string }): Promise<Json[]>;
   /** Whether the object at the path exists at all (for PATCH and child PUT pre-checks). */
   exists(model: ReadModel, path: ObjectPath): Promise<boolean>;
   /** Starts a rebuild: a new, empty generation next to the active one. */
@@ -168,6 +173,19 @@ export function postgresReadModelStore(pool: Pool, lists: ListOptions = {}): Rea
         [locationId.toUpperCase(), emsp.countryCode, emsp.partyId],
       );
       return rows.map((r) => ({ countryCode: r.country_code, partyId: r.party_id }));
+    },
+
+    async tokensByContractId(contractId, cpo) {
+      const { rows } = await pool.query<{ document: Json }>(
+        `select t.document from (${ACTIVE_ROUTES}) a
+          join tokens t on t.country_code = a.emsp_country_code and t.party_id = a.emsp_party_id
+                       and t.generation = (select active from read_model_generations where model = 'tokens')
+                       and upper(t.document->>'contract_id') = upper($1)
+          where a.cpo_country_code = $2 and a.cpo_party_id = $3
+          order by t.country_code, t.party_id, t.id`,
+        [contractId, cpo.countryCode, cpo.partyId],
+      );
+      return rows.map((r) => r.document);
     },
 
     async tokenOwners(tokenId, cpo) {

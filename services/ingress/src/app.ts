@@ -87,6 +87,8 @@ const MODULES_211: readonly ModuleEndpoint[] = [
   { identifier: 'credentials', roles: ['SENDER'], path: 'credentials' },
   { identifier: 'locations', roles: ['SENDER', 'RECEIVER'], path: 'locations' },
   { identifier: 'tariffs', roles: ['SENDER', 'RECEIVER'], path: 'tariffs' },
+  { identifier: 'sessions', roles: ['RECEIVER'], path: 'sessions' },
+  { identifier: 'cdrs', roles: ['RECEIVER'], path: 'cdrs' },
 ];
 
 export const MODULES: ModulesByVersion = { '2.1.1': MODULES_211, '2.2.1': MODULES_221 };
@@ -128,9 +130,12 @@ export function createIngressApp(deps: IngressDeps): Express {
   const hubToken211 = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version: '2.1.1' });
   app.use('/ocpi/2.1.1/locations', hubToken211, json, locationsRouter(objects, edges['2.1.1']));
   app.use('/ocpi/2.1.1/tariffs', hubToken211, json, tariffsRouter(objects, edges['2.1.1']));
-  const sessionCdrDeps = { eventLog: deps.objects.eventLog, deliveries: deps.deliveries, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl, dispatcherWait: deps.dispatcherWait };
-  app.use('/ocpi/2.2.1/sessions', hubToken, json, sessionsRouter(sessionCdrDeps));
-  app.use('/ocpi/2.2.1/cdrs', hubToken, json, cdrsRouter({ ...sessionCdrDeps, cdrs: deps.cdrs }));
+  const sessionCdrDeps = { eventLog: deps.objects.eventLog, readModels: deps.objects.readModels, deliveries: deps.deliveries, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl, dispatcherWait: deps.dispatcherWait };
+  app.use('/ocpi/2.2.1/sessions', hubToken, json, sessionsRouter(sessionCdrDeps, edges['2.2.1']));
+  app.use('/ocpi/2.2.1/cdrs', hubToken, json, cdrsRouter({ ...sessionCdrDeps, cdrs: deps.cdrs }, edges['2.2.1']));
+  // A 2.1.1 CPO pushes sessions and posts CDRs to the eMSP interface (mod_sessions.md 2.2, mod_cdrs.md 2.2).
+  app.use('/ocpi/2.1.1/sessions', hubToken211, json, sessionsRouter(sessionCdrDeps, edges['2.1.1']));
+  app.use('/ocpi/2.1.1/cdrs', hubToken211, json, cdrsRouter({ ...sessionCdrDeps, cdrs: deps.cdrs }, edges['2.1.1']));
   const commandsDeps: CommandsDeps = {
     ...deps.commands,
     targets: deps.routing,

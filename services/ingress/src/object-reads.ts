@@ -83,7 +83,7 @@ export function objectDetail(
     const isOwner = req.caller.parties.some((p) => p.role === owner && sameParty(p, path));
     if (isOwner) await deps.wait.caughtUp(model);
     const found = await deps.readModels.findVisible(model, req.caller.platformId, path);
-    const shown = found && out(found as Record<string, unknown>, path);
+    const shown = found && out(found, path);
     if (!shown) throw new HubError(ocpiModules[model].notFound.pull);
     ok(res, shown);
   });

@@ -8,7 +8,7 @@ import type { DeliveryStore, ReadModelStore } from '@hub/store';
 export type EventAppender = Pick<EventLog, 'append'>;
 
 /** The read models as the location, tariff, token and command routes read them. */
-export type ReadModelReads = Pick<ReadModelStore, 'listVisible' | 'findVisible' | 'exists' | 'locationOwners' | 'tokenOwners'>;
+export type ReadModelReads = Pick<ReadModelStore, 'listVisible' | 'findVisible' | 'exists' | 'locationOwners' | 'tokenOwners' | 'tokensByContractId'>;
 
 /** CDR receipts, whether a session is held, and the queue a command result waits in. */
 export type IngressDeliveries = Pick<DeliveryStore, 'receiveCdr' | 'markCdrAppended' | 'claimCdrAppend' | 'findCdr' | 'sessionExists' | 'enqueue'>;

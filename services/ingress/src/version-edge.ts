@@ -1,5 +1,5 @@
 import { HubError, type OcpiVersion } from '@hub/ocpi';
-import { adapterFor, isNotRepresentable, withoutVersionFields, HUB_VERSION_FIELDS, type Owner, type VersionAdapter } from '@hub/versions';
+import { adapterFor, cdrTokenFromAuthId, isNotRepresentable, withoutVersionFields, HUB_VERSION_FIELDS, type CdrToken, type Owner, type Token, type VersionAdapter } from '@hub/versions';
 import type { SchemaValidator } from '@hub/schemas';
 import { validateBody, type OcpiBodies } from './ocpi-objects.ts';
 
@@ -19,6 +19,34 @@ export interface VersionEdge {
   objectOut(object: EdgeObject, document: Record<string, unknown>): Record<string, unknown> | undefined;
   /** Serialized documents as this version reads them (pulls): the same strings where nothing changes. */
   listOut(object: EdgeObject, documentsJson: readonly string[]): string[];
+  /**
+   * A CPO's Session (or PATCH) or CDR as the canonical object. A version that names the driver only by
+   * auth_id (2.1.1) has it resolved to a cdr_token through `tokens` (docs/reference/version-mapping.md,
+   * Routing without cdr_token); one that resolves to no eMSP at all is refused like a 2.2.1 record
+   * without an eMSP in its cdr_token.
+   */
+  chargingIn(object: 'session' | 'cdr', body: unknown, partial: boolean, owner: Owner, tokens: TokensByContractId): Promise<Record<string, unknown>>;
+  /** A stored canonical CDR as this version's CPO reads it back. */
+  cdrOut(document: Record<string, unknown>): Record<string, unknown> | undefined;
+}
+
+/** The tokens of eMSPs routed to the CPO whose contract_id is this one, ordered by eMSP. */
+export type TokensByContractId = (contractId: string) => Promise<ReadonlyArray<Record<string, unknown>>>;
+
+/**
+ * The cdr_token of a 2.1.1 auth_id, in a documented order: the token an eMSP routed to the CPO pushed
+ * with that contract_id (the first eMSP by country and party when several did), else the eMSP the
+ * eMA-ID names (ISO 15118 contract id prefix), else none.
+ */
+async function resolveAuthId(authId: string, tokens: TokensByContractId): Promise<CdrToken> {
+  const [known] = await tokens(authId);
+  const resolution = cdrTokenFromAuthId(authId, known as Token | undefined);
+  if (resolution.how === 'unresolved') {
+    throw new HubError('INVALID_PARAMETERS', {
+      detail: `auth_id ${authId} is no token an eMSP routed to you pushed, nor an eMA-ID naming an eMSP: the hub cannot tell whose it is`,
+    });
+  }
+  return resolution.cdrToken;
 }
 
 type In = (a: VersionAdapter, body: unknown, owner: Owner) => unknown;
@@ -53,7 +81,19 @@ function canonicalEdge(validator: SchemaValidator): VersionEdge {
     // Most documents carry no hub-private member: the string is checked before anything is parsed.
     listOut: (_object, documentsJson) =>
       documentsJson.map((json) => (json.includes(`"${HUB_VERSION_FIELDS}"`) ? JSON.stringify(withoutVersionFields(JSON.parse(json) as object)) : json)),
+    chargingIn: async (object, body, partial) => validateBody(validator, `ocpi/${object}.json`, body, partial) as Record<string, unknown>,
+    cdrOut: (document) => withoutVersionFields(document),
   };
+}
+
+/**
+ * A 2.1.1 PATCH need not carry last_updated (mod_locations.md 2.2.3 and mod_sessions.md 2.2.2: "only the
+ * fields/objects that have to be updated have to be present"): the hub stamps the time it received it,
+ * which orders the update (docs/decisions/0001-newest-state-wins.md).
+ */
+function stamped(body: unknown, partial: boolean): unknown {
+  const open = partial && body !== null && typeof body === 'object' && !Array.isArray(body) && !('last_updated' in body);
+  return open ? { ...body, last_updated: new Date().toISOString() } : body;
 }
 
 function translatingEdge(validator: SchemaValidator, version: Exclude<OcpiVersion, '2.2.1'>): VersionEdge {
@@ -71,14 +111,25 @@ function translatingEdge(validator: SchemaValidator, version: Exclude<OcpiVersio
   return {
     version,
     objectIn(object, body, partial, owner) {
-      // A 2.1.1 PATCH need not carry last_updated (mod_locations.md 2.2.3: "only the fields/objects that
-      // have to be updated have to be present"); the hub stamps the time it received it, which orders the
-      // update (docs/decisions/0001-newest-state-wins.md).
-      const stamped = partial && body !== null && typeof body === 'object' && !Array.isArray(body) && !('last_updated' in body) ? { ...body, last_updated: new Date().toISOString() } : body;
-      const document = validateBody(validator, adapter.schemaId(object) as keyof OcpiBodies, stamped, partial);
+      const document = validateBody(validator, adapter.schemaId(object) as keyof OcpiBodies, stamped(body, partial), partial);
       return (partial ? patchIn : fullIn)[object](adapter, document, owner) as Record<string, unknown>;
     },
     objectOut,
+    async chargingIn(object, body, partial, owner, tokens) {
+      const document = validateBody(validator, adapter.schemaId(object) as keyof OcpiBodies, stamped(body, partial), partial) as { auth_id?: string };
+      const cdrToken = typeof document.auth_id === 'string' ? await resolveAuthId(document.auth_id, tokens) : undefined;
+      if (object === 'cdr') return adapter.cdrIn(document, owner, cdrToken as CdrToken);
+      if (partial) return adapter.sessionPatchIn(document, cdrToken);
+      return adapter.sessionIn(document, owner, cdrToken as CdrToken) as Record<string, unknown>;
+    },
+    cdrOut(document) {
+      try {
+        return adapter.cdrOut(document as never) as Record<string, unknown>;
+      } catch (e) {
+        if (isNotRepresentable(e)) return undefined;
+        throw e;
+      }
+    },
     listOut: (object, documentsJson) =>
       documentsJson.flatMap((json) => {
         const out = objectOut(object, JSON.parse(json) as Record<string, unknown>);

@@ -10,7 +10,7 @@ import type { InMemoryRegistryView } from './in-memory-registry-store.ts';
 
 type Json = Record<string, unknown>;
 
-export type ReadModelQueries = Pick<ReadModelStore, 'applyBatch' | 'positions' | 'listVisible' | 'findVisible' | 'locationOwners' | 'tokenOwners' | 'exists'>;
+export type ReadModelQueries = Pick<ReadModelStore, 'applyBatch' | 'positions' | 'listVisible' | 'findVisible' | 'locationOwners' | 'tokenOwners' | 'tokensByContractId' | 'exists'>;
 
 interface Row {
   readonly countryCode: string;
@@ -102,6 +102,13 @@ export function inMemoryReadModelStore(registry: InMemoryRegistryView): ReadMode
         .filter((r) => r.id === tokenId.toUpperCase() && routed.some((a) => a.emsp.countryCode === r.countryCode && a.emsp.partyId === r.partyId))
         .map((r) => ({ countryCode: r.countryCode, partyId: r.partyId }))
         .sort((a, b) => a.countryCode.localeCompare(b.countryCode) || a.partyId.localeCompare(b.partyId));
+    },
+    async tokensByContractId(contractId, cpo) {
+      const routed = registry.activeRoutes().filter((r) => r.cpo.countryCode === cpo.countryCode && r.cpo.partyId === cpo.partyId);
+      return [...rows.tokens.values()]
+        .filter((r) => String(r.document['contract_id']).toUpperCase() === contractId.toUpperCase() && routed.some((a) => a.emsp.countryCode === r.countryCode && a.emsp.partyId === r.partyId))
+        .sort((a, b) => a.countryCode.localeCompare(b.countryCode) || a.partyId.localeCompare(b.partyId) || a.id.localeCompare(b.id))
+        .map((r) => r.document);
     },
     async exists(model, path) {
       const row = rows[model].get(keyOf(path));

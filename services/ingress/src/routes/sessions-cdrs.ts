@@ -8,15 +8,20 @@ import type { SchemaValidator } from '@hub/schemas';
 import { handle, ok, okEmpty } from '../http.ts';
 import { refuseOtherMethods } from '../method-not-allowed.ts';
 import { KnownSessions, requireKnownSession, type DispatcherWait } from '../known-sessions.ts';
-import type { EventAppender, IngressDeliveries } from '../ports.ts';
+import type { EventAppender, IngressDeliveries, ReadModelReads } from '../ports.ts';
+import type { VersionEdge } from '../version-edge.ts';
 import type { CdrToken } from '@hub/schemas/generated/ocpi/cdr_token';
-import { appendObjectEvent, asJson, objectPath, refuseEmptySegments, requireOwnCpo, requireSameIds, validateBody } from '../ocpi-objects.ts';
+import type { Cdr } from '@hub/schemas/generated/ocpi/cdr';
+import type { Session } from '@hub/schemas/generated/ocpi/session';
+import { appendObjectEvent, asJson, objectPath, refuseEmptySegments, requireOwnCpo, requireSameIds, type OcpiPatch } from '../ocpi-objects.ts';
 
 // Sessions and CDRs (interface document, Sessions, CDRs; OCPI 2.2.1 mod_sessions.asciidoc,
 // mod_cdrs.asciidoc): the CPO pushes, the hub appends an event and the dispatcher delivers it.
 
 export interface SessionCdrDeps {
   readonly eventLog: EventAppender;
+  /** The tokens a 2.1.1 CPO's auth_id may name (version-edge.ts). */
+  readonly readModels: Pick<ReadModelReads, 'tokensByContractId'>;
   readonly deliveries: Pick<IngressDeliveries, 'receiveCdr' | 'markCdrAppended' | 'claimCdrAppend' | 'findCdr' | 'sessionExists'>;
   readonly validator: SchemaValidator;
   readonly publicBaseUrl: string;
@@ -61,15 +66,23 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export function sessionsRouter(deps: SessionCdrDeps): Router {
+/** The caller's CPO party: the owner of what a 2.1.1 CPO pushes (its objects carry none; credentials.md 2.1, 2.1.1). */
+function ownCpo(req: Request): { countryCode: string; partyId: string } {
+  const cpo = req.caller.parties.find((p) => p.role === 'CPO' && !p.suspended);
+  if (!cpo) throw new HubError('FOREIGN_PARTY', { detail: 'these credentials act as no CPO' });
+  return cpo;
+}
+
+export function sessionsRouter(deps: SessionCdrDeps, edge: VersionEdge): Router {
   const router = Router();
+  const tokensOf = (path: { countryCode: string; partyId: string }) => (contractId: string) => deps.readModels.tokensByContractId(contractId, path);
   router.use(refuseEmptySegments(['country_code', 'party_id', 'session_id']));
   router.put(
     '/:cc/:pid/:id',
     handle(async (req: Request, res: Response) => {
       const path = objectPath(req);
       requireOwnCpo(req, path);
-      const body = validateBody(deps.validator, 'ocpi/session.json', req.body, false);
+      const body = (await edge.chargingIn('session', req.body, false, path, tokensOf(path))) as unknown as Session;
       requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, id: path.id });
       requireEmspToken(body.cdr_token);
       await appendObjectEvent(deps.eventLog, req, topics.sessions, sessionEventTypes.sessionPut, path, body, eMspOf(body.cdr_token));
@@ -85,7 +98,7 @@ export function sessionsRouter(deps: SessionCdrDeps): Router {
       const path = objectPath(req);
       requireOwnCpo(req, path);
       // Partial Session; last_updated required (mod_sessions.asciidoc, PATCH Method).
-      const body = validateBody(deps.validator, 'ocpi/session.json', req.body, true);
+      const body = (await edge.chargingIn('session', req.body, true, path, tokensOf(path))) as unknown as OcpiPatch<Session>;
       requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, id: path.id });
       if (body.cdr_token !== undefined) requireEmspToken(body.cdr_token);
       // "If existing ChargingPeriod objects ... need to be replaced or removed, the Sender SHALL use the
@@ -103,13 +116,15 @@ function eMspOf(token: CdrToken): string {
   return partyKey({ countryCode: token.country_code, partyId: token.party_id });
 }
 
-export function cdrsRouter(deps: SessionCdrDeps & { cdrs: CdrAppendDeps }): Router {
+export function cdrsRouter(deps: SessionCdrDeps & { cdrs: CdrAppendDeps }, edge: VersionEdge): Router {
   const router = Router();
   router.use(refuseEmptySegments(['country_code', 'party_id', 'cdr_id']));
   router.post(
     '/',
     handle(async (req: Request, res: Response) => {
-      const body = validateBody(deps.validator, 'ocpi/cdr.json', req.body, false);
+      // A 2.2.1 CDR names its owner; a 2.1.1 one is the caller's (mod_cdrs.md 2.2.2, 2.1.1).
+      const owner = edge.version === '2.2.1' ? { countryCode: '', partyId: '' } : ownCpo(req);
+      const body = (await edge.chargingIn('cdr', req.body, false, owner, (contractId) => deps.readModels.tokensByContractId(contractId, owner))) as unknown as Cdr;
       // For CDRs the owner is in the body (mod_cdrs.asciidoc, POST: the endpoint has no path ids).
       const path = { countryCode: body.country_code.toUpperCase(), partyId: body.party_id.toUpperCase(), id: body.id };
       requireOwnCpo(req, path);
@@ -141,7 +156,7 @@ export function cdrsRouter(deps: SessionCdrDeps & { cdrs: CdrAppendDeps }): Rout
         await deps.deliveries.markCdrAppended(path);
       }
       // mod_cdrs.asciidoc, POST response headers: Location of the CDR, where its owner can GET it.
-      res.setHeader('Location', `${deps.publicBaseUrl}/ocpi/2.2.1/cdrs/${path.countryCode}/${path.partyId}/${encodeURIComponent(path.id)}`);
+      res.setHeader('Location', `${deps.publicBaseUrl}/ocpi/${edge.version}/cdrs/${path.countryCode}/${path.partyId}/${encodeURIComponent(path.id)}`);
       okEmpty(res);
     }),
   );
@@ -152,8 +167,9 @@ export function cdrsRouter(deps: SessionCdrDeps & { cdrs: CdrAppendDeps }): Rout
       // Interface document: no GET of CDRs for eMSPs; the owning CPO may verify what the hub holds.
       requireOwnCpo(req, path);
       const cdr = await deps.deliveries.findCdr(path);
-      if (!cdr) throw new HubError('NOT_FOUND', { detail: `no CDR ${path.id}` });
-      ok(res, cdr);
+      const shown = cdr && edge.cdrOut(cdr);
+      if (!shown) throw new HubError('NOT_FOUND', { detail: `no CDR ${path.id}` });
+      ok(res, shown);
     }),
   );
   return refuseOtherMethods(router);
