@@ -157,7 +157,7 @@ describe('canonical (2.2.1) Location -> 2.1.1', () => {
     assert.equal(out({ parking_type: 'ALONG_MOTORWAY' }).type, 'OTHER');
     assert.equal(out({ parking_type: 'ON_DRIVEWAY' }).type, 'OTHER');
     const { parking_type: _p, postal_code: _z, ...bare } = clone(base);
-    const minimal = v211.locationOut(bare as Location) as Ocpi211.Location;
+    const minimal = v211.locationOut(bare) as Ocpi211.Location;
     assert.equal(minimal.type, 'UNKNOWN');
     assert.equal(minimal.postal_code, '');
     assert.deepEqual(out({ facilities: ['HOTEL', 'METRO_STATION', 'PARKING_LOT'] }).facilities, ['HOTEL']);
