@@ -79,13 +79,15 @@ describe('Session', () => {
     const location = example221('location_example.json') as Location;
     const evse = location.evses?.[0];
     const session: Session = {
-      ...clone(base), location_id: location.id, evse_uid: evse?.uid ?? '', connector_id: evse?.connectors[0].id ?? '', auth_method: 'COMMAND', status: 'RESERVATION',
+      ...clone(base), location_id: location.id, evse_uid: evse?.uid ?? '', connector_id: evse?.connectors[0].id ?? '', auth_method: 'COMMAND', status: 'RESERVATION', authorization_reference: 'REF1', total_cost: { excl_vat: 2, incl_vat: 2.42 },
       charging_periods: [{ start_date_time: '2026-01-01T00:00:00Z', dimensions: [{ type: 'ENERGY', volume: 1 }, { type: 'STATE_OF_CHARGE', volume: 40 }] }, { start_date_time: '2026-01-01T00:10:00Z', dimensions: [{ type: 'POWER', volume: 11 }] }],
     };
     const out = v211.sessionOut(session, location) as Ocpi211.Session;
     assertValid('ocpi-2.1.1/session.json', out);
     assert.equal(out.auth_method, 'AUTH_REQUEST');
     assert.equal(out.status, 'PENDING');
+    assert.equal(out.total_cost, 2);
+    assert.equal('authorization_reference' in out || 'cdr_token' in out || 'location_id' in out, false);
     assert.deepEqual(out.charging_periods, [{ start_date_time: '2026-01-01T00:00:00Z', dimensions: [{ type: 'ENERGY', volume: 1 }] }]);
   });
 
