@@ -152,9 +152,7 @@ export function buildAsyncApi(): Json {
     operations,
     components: {
       messages,
-      // Events hold the canonical (2.2.1) objects only; other versions' schemas (ocpi-<version>/) are
-      // the partner API's (docs/decisions/0008-one-canonical-form-translated-at-the-edge.md).
-      schemas: { CloudEventHeaders: CLOUD_EVENT_HEADERS, ...schemaComponents((id) => !id.startsWith('ocpi-')) },
+      schemas: { CloudEventHeaders: CLOUD_EVENT_HEADERS, ...schemaComponents(() => true) },
     },
   };
 }
