@@ -34,7 +34,9 @@ const PATH_PARAMETERS: Record<string, Json> = {
 };
 
 function errorKinds(route: RouteSpec): HubErrorKind[] {
-  const kinds = [...TRANSPORT_ERRORS, ...AUTH_ERRORS[route.auth], ...route.errors, ...SERVER_ERRORS];
+  // Every authenticated URL under /ocpi/{version} refuses callers not allowed that version.
+  const versioned = route.auth !== 'none' && /^\/ocpi\/[0-9]/.test(route.path) ? (['VERSION_NOT_ALLOWED'] as const) : [];
+  const kinds = [...TRANSPORT_ERRORS, ...AUTH_ERRORS[route.auth], ...versioned, ...route.errors, ...SERVER_ERRORS];
   return [...new Set(kinds)];
 }
 
@@ -124,7 +126,7 @@ const OTHER_METHODS: Json = {
 export function buildOpenApi(): Json {
   const paths: Record<string, Json> = {};
   for (const route of API_CATALOGUE) (paths[route.path] ??= { 'x-other-methods': OTHER_METHODS })[route.method] = operation(route);
-  const schemas = schemaComponents((id) => id.startsWith('ocpi/'));
+  const schemas = schemaComponents((id) => /^ocpi(-[0-9.]+)?\//.test(id));
   for (const id of new Set(API_CATALOGUE.filter((r) => r.body?.partial).flatMap((r) => r.body?.schemas ?? []))) {
     schemas[`${componentName(id)}.patch`] = partialComponent(schemas[componentName(id)] as Json, id);
   }

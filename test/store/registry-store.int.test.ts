@@ -26,7 +26,7 @@ describe('registry store on Postgres', () => {
     newHubTokenHash: hashCredentialsToken(next),
     partnerTokenSealed: Buffer.from('sealed'),
     versionsUrl: 'https://partner.example.com/ocpi/versions',
-    version: '2.2.1',
+    version: '2.2.1' as const,
     endpoints: [{ identifier: 'credentials', role: 'SENDER' as const, url: 'https://partner.example.com/ocpi/2.2.1/credentials' }],
     businessDetails: [],
     outbox: [],

@@ -35,6 +35,7 @@ const options = {
   party: { type: 'string' },
   name: { type: 'string' },
   platform: { type: 'string' },
+  versions: { type: 'string' },
   module: { type: 'string' },
   url: { type: 'string' },
   emsp: { type: 'string' },

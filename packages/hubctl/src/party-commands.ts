@@ -1,8 +1,13 @@
 import { partyKey } from '@hub/ocpi';
-import { OperatorInputError, registerParty, reissueInitialToken, setSuspended } from '@hub/registry';
+import { OperatorInputError, parseVersions, registerParty, reissueInitialToken, setSuspended } from '@hub/registry';
 import { need, party, role, type CommandContext } from './command-context.ts';
 
 // hubctl party: register, token, list, show, suspend, reinstate (interface document, Onboarding (a), (c)).
+
+/** "2.1.1*, 2.2.1": the versions the party may use, the one it chose starred. */
+function versionsText(versions: readonly string[], chosen: string | null): string {
+  return versions.map((v) => (v === chosen ? `${v}*` : v)).join(', ');
+}
 
 export async function runPartyCommand(action: string, ctx: CommandContext): Promise<number | undefined> {
   const { deps, values, op, print, audit } = ctx;
@@ -12,10 +17,13 @@ export async function runPartyCommand(action: string, ctx: CommandContext): Prom
         party: party(values),
         name: need(values, 'name'),
         ...(values.platform ? { platformId: values.platform } : {}),
+        ...(values.versions !== undefined ? { versions: parseVersions(values.versions) } : {}),
       });
       const auditPublished = await audit();
       print(
-        `registered ${partyKey(party(values))}/${role(values)} on platform ${result.platformId}\n` +
+        `registered ${partyKey(party(values))}/${role(values)} on platform ${result.platformId}` +
+          (values.versions !== undefined ? ` (OCPI ${parseVersions(values.versions).join(', ')})` : '') +
+          '\n' +
           `initial token (give it to the partner through a secure channel; it works once, for credentials and versions):\n${result.initialToken}`,
         { platform_id: result.platformId, initial_token: result.initialToken, audit_published: auditPublished },
       );
@@ -47,13 +55,15 @@ export async function runPartyCommand(action: string, ctx: CommandContext): Prom
         last_probe_at: p.lastProbeAt?.toISOString() ?? null,
         last_probe_error: p.lastProbeError ?? null,
         receiver_overrides: p.receiverOverrides,
+        versions: p.versions,
+        version: p.version ?? null,
       }));
       const human = rows.length === 0
         ? 'no parties registered'
         : [
-            'PARTY      ROLE  STATUS     LAST PROBE                NAME',
+            'PARTY      ROLE  STATUS     OCPI                  LAST PROBE                NAME',
             ...rows.map((r) =>
-              `${`${r.country_code}/${r.party_id}`.padEnd(10)} ${r.role.padEnd(5)} ${r.status.padEnd(10)} ${(r.last_probe_at ?? '-').padEnd(25)} ${r.name}` +
+              `${`${r.country_code}/${r.party_id}`.padEnd(10)} ${r.role.padEnd(5)} ${r.status.padEnd(10)} ${versionsText(r.versions, r.version).padEnd(21)} ${(r.last_probe_at ?? '-').padEnd(25)} ${r.name}` +
               (r.last_probe_error ? `\n           last probe error: ${r.last_probe_error}` : '') +
               Object.entries(r.receiver_overrides).map(([m, u]) => `\n           ${m} receiver: ${u}`).join(''),
             ),

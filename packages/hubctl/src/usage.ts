@@ -5,10 +5,11 @@ import { RECEIVER_MODULES } from '@hub/registry';
 
 export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
 
-  party register --role CPO|EMSP --country CC --party PID --name NAME [--platform ID]
+  party register --role CPO|EMSP --country CC --party PID --name NAME [--platform ID] [--versions V,...]
                                    register a party and print its initial token
-                                   (--platform adds the role to an existing platform)
-  party list [--role CPO|EMSP]     parties with role, status and last probe
+                                   (--platform adds the role to an existing platform;
+                                   --versions the OCPI versions it may use: 2.1.1, 2.2.1; default 2.2.1)
+  party list [--role CPO|EMSP]     parties with role, status, OCPI versions (* chosen) and last probe
   party show --country CC --party PID --role ROLE
   party token --country CC --party PID --role ROLE
                                    issue a new initial token (before registration only)

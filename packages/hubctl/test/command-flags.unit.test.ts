@@ -27,7 +27,7 @@ describe('hubctl: flags a command does not take', () => {
   });
 
   it('every command takes its own flags, --json and --help', () => {
-    assert.deepEqual([...(COMMAND_FLAGS.get('party register') ?? [])].sort(), ['country', 'help', 'json', 'name', 'party', 'platform', 'role']);
+    assert.deepEqual([...(COMMAND_FLAGS.get('party register') ?? [])].sort(), ['country', 'help', 'json', 'name', 'party', 'platform', 'role', 'versions']);
     assert.deepEqual([...(COMMAND_FLAGS.get('status') ?? [])].sort(), ['help', 'json']);
     assert.ok(COMMAND_FLAGS.get('deliveries redrive')?.has('older-than'));
     assert.ok(COMMAND_FLAGS.get('party reinstate')?.has('role'), 'a|b actions share their line');

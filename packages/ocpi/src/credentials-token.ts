@@ -1,4 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
+import { OCPI_VERSION, type OcpiVersion } from './types.ts';
 
 // Credentials tokens (OCPI 2.2.1 credentials.asciidoc): printable ASCII, at most 64 characters.
 // The hub's own tokens are 256 random bits in base64url (43 characters), stored only as SHA-256
@@ -53,7 +54,11 @@ export function credentialsTokenCandidates(authorization: string | undefined): s
   return candidates;
 }
 
-/** The header value the hub sends: Base64 as OCPI 2.2.1 requires. */
-export function authorizationHeader(token: string): string {
-  return `Token ${Buffer.from(token, 'utf8').toString('base64')}`;
+/**
+ * The header value the hub sends: Base64 as OCPI 2.2.1 requires (transport_and_format.asciidoc,
+ * Authorization header); the token as it is to a 2.1.1 partner (transport_and_format.md, 2.1.1,
+ * Request format: "Its parameter is a string consisting of printable, non-whitespace ASCII characters").
+ */
+export function authorizationHeader(token: string, version: OcpiVersion = OCPI_VERSION): string {
+  return version === '2.1.1' ? `Token ${token}` : `Token ${Buffer.from(token, 'utf8').toString('base64')}`;
 }

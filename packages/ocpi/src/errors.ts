@@ -47,6 +47,9 @@ export const hubErrors = {
   RATE_LIMITED: { http: 429, ocpi: 2000, message: 'Rate limit exceeded' },
   PARTNER_API_UNUSABLE: { http: 200, ocpi: 3001, message: "Unable to use the client's API" },
   UNSUPPORTED_VERSION: { http: 200, ocpi: 3002, message: 'Unsupported version' },
+  // A version the operator did not allow for these credentials is not listed in GET /ocpi/versions
+  // (version_information_endpoint): its URLs answer as URLs that do not exist.
+  VERSION_NOT_ALLOWED: { http: 404, ocpi: 2000, message: 'This OCPI version is not enabled for these credentials' },
   NO_MATCHING_ENDPOINTS: { http: 200, ocpi: 3003, message: 'No matching endpoints' },
   UNKNOWN_RECEIVER: { http: 200, ocpi: 4001, message: 'Unknown receiver' },
   FORWARD_TIMEOUT: { http: 200, ocpi: 4002, message: 'Timeout on forwarded request' },

@@ -3,6 +3,18 @@
 
 export const OCPI_VERSION = '2.2.1';
 
+/**
+ * The OCPI versions the hub speaks with partners, oldest first. A party may use those the operator
+ * allowed it (default: 2.2.1 only); events keep one canonical form whatever the version
+ * (docs/decisions/0008-one-canonical-form-translated-at-the-edge.md).
+ */
+export const OCPI_VERSIONS = ['2.1.1', '2.2.1'] as const;
+export type OcpiVersion = (typeof OCPI_VERSIONS)[number];
+
+export function isOcpiVersion(v: unknown): v is OcpiVersion {
+  return typeof v === 'string' && (OCPI_VERSIONS as readonly string[]).includes(v);
+}
+
 export type PartnerRole = 'CPO' | 'EMSP';
 export type Role = PartnerRole | 'HUB' | 'NAP' | 'NSP' | 'OTHER' | 'SCSP';
 export type ConnectionStatus = 'CONNECTED' | 'OFFLINE' | 'PLANNED' | 'SUSPENDED';

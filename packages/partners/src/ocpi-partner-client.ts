@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
-import { authorizationHeader, OCPI_SUCCESS } from '@hub/ocpi';
-import { PartnerCallError, type PartnerDirectory, type PartnerEndpoint, type RequestIds } from '@hub/registry';
+import { authorizationHeader, OCPI_SUCCESS, OCPI_VERSION, type OcpiVersion } from '@hub/ocpi';
+import { PartnerCallError, type PartnerDirectory, type DiscoveredEndpoint, type RequestIds } from '@hub/registry';
 import { checkOutboundUrl, guardedLookup, type OutboundPolicy } from './outbound-policy.ts';
 
 // Outbound OCPI client on undici: one keep-alive pool per partner origin, a timeout on every call,
@@ -21,6 +21,7 @@ export interface OcpiCallResult {
 
 export interface OcpiPartnerClient extends PartnerDirectory {
   /** One OCPI call: policy check, Token header (Base64), fresh X-Request-ID, the caller's correlation id. */
+  /** A 2.1.1 partner gets its token as it is (authorizationHeader): pass `{ authorization: authorizationHeader(token, '2.1.1') }` in extraHeaders. */
   call(method: 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE', url: string, token: string, ids: RequestIds, body?: unknown, extraHeaders?: Record<string, string>): Promise<OcpiCallResult>;
   close(): Promise<void>;
 }
@@ -100,8 +101,8 @@ export function ocpiPartnerClient(options: PartnerClientOptions): OcpiPartnerCli
     return { httpStatus: res.statusCode, envelope };
   }
 
-  async function getData(url: string, token: string, ids: RequestIds): Promise<unknown> {
-    const { httpStatus, envelope } = await call('GET', url, token, ids);
+  async function getData(url: string, token: string, ids: RequestIds, version: OcpiVersion): Promise<unknown> {
+    const { httpStatus, envelope } = await call('GET', url, token, ids, undefined, { authorization: authorizationHeader(token, version) });
     if (httpStatus < 200 || httpStatus > 299) throw new PartnerCallError('HTTP_STATUS', url, `GET ${url}: HTTP ${httpStatus}`);
     if (envelope.status_code !== OCPI_SUCCESS) {
       throw new PartnerCallError('OCPI_STATUS', url, `GET ${url}: OCPI status_code ${String(envelope.status_code)}`);
@@ -114,28 +115,30 @@ export function ocpiPartnerClient(options: PartnerClientOptions): OcpiPartnerCli
   return {
     call,
     // version_information_endpoint.asciidoc: GET versions returns a list of {version, url}.
-    async fetchVersions(url, token, ids) {
-      const data = await getData(url, token, ids);
+    async fetchVersions(url, token, ids, version = OCPI_VERSION) {
+      const data = await getData(url, token, ids, version);
       if (!Array.isArray(data) || !data.every((v: { version?: unknown; url?: unknown } | null) => v && isString(v.version) && isString(v.url))) {
         throw new PartnerCallError('UNEXPECTED_BODY', url, `GET ${url}: data is not a list of versions`);
       }
       return data.map((v: { version: string; url: string }) => ({ version: v.version, url: v.url }));
     },
-    // version_information_endpoint.asciidoc: version details are {version, endpoints: [{identifier, role, url}]}.
-    async fetchVersionDetails(url, token, ids) {
-      const data = (await getData(url, token, ids)) as { version?: unknown; endpoints?: unknown } | null;
+    // version_information_endpoint.asciidoc: version details are {version, endpoints: [{identifier, role, url}]};
+    // a 2.1.1 endpoint has no role (version_information_endpoint.md, 2.1.1, Endpoint class): the
+    // registry decides what a missing role means for the version it asked for.
+    async fetchVersionDetails(url, token, ids, version = OCPI_VERSION) {
+      const data = (await getData(url, token, ids, version)) as { version?: unknown; endpoints?: unknown } | null;
       const endpoints = data?.endpoints;
       if (
         !data ||
         !isString(data.version) ||
         !Array.isArray(endpoints) ||
-        !endpoints.every((e: { identifier?: unknown; role?: unknown; url?: unknown } | null) => e && isString(e.identifier) && (e.role === 'SENDER' || e.role === 'RECEIVER') && isString(e.url))
+        !endpoints.every((e: { identifier?: unknown; role?: unknown; url?: unknown } | null) => e && isString(e.identifier) && (e.role === undefined || e.role === 'SENDER' || e.role === 'RECEIVER') && isString(e.url))
       ) {
         throw new PartnerCallError('UNEXPECTED_BODY', url, `GET ${url}: data is not version details`);
       }
       return {
         version: data.version,
-        endpoints: (endpoints as PartnerEndpoint[]).map((e) => ({ identifier: e.identifier, role: e.role, url: e.url })),
+        endpoints: (endpoints as DiscoveredEndpoint[]).map((e) => (e.role ? { identifier: e.identifier, role: e.role, url: e.url } : { identifier: e.identifier, url: e.url })),
       };
     },
     close: () => agent.close(),

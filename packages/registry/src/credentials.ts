@@ -1,7 +1,8 @@
 import { newEvent, registryEventTypes, topics } from '@hub/events';
-import { HubError, OCPI_VERSION, generateCredentialsToken, hashCredentialsToken, partyKey, type PartnerRole } from '@hub/ocpi';
+import { HubError, OCPI_VERSION, generateCredentialsToken, hashCredentialsToken, partyKey, type OcpiVersion, type PartnerRole } from '@hub/ocpi';
 import type { Credentials } from '@hub/schemas/generated/ocpi/credentials';
 import type { Caller, PartnerEndpoint } from './model.ts';
+import { endpointRoleIn211 } from './versions.ts';
 import type { OutboxEvent, PartnerDirectory, RegistryStore, RequestIds, TokenCipher } from './ports.ts';
 import { PartnerCallError } from './partner-call-error.ts';
 
@@ -9,6 +10,11 @@ import { PartnerCallError } from './partner-call-error.ts';
 // the partner POSTs with the initial token (CREDENTIALS_TOKEN_A); the hub fetches the partner's
 // versions and details with the partner's token (CREDENTIALS_TOKEN_B) and answers with its own new
 // token (CREDENTIALS_TOKEN_C). PUT re-fetches endpoints and rotates; DELETE unregisters.
+//
+// The exchange runs in the version whose credentials URL the partner called (2.1.1 credentials.md
+// has the same flow); a PUT under another version the operator allowed switches the platform to it
+// (credentials.asciidoc, Upgrading to a newer version). The body arrives here in 2.2.1 form: the
+// version's edge translated it (docs/decisions/0008-one-canonical-form-translated-at-the-edge.md).
 
 export interface HubIdentity {
   readonly countryCode: string;
@@ -64,29 +70,43 @@ function checkRoles(caller: Caller, body: CredentialsBody): void {
   }
 }
 
-/** Fetches the partner's versions, picks 2.2.1 and fetches its endpoints (credentials.asciidoc, POST/PUT). */
+/**
+ * Fetches the partner's versions, picks the version of the exchange and fetches its endpoints
+ * (credentials.asciidoc, POST/PUT). 2.2.1 endpoints name their role; 2.1.1 endpoints have none, and
+ * get the one their module has on the partner's side (versions.ts, endpointRoleIn211).
+ */
 async function discoverPartner(
   deps: CredentialsDeps,
+  caller: Caller,
   body: CredentialsBody,
+  version: OcpiVersion,
   ids: RequestIds,
 ): Promise<{ detailsUrl: string; endpoints: PartnerEndpoint[] }> {
   try {
-    const versions = await deps.partners.fetchVersions(body.url, body.token, ids);
-    const v221 = versions.find((v) => v.version === OCPI_VERSION);
-    if (!v221) {
+    const versions = await deps.partners.fetchVersions(body.url, body.token, ids, version);
+    const listed = versions.find((v) => v.version === version);
+    if (!listed) {
       throw new HubError('UNSUPPORTED_VERSION', {
-        detail: `the partner's versions endpoint lists ${versions.map((v) => v.version).join(', ') || 'no versions'}, not ${OCPI_VERSION}`,
+        detail: `the partner's versions endpoint lists ${versions.map((v) => v.version).join(', ') || 'no versions'}, not ${version}`,
       });
     }
-    const details = await deps.partners.fetchVersionDetails(v221.url, body.token, ids);
-    if (details.version !== OCPI_VERSION) {
+    const details = await deps.partners.fetchVersionDetails(listed.url, body.token, ids, version);
+    if (details.version !== version) {
       throw new HubError('UNSUPPORTED_VERSION', { detail: `version details are for ${details.version}` });
     }
     // credentials.asciidoc (Required endpoints not available): every OCPI platform implements credentials.
     if (!details.endpoints.some((e) => e.identifier === 'credentials')) {
       throw new HubError('NO_MATCHING_ENDPOINTS', { detail: "the partner's version details list no credentials endpoint" });
     }
-    return { detailsUrl: v221.url, endpoints: details.endpoints };
+    const partyRole = caller.parties[0]?.role ?? 'CPO';
+    const endpoints: PartnerEndpoint[] = [];
+    for (const e of details.endpoints) {
+      if (version === '2.1.1') endpoints.push({ identifier: e.identifier, role: endpointRoleIn211(e.identifier, partyRole), url: e.url });
+      else if (e.role) endpoints.push({ identifier: e.identifier, role: e.role, url: e.url });
+      // version_information_endpoint.asciidoc, Endpoint class: role is required in 2.2.1.
+      else throw new HubError('PARTNER_API_UNUSABLE', { detail: `the partner's ${version} endpoint ${e.identifier} has no role` });
+    }
+    return { detailsUrl: listed.url, endpoints };
   } catch (e) {
     if (e instanceof PartnerCallError) {
       throw new HubError(e.reason === 'URL_NOT_ALLOWED' ? 'INVALID_PARAMETERS' : 'PARTNER_API_UNUSABLE', {
@@ -129,9 +149,11 @@ async function exchange(
   body: CredentialsBody,
   ids: RequestIds,
   mode: 'register' | 'update',
+  version: OcpiVersion,
 ): Promise<HubCredentials> {
+  if (!caller.versions.includes(version)) throw new HubError('VERSION_NOT_ALLOWED');
   checkRoles(caller, body);
-  const { detailsUrl, endpoints } = await discoverPartner(deps, body, ids);
+  const { detailsUrl, endpoints } = await discoverPartner(deps, caller, body, version, ids);
   const hubToken = generateCredentialsToken();
   const saved = await deps.store.saveCredentials(
     {
@@ -140,7 +162,7 @@ async function exchange(
       newHubTokenHash: hashCredentialsToken(hubToken),
       partnerTokenSealed: deps.cipher.seal(body.token),
       versionsUrl: body.url,
-      version: OCPI_VERSION,
+      version,
       endpoints,
       businessDetails: body.roles.map((r) => ({ ...partyJson({ countryCode: r.country_code, partyId: r.party_id, role: r.role as PartnerRole }), business_details: r.business_details })),
       outbox: [
@@ -148,7 +170,7 @@ async function exchange(
           deps,
           caller,
           mode === 'register' ? registryEventTypes.credentialsRegistered : registryEventTypes.credentialsUpdated,
-          { versions_url: body.url, version_details_url: detailsUrl, version: OCPI_VERSION, endpoints },
+          { versions_url: body.url, version_details_url: detailsUrl, version, endpoints },
           ids,
         ),
       ],
@@ -160,16 +182,16 @@ async function exchange(
   return hubCredentials(deps.hub, hubToken);
 }
 
-/** POST /ocpi/2.2.1/credentials: 405 once registered (credentials.asciidoc, POST Method). */
-export async function registerCredentials(deps: CredentialsDeps, caller: Caller, body: CredentialsBody, ids: RequestIds) {
+/** POST /ocpi/{version}/credentials: 405 once registered (credentials.asciidoc, POST Method). */
+export async function registerCredentials(deps: CredentialsDeps, caller: Caller, body: CredentialsBody, ids: RequestIds, version: OcpiVersion = OCPI_VERSION) {
   if (caller.registered) throw new HubError('ALREADY_REGISTERED');
-  return exchange(deps, caller, body, ids, 'register');
+  return exchange(deps, caller, body, ids, 'register', version);
 }
 
-/** PUT /ocpi/2.2.1/credentials: 405 before registration (credentials.asciidoc, PUT Method). */
-export async function updateCredentials(deps: CredentialsDeps, caller: Caller, body: CredentialsBody, ids: RequestIds) {
+/** PUT /ocpi/{version}/credentials: 405 before registration (credentials.asciidoc, PUT Method). */
+export async function updateCredentials(deps: CredentialsDeps, caller: Caller, body: CredentialsBody, ids: RequestIds, version: OcpiVersion = OCPI_VERSION) {
   if (!caller.registered || caller.tokenKind !== 'HUB') throw new HubError('NOT_REGISTERED');
-  return exchange(deps, caller, body, ids, 'update');
+  return exchange(deps, caller, body, ids, 'update', version);
 }
 
 /**

@@ -8,3 +8,4 @@ export * from './token-cipher.ts';
 export * from './partner-call-error.ts';
 export * from './outbox-relay.ts';
 export * from './routing.ts';
+export * from './versions.ts';

@@ -1,4 +1,4 @@
-import type { ConnectionStatus, InterfaceRole, PartnerRole, PartyRole } from '@hub/ocpi';
+import type { ConnectionStatus, InterfaceRole, OcpiVersion, PartnerRole, PartyRole } from '@hub/ocpi';
 
 /** One partner connection: the credentials, versions URL and endpoints shared by its parties. */
 export interface Platform {
@@ -7,6 +7,8 @@ export interface Platform {
   /** The partner's versions URL from its credentials; undefined until registered. */
   readonly versionsUrl: string | undefined;
   readonly version: string | undefined;
+  /** The versions the operator allowed (hubctl party register --versions). */
+  readonly versions: readonly OcpiVersion[];
   readonly registeredAt: Date | undefined;
 }
 
@@ -33,6 +35,10 @@ export interface Caller {
   /** True once the credentials exchange has happened (POST credentials). */
   readonly registered: boolean;
   readonly parties: readonly Party[];
+  /** The OCPI versions these credentials may use, oldest first (the operator's choice). */
+  readonly versions: readonly OcpiVersion[];
+  /** The version chosen in the last credentials exchange; undefined before it. */
+  readonly version: OcpiVersion | undefined;
   /** "CC/PID/ROLE,…" of the parties, computed once: the access log and metrics name the caller by it. */
   readonly label: string;
 }
@@ -50,6 +56,9 @@ export interface PartyListing extends Party {
   readonly lastProbeAt: Date | undefined;
   readonly lastProbeError: string | undefined;
   readonly receiverOverrides: Readonly<Record<string, string>>;
+  /** The OCPI versions the party's platform may use, and the one it chose (undefined before it registers). */
+  readonly versions: readonly OcpiVersion[];
+  readonly version: OcpiVersion | undefined;
 }
 
 /** OCPI 2.2.1 mod_hub_client_info.asciidoc, ClientInfo object. */

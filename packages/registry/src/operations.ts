@@ -1,5 +1,5 @@
 import { newEvent, registryEventTypes, topics, type HubEvent } from '@hub/events';
-import { generateCredentialsToken, hashCredentialsToken, partyKey, type PartyRef, type PartyRole } from '@hub/ocpi';
+import { generateCredentialsToken, hashCredentialsToken, partyKey, type OcpiVersion, type PartyRef, type PartyRole } from '@hub/ocpi';
 import type { OutboxEvent, RegistryStore } from './ports.ts';
 
 // Operator use cases behind hubctl (the account team's job, outside the partner API: interface
@@ -42,7 +42,7 @@ const partyJson = (p: PartyRole) => ({ country_code: p.countryCode, party_id: p.
 
 export async function registerParty(
   deps: OperatorDeps,
-  input: { party: PartyRole; name: string; platformId?: string },
+  input: { party: PartyRole; name: string; platformId?: string; versions?: readonly OcpiVersion[] },
 ): Promise<{ platformId: string; initialToken: string }> {
   const party = normaliseParty(input.party);
   if (!input.name.trim()) throw new OperatorInputError('name must not be empty');
@@ -51,9 +51,10 @@ export async function registerParty(
     party,
     name: input.name.trim(),
     ...(input.platformId ? { platformId: input.platformId } : {}),
+    ...(input.versions ? { versions: input.versions } : {}),
     initialTokenHash: hashCredentialsToken(initialToken),
     outbox: (id) => [
-      registryEvent(deps, registryEventTypes.partyRegistered, roleKey(party), { ...partyJson(party), name: input.name.trim(), platform_id: id }),
+      registryEvent(deps, registryEventTypes.partyRegistered, roleKey(party), { ...partyJson(party), name: input.name.trim(), platform_id: id, ...(input.versions ? { versions: input.versions } : {}) }),
     ],
   });
   return { platformId, initialToken };

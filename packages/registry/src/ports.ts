@@ -1,5 +1,5 @@
 import type { HubEvent } from '@hub/events';
-import type { PartnerRole, PartyRef, PartyRole } from '@hub/ocpi';
+import type { InterfaceRole, OcpiVersion, PartnerRole, PartyRef, PartyRole } from '@hub/ocpi';
 import type { Caller, ClientInfo, PartnerEndpoint, PartyListing } from './model.ts';
 import type { HealthPolicy } from './health.ts';
 
@@ -16,7 +16,7 @@ export interface CredentialsChange {
   readonly newHubTokenHash: string;
   readonly partnerTokenSealed: Buffer;
   readonly versionsUrl: string;
-  readonly version: string;
+  readonly version: OcpiVersion;
   readonly endpoints: readonly PartnerEndpoint[];
   readonly businessDetails: unknown;
   readonly outbox: readonly OutboxEvent[];
@@ -37,6 +37,12 @@ export interface RegistryStore {
     readonly name: string;
     /** Adds the role to an existing platform instead of creating one. */
     readonly platformId?: string;
+    /**
+     * The OCPI versions the platform may use; set when the platform is created (default 2.2.1 only).
+     * Adding a party to an existing platform with other versions is refused, as is a second party
+     * on a platform that may use 2.1.1 (its Credentials name one party: credentials.md, 2.1.1).
+     */
+    readonly versions?: readonly OcpiVersion[];
     readonly initialTokenHash: string;
     readonly outbox: (platformId: string) => readonly OutboxEvent[];
   }): Promise<{ platformId: string }>;
@@ -58,7 +64,7 @@ export interface RegistryStore {
   partnerAccess(platformId: string): Promise<{ versionsUrl: string; partnerTokenSealed: Buffer } | undefined>;
 
   /** Platforms with registered credentials, for the health prober. */
-  registeredPlatforms(): Promise<Array<{ platformId: string; versionsUrl: string; partnerTokenSealed: Buffer; parties: string[] }>>;
+  registeredPlatforms(): Promise<Array<{ platformId: string; versionsUrl: string; version: OcpiVersion; partnerTokenSealed: Buffer; parties: string[] }>>;
 
   /**
    * Stores a probe result and the health it makes under `policy` (health.ts; default: every probe
@@ -92,8 +98,16 @@ export interface RegistryStore {
 
 /** Port: the partner's side of OCPI, as far as the registry needs it (versions and details). */
 export interface PartnerDirectory {
-  fetchVersions(versionsUrl: string, partnerToken: string, ids: RequestIds): Promise<Array<{ version: string; url: string }>>;
-  fetchVersionDetails(detailsUrl: string, partnerToken: string, ids: RequestIds): Promise<{ version: string; endpoints: PartnerEndpoint[] }>;
+  /** `version`: the version the hub speaks to the partner, which decides the Authorization header (2.2.1 by default). */
+  fetchVersions(versionsUrl: string, partnerToken: string, ids: RequestIds, version?: OcpiVersion): Promise<Array<{ version: string; url: string }>>;
+  fetchVersionDetails(detailsUrl: string, partnerToken: string, ids: RequestIds, version?: OcpiVersion): Promise<{ version: string; endpoints: DiscoveredEndpoint[] }>;
+}
+
+/** An endpoint as a partner's version details list it: 2.1.1 endpoints carry no role. */
+export interface DiscoveredEndpoint {
+  readonly identifier: string;
+  readonly role?: InterfaceRole;
+  readonly url: string;
 }
 
 export interface RequestIds {

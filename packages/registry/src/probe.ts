@@ -1,10 +1,11 @@
 import { newEvent, registryEventTypes, topics } from '@hub/events';
-import { OCPI_VERSION } from '@hub/ocpi';
+import type { OcpiVersion } from '@hub/ocpi';
 import type { HealthPolicy } from './health.ts';
 import type { PartnerDirectory, RegistryStore, TokenCipher } from './ports.ts';
 
 // Health probe (interface document, What the service does 9): GET /ocpi/versions on each registered
-// partner with the partner's token; a listed 2.2.1 is a good probe, anything else a failed one; the
+// partner with the partner's token; the version the partner chose in its credentials exchange listed
+// (2.2.1, or 2.1.1 for a 2.1.1 platform) is a good probe, anything else a failed one; the
 // partner's status follows them with hysteresis (health.ts).
 
 export interface ProbeDeps {
@@ -24,15 +25,15 @@ export interface ProbeResult {
 
 export async function probePlatform(
   deps: ProbeDeps,
-  platform: { readonly platformId: string; readonly versionsUrl: string; readonly partnerTokenSealed: Buffer },
+  platform: { readonly platformId: string; readonly versionsUrl: string; readonly version: OcpiVersion; readonly partnerTokenSealed: Buffer },
   correlationId: string,
 ): Promise<ProbeResult> {
   let ok = false;
   let error: string | undefined;
   try {
-    const versions = await deps.partners.fetchVersions(platform.versionsUrl, deps.cipher.open(platform.partnerTokenSealed), { correlationId });
-    ok = versions.some((v) => v.version === OCPI_VERSION);
-    if (!ok) error = `no ${OCPI_VERSION} in versions (${versions.map((v) => v.version).join(', ') || 'empty'})`;
+    const versions = await deps.partners.fetchVersions(platform.versionsUrl, deps.cipher.open(platform.partnerTokenSealed), { correlationId }, platform.version);
+    ok = versions.some((v) => v.version === platform.version);
+    if (!ok) error = `no ${platform.version} in versions (${versions.map((v) => v.version).join(', ') || 'empty'})`;
   } catch (e) {
     error = e instanceof Error ? e.message : String(e);
   }

@@ -1,6 +1,7 @@
-import { healthAfterProbe, IMMEDIATE_HEALTH, type Caller, type HealthStatus, type RegistryStore } from '@hub/registry';
+import { isOcpiVersion, OCPI_VERSION } from '@hub/ocpi';
+import { healthAfterProbe, IMMEDIATE_HEALTH, refuseJoin, type Caller, type HealthStatus, type RegistryStore } from '@hub/registry';
 import { inTransaction, type Pool } from './pool.ts';
-import { notifyCredentials, queueOutbox, toParty, type PartyRow } from './registry-rows.ts';
+import { knownVersions, notifyCredentials, queueOutbox, toParty, type PartyRow } from './registry-rows.ts';
 
 // The registry store's credentials half: tokens and callers, party registration, the credentials
 // exchange (credentials.asciidoc), partner access and probes.
@@ -13,8 +14,8 @@ export type RegistryCredentials = Pick<
 export function postgresRegistryCredentials(pool: Pool): RegistryCredentials {
   return {
     async findCaller(tokenHash) {
-      const { rows } = await pool.query<PartyRow & { kind: 'INITIAL' | 'HUB'; registered: boolean; token_platform: string }>(
-        `select t.kind, t.platform_id as token_platform, pl.registered_at is not null as registered, p.*
+      const { rows } = await pool.query<PartyRow & { kind: 'INITIAL' | 'HUB'; registered: boolean; token_platform: string; versions: string[]; version: string | null }>(
+        `select t.kind, t.platform_id as token_platform, pl.registered_at is not null as registered, pl.versions, pl.version, p.*
            from credentials_tokens t
            join platforms pl on pl.id = t.platform_id
            left join parties p on p.platform_id = t.platform_id
@@ -30,6 +31,8 @@ export function postgresRegistryCredentials(pool: Pool): RegistryCredentials {
         tokenKind: first.kind,
         registered: first.registered,
         parties,
+        versions: knownVersions(first.versions),
+        version: isOcpiVersion(first.version) ? first.version : undefined,
         label: parties.map((p) => `${p.countryCode}/${p.partyId}/${p.role}`).join(','),
       };
       return caller;
@@ -39,10 +42,18 @@ export function postgresRegistryCredentials(pool: Pool): RegistryCredentials {
       return inTransaction(pool, async (client) => {
         let platformId = input.platformId;
         if (platformId) {
-          const found = await client.query('select 1 from platforms where id = $1 for update', [platformId]);
-          if (found.rowCount === 0) throw new Error(`no platform ${platformId}`);
+          const found = await client.query<{ versions: string[]; parties: number }>(
+            'select versions, (select count(*)::int from parties where platform_id = $1) as parties from platforms where id = $1 for update',
+            [platformId],
+          );
+          const platform = found.rows[0];
+          if (!platform) throw new Error(`no platform ${platformId}`);
+          refuseJoin(platformId, knownVersions(platform.versions), platform.parties, input.versions);
         } else {
-          const created = await client.query<{ id: string }>('insert into platforms (name) values ($1) returning id', [input.name]);
+          const created = await client.query<{ id: string }>('insert into platforms (name, versions) values ($1, $2) returning id', [
+            input.name,
+            input.versions ?? [OCPI_VERSION],
+          ]);
           platformId = created.rows[0]?.id ?? '';
         }
         const { party } = input;
@@ -147,12 +158,18 @@ export function postgresRegistryCredentials(pool: Pool): RegistryCredentials {
     },
 
     async registeredPlatforms() {
-      const { rows } = await pool.query<{ id: string; versions_url: string; partner_token_sealed: Buffer; parties: string[] }>(
-        `select pl.id, pl.versions_url, pl.partner_token_sealed,
+      const { rows } = await pool.query<{ id: string; versions_url: string; version: string | null; partner_token_sealed: Buffer; parties: string[] }>(
+        `select pl.id, pl.versions_url, pl.version, pl.partner_token_sealed,
                 array(select p.country_code || '/' || p.party_id || '/' || p.role from parties p where p.platform_id = pl.id order by 1) as parties
            from platforms pl where pl.registered_at is not null order by pl.id`,
       );
-      return rows.map((r) => ({ platformId: r.id, versionsUrl: r.versions_url, partnerTokenSealed: r.partner_token_sealed, parties: r.parties }));
+      return rows.map((r) => ({
+        platformId: r.id,
+        versionsUrl: r.versions_url,
+        version: isOcpiVersion(r.version) ? r.version : OCPI_VERSION,
+        partnerTokenSealed: r.partner_token_sealed,
+        parties: r.parties,
+      }));
     },
 
     recordProbe(platformId, result, outboxIfChanged, policy = IMMEDIATE_HEALTH) {

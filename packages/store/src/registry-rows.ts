@@ -1,4 +1,4 @@
-import type { PartnerRole } from '@hub/ocpi';
+import { isOcpiVersion, OCPI_VERSION, type OcpiVersion, type PartnerRole } from '@hub/ocpi';
 import { connectionStatus, type OutboxEvent, type Party, type PartyListing } from '@hub/registry';
 import type { PoolClient } from './pool.ts';
 
@@ -17,6 +17,12 @@ export async function queueOutbox(client: PoolClient, outbox: readonly OutboxEve
 
 export async function notifyCredentials(client: PoolClient, platformId: string): Promise<void> {
   await client.query('select pg_notify($1, $2)', [CREDENTIALS_CHANNEL, platformId]);
+}
+
+/** A platform's allowed versions as stored; one this code does not know (a newer writer) is left out. */
+export function knownVersions(stored: readonly string[] | null): OcpiVersion[] {
+  const known = (stored ?? [OCPI_VERSION]).filter(isOcpiVersion);
+  return known.length > 0 ? known : [OCPI_VERSION];
 }
 
 export interface PartyRow {
@@ -40,7 +46,7 @@ export const toParty = (r: PartyRow): Party => ({
 });
 
 export const LISTING_SQL = `
-  select p.*, pl.name as platform_name, pl.registered_at is not null as registered,
+  select p.*, pl.name as platform_name, pl.registered_at is not null as registered, pl.versions, pl.version,
          h.status as health_status, h.last_probe_at, h.last_error,
          coalesce((select jsonb_object_agg(o.module, o.url) from endpoint_overrides o
                    where o.country_code = p.country_code and o.party_id = p.party_id and o.role = p.role), '{}'::jsonb) as overrides
@@ -55,6 +61,8 @@ export interface ListingRow extends PartyRow {
   last_probe_at: Date | null;
   last_error: string | null;
   overrides: Record<string, string>;
+  versions: string[];
+  version: string | null;
 }
 
 export const toListing = (r: ListingRow): PartyListing => {
@@ -67,5 +75,7 @@ export const toListing = (r: ListingRow): PartyListing => {
     lastProbeAt: r.last_probe_at ?? undefined,
     lastProbeError: r.last_error ?? undefined,
     receiverOverrides: r.overrides,
+    versions: knownVersions(r.versions),
+    version: isOcpiVersion(r.version) && r.registered ? r.version : undefined,
   };
 };

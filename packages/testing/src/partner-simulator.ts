@@ -215,7 +215,13 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
     res.json(ok(sim.versions.map((v) => ({ version: v, url: `${sim.baseUrl}/ocpi/${v}` }))));
   });
   app.get('/ocpi/:version', (req, res) => {
-    res.json(ok({ version: req.params.version, endpoints: modules.map((m) => ({ ...m, url: `${sim.baseUrl}/ocpi/${req.params.version}/${m.identifier}` })) }));
+    const version = req.params.version;
+    const url = (m: { identifier: string }) => `${sim.baseUrl}/ocpi/${version}/${m.identifier}`;
+    // version_information_endpoint.md (2.1.1), Endpoint class: identifier and url, no role; one entry per module.
+    const endpoints = version === '2.1.1'
+      ? [...new Set(modules.map((m) => m.identifier))].map((identifier) => ({ identifier, url: url({ identifier }) }))
+      : modules.map((m) => ({ ...m, url: url(m) }));
+    res.json(ok({ version, endpoints }));
   });
 
   const listen = (p: number) =>

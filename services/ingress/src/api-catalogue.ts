@@ -39,6 +39,7 @@ export interface RouteSpec {
 }
 
 const V = '/ocpi/2.2.1';
+const V211 = '/ocpi/2.1.1';
 const LOC = `${V}/locations/{country_code}/{party_id}/{location_id}`;
 const TARIFF = `${V}/tariffs/{country_code}/{party_id}/{tariff_id}`;
 const SESSION = `${V}/sessions/{country_code}/{party_id}/{session_id}`;
@@ -53,14 +54,21 @@ const LOCATION_LEVELS = [
   { path: `${LOC}/{evse_uid}/{connector_id}`, schema: 'ocpi/connector.json', what: 'Connector' },
 ] as const;
 
-export const API_CATALOGUE: readonly RouteSpec[] = [
-  { method: 'get', path: '/ocpi/versions', module: 'versions', summary: 'The versions the hub supports', auth: 'initial-token', data: { schema: 'ocpi/version.json', list: true }, errors: [] },
+const ROUTES_221: readonly RouteSpec[] = [
+  { method: 'get', path: '/ocpi/versions', module: 'versions', summary: 'The versions the operator allowed the caller (2.2.1 unless registered with others)', auth: 'initial-token', data: { schema: 'ocpi/version.json', list: true }, errors: [] },
   { method: 'get', path: V, module: 'versions', summary: 'The modules the hub serves, once per role', auth: 'initial-token', data: { schema: 'ocpi/version_details.json' }, errors: [] },
 
   { method: 'get', path: `${V}/credentials`, module: 'credentials', summary: "The hub's credentials for this token", auth: 'initial-token', data: { schema: 'ocpi/credentials.json' }, errors: [] },
   { method: 'post', path: `${V}/credentials`, module: 'credentials', summary: 'Register with the initial token (once)', auth: 'initial-token', body: { schemas: ['ocpi/credentials.json'] }, data: { schema: 'ocpi/credentials.json' }, errors: [...CREDENTIALS_LINK_ERRORS, 'ALREADY_REGISTERED'] },
   { method: 'put', path: `${V}/credentials`, module: 'credentials', summary: 'Update the registration', auth: 'initial-token', body: { schemas: ['ocpi/credentials.json'] }, data: { schema: 'ocpi/credentials.json' }, errors: [...CREDENTIALS_LINK_ERRORS, 'NOT_REGISTERED'] },
   { method: 'delete', path: `${V}/credentials`, module: 'credentials', summary: 'Unregister', auth: 'initial-token', errors: ['NOT_REGISTERED'] },
+
+  // OCPI 2.1.1 partners (docs/reference/version-mapping.md): the same flows in 2.1.1 objects.
+  { method: 'get', path: V211, module: 'versions', summary: 'The modules the hub serves to 2.1.1 partners (no roles in 2.1.1)', auth: 'initial-token', data: { schema: 'ocpi-2.1.1/version_details.json' }, errors: [] },
+  { method: 'get', path: `${V211}/credentials`, module: 'credentials', summary: "The hub's 2.1.1 credentials for this token", auth: 'initial-token', data: { schema: 'ocpi-2.1.1/credentials.json' }, errors: [] },
+  { method: 'post', path: `${V211}/credentials`, module: 'credentials', summary: 'Register in OCPI 2.1.1 with the initial token (once)', auth: 'initial-token', body: { schemas: ['ocpi-2.1.1/credentials.json'] }, data: { schema: 'ocpi-2.1.1/credentials.json' }, errors: [...CREDENTIALS_LINK_ERRORS, 'ALREADY_REGISTERED'] },
+  { method: 'put', path: `${V211}/credentials`, module: 'credentials', summary: 'Update the registration, or switch to 2.1.1', auth: 'initial-token', body: { schemas: ['ocpi-2.1.1/credentials.json'] }, data: { schema: 'ocpi-2.1.1/credentials.json' }, errors: [...CREDENTIALS_LINK_ERRORS, 'NOT_REGISTERED'] },
+  { method: 'delete', path: `${V211}/credentials`, module: 'credentials', summary: 'Unregister', auth: 'initial-token', errors: ['NOT_REGISTERED'] },
 
   { method: 'get', path: `${V}/hubclientinfo`, module: 'hubclientinfo', summary: "The caller's parties and those it has an active routing rule with", auth: 'hub-token', data: { schema: 'ocpi/client_info.json', list: true }, paginated: true, errors: ['INVALID_PARAMETERS'] },
 
@@ -129,3 +137,20 @@ export const API_CATALOGUE: readonly RouteSpec[] = [
   { method: 'post', path: `${V}/chargingprofiles/callback/{request_id}`, module: 'chargingprofiles', summary: "The CPO's ActiveChargingProfileResult, ChargingProfileResult or ClearProfileResult for a request the hub forwarded", auth: 'none', body: { schemas: ['ocpi/charging_profile_result.json'] }, errors: ['INVALID_PARAMETERS', 'NOT_FOUND'] },
   { method: 'post', path: `${V}/commands/callback/{command_id}`, module: 'commands', summary: "The CPO's CommandResult for a command the hub forwarded", auth: 'none', body: { schemas: ['ocpi/command_result.json'] }, errors: ['INVALID_PARAMETERS', 'NOT_FOUND'] },
 ];
+
+/** The OCPI 2.1.1 form of a 2.2.1 route served through the same handler (docs/reference/version-mapping.md). */
+function in211(route: RouteSpec): RouteSpec {
+  const schema = (id: string) => id.replace(/^ocpi\//, 'ocpi-2.1.1/');
+  return {
+    ...route,
+    path: route.path.replace(V, V211),
+    summary: `${route.summary} (OCPI 2.1.1 objects)`,
+    ...(route.body ? { body: { ...route.body, schemas: route.body.schemas.map(schema) } } : {}),
+    ...(route.data ? { data: { ...route.data, schema: schema(route.data.schema) } } : {}),
+  };
+}
+
+/** The modules 2.1.1 partners use through the 2.2.1 routes, translated at the edge. */
+const SERVED_IN_211 = ['locations', 'tariffs'];
+
+export const API_CATALOGUE: readonly RouteSpec[] = [...ROUTES_221, ...ROUTES_221.filter((r) => SERVED_IN_211.includes(r.module) && r.path.startsWith(`${V}/`)).map(in211)];

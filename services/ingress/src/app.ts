@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import { HubError } from '@hub/ocpi';
+import { HubError, type OcpiVersion } from '@hub/ocpi';
 import { requestContext, type HttpMetrics, type Logger } from '@hub/observability';
 import type { CredentialsDeps, RegistryStore, RoutingDirectory } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
@@ -14,9 +14,10 @@ import { authenticate } from './authenticate.ts';
 import type { IngressDeliveries } from './ports.ts';
 import type { DispatcherWait } from './known-sessions.ts';
 import { errorMiddleware } from './http.ts';
+import { versionEdges } from './version-edge.ts';
 import { credentialsRouter } from './routes/credentials.ts';
 import { hubClientInfoRouter } from './routes/hubclientinfo.ts';
-import { registerVersionRoutes, type ModuleEndpoint } from './routes/versions.ts';
+import { registerVersionRoutes, type ModuleEndpoint, type ModulesByVersion } from './routes/versions.ts';
 
 export interface IngressLimits {
   /** Largest accepted request body in bytes (README, Limits). */
@@ -49,8 +50,8 @@ export interface IngressDeps {
   readonly chargingProfiles: Pick<ChargingProfilesDeps, 'chargingProfiles' | 'perMinute' | 'forwarded' | 'results'>;
 }
 
-/** The modules this ingress serves: the single list behind GET /ocpi/2.2.1 and the routing below. */
-export const MODULES: readonly ModuleEndpoint[] = [
+/** The modules this ingress serves in 2.2.1: the single list behind GET /ocpi/2.2.1 and the routing below. */
+const MODULES_221: readonly ModuleEndpoint[] = [
   // version_information_endpoint.asciidoc, Endpoint: SENDER is advised for one's own credentials module.
   { identifier: 'credentials', roles: ['SENDER'], path: 'credentials' },
   // mod_hub_client_info.asciidoc: the hub owns ClientInfo and implements the Sender Interface (GET);
@@ -78,6 +79,18 @@ export const MODULES: readonly ModuleEndpoint[] = [
   { identifier: 'cdrs', roles: ['RECEIVER'], path: 'cdrs' },
 ];
 
+/**
+ * The modules served to OCPI 2.1.1 partners, translated at the edge into the one canonical form
+ * (docs/decisions/0008-one-canonical-form-translated-at-the-edge.md). 2.1.1 endpoints carry no role.
+ */
+const MODULES_211: readonly ModuleEndpoint[] = [
+  { identifier: 'credentials', roles: ['SENDER'], path: 'credentials' },
+  { identifier: 'locations', roles: ['SENDER', 'RECEIVER'], path: 'locations' },
+  { identifier: 'tariffs', roles: ['SENDER', 'RECEIVER'], path: 'tariffs' },
+];
+
+export const MODULES: ModulesByVersion = { '2.1.1': MODULES_211, '2.2.1': MODULES_221 };
+
 export function createIngressApp(deps: IngressDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -89,15 +102,14 @@ export function createIngressApp(deps: IngressDeps): Express {
   // gets a precise answer; unparseable JSON is HTTP 400 (status_codes.asciidoc).
   const json = express.json({ limit: deps.limits.maxBodyBytes, strict: true, type: () => true });
   const withInitial = authenticate(deps.callers, { allowInitialToken: true, allowSuspended: true });
-  const hubToken = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false });
+  // Every URL under /ocpi/{version} admits only callers the operator allowed that version.
+  const withInitialIn = (version: OcpiVersion) => authenticate(deps.callers, { allowInitialToken: true, allowSuspended: true, version });
+  const hubToken = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version: '2.2.1' });
 
-  registerVersionRoutes(app, deps.publicBaseUrl, MODULES, withInitial);
-  app.use(
-    '/ocpi/2.2.1/credentials',
-    withInitial,
-    json,
-    credentialsRouter({ ...deps.credentials, store: deps.store, validator: deps.validator, onChange: deps.onRegistryChange }),
-  );
+  registerVersionRoutes(app, deps.publicBaseUrl, MODULES, withInitial, withInitialIn);
+  const credentialsDeps = { ...deps.credentials, store: deps.store, validator: deps.validator, onChange: deps.onRegistryChange };
+  app.use('/ocpi/2.2.1/credentials', withInitialIn('2.2.1'), json, credentialsRouter(credentialsDeps, '2.2.1'));
+  app.use('/ocpi/2.1.1/credentials', withInitialIn('2.1.1'), json, credentialsRouter(credentialsDeps, '2.1.1'));
   app.use(
     '/ocpi/2.2.1/hubclientinfo',
     hubToken,
@@ -108,8 +120,14 @@ export function createIngressApp(deps: IngressDeps): Express {
     }),
   );
   const objects: ObjectRoutesDeps = { ...deps.objects, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl };
-  app.use('/ocpi/2.2.1/locations', hubToken, json, locationsRouter(objects));
-  app.use('/ocpi/2.2.1/tariffs', hubToken, json, tariffsRouter(objects));
+  const edges = versionEdges(deps.validator);
+  app.use('/ocpi/2.2.1/locations', hubToken, json, locationsRouter(objects, edges['2.2.1']));
+  app.use('/ocpi/2.2.1/tariffs', hubToken, json, tariffsRouter(objects, edges['2.2.1']));
+  // OCPI 2.1.1: a CPO pushes to {cc}/{pid}/{id} (the eMSP interface, mod_locations.md 3.2) and an eMSP
+  // pulls the list (the CPO interface, mod_locations.md 3.1.1), through the same routes.
+  const hubToken211 = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version: '2.1.1' });
+  app.use('/ocpi/2.1.1/locations', hubToken211, json, locationsRouter(objects, edges['2.1.1']));
+  app.use('/ocpi/2.1.1/tariffs', hubToken211, json, tariffsRouter(objects, edges['2.1.1']));
   const sessionCdrDeps = { eventLog: deps.objects.eventLog, deliveries: deps.deliveries, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl, dispatcherWait: deps.dispatcherWait };
   app.use('/ocpi/2.2.1/sessions', hubToken, json, sessionsRouter(sessionCdrDeps));
   app.use('/ocpi/2.2.1/cdrs', hubToken, json, cdrsRouter({ ...sessionCdrDeps, cdrs: deps.cdrs }));

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { HubError, constantTimeEqual, credentialsTokenCandidates, hashCredentialsToken, hashesEqual } from '@hub/ocpi';
+import { HubError, constantTimeEqual, credentialsTokenCandidates, hashCredentialsToken, hashesEqual, type OcpiVersion } from '@hub/ocpi';
 import type { Caller } from '@hub/registry';
 import type { CallerLookup } from '@hub/store';
 
@@ -41,7 +41,12 @@ type MemoSocket = { [connectionMemo]?: ConnectionMemo };
 
 export function authenticate(
   lookup: CallerLookup,
-  options: { allowInitialToken: boolean; allowSuspended: boolean },
+  options: {
+    allowInitialToken: boolean;
+    allowSuspended: boolean;
+    /** The OCPI version of the URLs behind this guard: callers the operator did not allow it get 404. */
+    version?: OcpiVersion;
+  },
   hashToken: (token: string) => string = hashCredentialsToken,
 ) {
   const admit = (req: Request, res: Response, next: NextFunction, found: Found | undefined, remember: boolean): void => {
@@ -53,6 +58,7 @@ export function authenticate(
     if (!options.allowSuspended && caller.parties.length > 0 && caller.parties.every((p) => p.suspended)) {
       return next(new HubError('PARTY_SUSPENDED'));
     }
+    if (options.version !== undefined && !caller.versions.includes(options.version)) return next(new HubError('VERSION_NOT_ALLOWED'));
     req.caller = caller;
     req.presentedToken = token;
     res.locals['partyKey'] = caller.label;

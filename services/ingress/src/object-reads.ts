@@ -44,7 +44,7 @@ export function listingParty(req: Request, role: PartyRole['role'] = 'EMSP'): st
 }
 
 /** The paginated list of a read model, of the owners the caller's parties have an active routing rule with. */
-export function listObjects(deps: ObjectRoutesDeps, model: ReadModel): RequestHandler {
+export function listObjects(deps: ObjectRoutesDeps, model: ReadModel, out: (documentsJson: readonly string[]) => readonly string[] = (d) => d): RequestHandler {
   const { listBudget } = projectionOf(model);
   return handle(async (req: Request, res: Response) => {
     if (listBudget !== undefined) {
@@ -61,8 +61,9 @@ export function listObjects(deps: ObjectRoutesDeps, model: ReadModel): RequestHa
     }
     const page = parsePage(req, deps.limits);
     const result = await deps.readModels.listVisible(model, req.caller.platformId, page);
+    // The next page starts after every document read, also one the caller's version cannot carry.
     setPageHeaders(res, page, result.total, result.documentsJson.length, { publicUrl: `${deps.publicBaseUrl}${req.originalUrl}` });
-    okPreserializedList(res, result.documentsJson);
+    okPreserializedList(res, out(result.documentsJson));
   });
 }
 
@@ -70,14 +71,20 @@ export function listObjects(deps: ObjectRoutesDeps, model: ReadModel): RequestHa
  * Detail GET: visible to the owner and to the routed readers. The owner reads its own writes: before
  * answering it, the read model catches up with everything appended so far (bounded).
  */
-export function objectDetail(deps: ObjectRoutesDeps, model: ReadModel, pathOf: (req: Request) => ObjectPath = objectPath): RequestHandler {
+export function objectDetail(
+  deps: ObjectRoutesDeps,
+  model: ReadModel,
+  pathOf: (req: Request) => ObjectPath = objectPath,
+  out: (document: Record<string, unknown>, path: ObjectPath) => unknown = (d) => d,
+): RequestHandler {
   const { owner } = ocpiModules[model];
   return handle(async (req: Request, res: Response) => {
     const path = pathOf(req);
     const isOwner = req.caller.parties.some((p) => p.role === owner && sameParty(p, path));
     if (isOwner) await deps.wait.caughtUp(model);
     const found = await deps.readModels.findVisible(model, req.caller.platformId, path);
-    if (!found) throw new HubError(ocpiModules[model].notFound.pull);
-    ok(res, found);
+    const shown = found && out(found as Record<string, unknown>, path);
+    if (!shown) throw new HubError(ocpiModules[model].notFound.pull);
+    ok(res, shown);
   });
 }

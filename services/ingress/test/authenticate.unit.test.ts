@@ -10,7 +10,7 @@ import type { CallerLookup } from '@hub/store';
 import { authenticate } from '../src/authenticate.ts';
 
 function callerFor(token: string, overrides: Partial<Caller> = {}): Caller {
-  return { platformId: 'p1', tokenHash: hashCredentialsToken(token), tokenKind: 'HUB', registered: true, parties: [], label: 'NL/CPO/CPO', ...overrides };
+  return { platformId: 'p1', tokenHash: hashCredentialsToken(token), tokenKind: 'HUB', registered: true, parties: [], versions: ['2.2.1'], version: '2.2.1', label: 'NL/CPO/CPO', ...overrides };
 }
 
 /** A caller cache that counts how often it was asked, standing in for the Postgres-backed one. */

@@ -1,5 +1,5 @@
-import type { PartyRef, PartyRole } from '@hub/ocpi';
-import { connectionStatus, healthAfterProbe, IMMEDIATE_HEALTH, type Caller, type ClientInfo, type OutboxEvent, type Party, type PartnerEndpoint, type PartyListing, type RegistryStore } from '@hub/registry';
+import { OCPI_VERSION, type OcpiVersion, type PartyRef, type PartyRole } from '@hub/ocpi';
+import { connectionStatus, DEFAULT_VERSIONS, healthAfterProbe, IMMEDIATE_HEALTH, refuseJoin, type Caller, type ClientInfo, type OutboxEvent, type Party, type PartnerEndpoint, type PartyListing, type RegistryStore } from '@hub/registry';
 
 // The RegistryStore port (@hub/registry, ports.ts) in memory, for route tests without Postgres. It
 // keeps what postgresRegistryStore keeps (platforms, parties, tokens, endpoints, overrides, routing
@@ -9,7 +9,8 @@ interface PlatformState {
   readonly id: string;
   readonly name: string;
   versionsUrl?: string;
-  version?: string;
+  version?: OcpiVersion;
+  readonly versions: readonly OcpiVersion[];
   registeredAt?: Date;
   partnerTokenSealed?: Buffer;
   endpoints: PartnerEndpoint[];
@@ -98,6 +99,8 @@ export function inMemoryRegistryStore(options: { now?: () => Date } = {}): InMem
       lastProbeAt: platform?.health?.lastProbeAt,
       lastProbeError: platform?.health?.lastError,
       receiverOverrides,
+      versions: platform?.versions ?? DEFAULT_VERSIONS,
+      version: registered ? platform?.version : undefined,
     };
   };
   const partyOf = (p: PartyRole) => parties.get(roleKey(p));
@@ -144,15 +147,19 @@ export function inMemoryRegistryStore(options: { now?: () => Date } = {}): InMem
         tokenKind: t.kind,
         registered: platforms.get(t.platformId)?.registeredAt !== undefined,
         parties: own,
+        versions: platforms.get(t.platformId)?.versions ?? DEFAULT_VERSIONS,
+        version: platforms.get(t.platformId)?.version,
         label: own.map((p) => `${p.countryCode}/${p.partyId}/${p.role}`).join(','),
       };
       return caller;
     },
     async registerParty(input) {
-      if (input.platformId && !platforms.has(input.platformId)) throw new Error(`no platform ${input.platformId}`);
+      const joined = input.platformId ? platforms.get(input.platformId) : undefined;
+      if (input.platformId && !joined) throw new Error(`no platform ${input.platformId}`);
+      if (joined) refuseJoin(joined.id, joined.versions, partiesOf(joined.id).length, input.versions);
       if (partyOf(input.party)) throw new Error(`party ${roleKey(input.party)} is already registered`);
       const platformId = input.platformId ?? `platform-${nextPlatform++}`;
-      if (!input.platformId) platforms.set(platformId, { id: platformId, name: input.name, endpoints: [] });
+      if (!input.platformId) platforms.set(platformId, { id: platformId, name: input.name, endpoints: [], versions: input.versions ?? DEFAULT_VERSIONS });
       parties.set(roleKey(input.party), { ...input.party, platformId, name: input.name, updatedAt: now() });
       if (!input.platformId) tokens.set(input.initialTokenHash, { platformId, kind: 'INITIAL', revoked: false });
       outbox.push(...input.outbox(platformId));
@@ -202,7 +209,7 @@ export function inMemoryRegistryStore(options: { now?: () => Date } = {}): InMem
       return [...platforms.values()]
         .filter((p) => p.registeredAt && p.versionsUrl && p.partnerTokenSealed)
         .sort((a, b) => a.id.localeCompare(b.id))
-        .map((p) => ({ platformId: p.id, versionsUrl: p.versionsUrl ?? '', partnerTokenSealed: p.partnerTokenSealed ?? Buffer.alloc(0), parties: partiesOf(p.id).map(roleKey) }));
+        .map((p) => ({ platformId: p.id, versionsUrl: p.versionsUrl ?? '', version: p.version ?? OCPI_VERSION, partnerTokenSealed: p.partnerTokenSealed ?? Buffer.alloc(0), parties: partiesOf(p.id).map(roleKey) }));
     },
     async recordProbe(platformId, result, outboxIfChanged, policy = IMMEDIATE_HEALTH) {
       const platform = platforms.get(platformId);

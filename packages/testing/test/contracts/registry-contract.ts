@@ -42,7 +42,7 @@ export function registryContract(ports: Ports): void {
 
     it('an exchange with a revoked token, or a register of a registered platform, saves nothing', async () => {
       const { platformId, token } = await registerPlatform(ports().registry, { parties: [cpoRole()] });
-      const change = { platformId, presentedTokenHash: hashCredentialsToken(token), newHubTokenHash: hashCredentialsToken(`${token}-2`), partnerTokenSealed: Buffer.from('x'), versionsUrl: 'https://p.example/versions', version: '2.2.1', endpoints: [], businessDetails: {}, outbox: [] };
+      const change = { platformId, presentedTokenHash: hashCredentialsToken(token), newHubTokenHash: hashCredentialsToken(`${token}-2`), partnerTokenSealed: Buffer.from('x'), versionsUrl: 'https://p.example/versions', version: '2.2.1' as const, endpoints: [], businessDetails: {}, outbox: [] };
       assert.equal(await ports().registry.saveCredentials(change, 'register'), false);
       assert.equal(await ports().registry.saveCredentials({ ...change, presentedTokenHash: hashCredentialsToken('revoked') }, 'update'), false);
       assert.equal(await ports().registry.saveCredentials(change, 'update'), true);

@@ -5,7 +5,8 @@ import { mergePatch, type ObjectPath } from '@hub/modules';
 import { handle, okEmpty } from '../http.ts';
 import { notServed, refuseOtherMethods } from '../method-not-allowed.ts';
 import type { Location } from '@hub/schemas/generated/ocpi/location';
-import { appendObjectEvent, asJson, KnownObjects, type OcpiBodies, type OcpiPatch, objectPath, refuseEmptySegments, requireExisting, requireOwnCpo, requireSameIds, validateBody } from '../ocpi-objects.ts';
+import { appendObjectEvent, asJson, KnownObjects, type OcpiPatch, objectPath, refuseEmptySegments, requireExisting, requireOwnCpo, requireSameIds } from '../ocpi-objects.ts';
+import type { VersionEdge } from '../version-edge.ts';
 import { listObjects, objectDetail, type ObjectRoutesDeps } from '../object-reads.ts';
 
 export type { ObjectRoutesDeps } from '../object-reads.ts';
@@ -18,8 +19,6 @@ type Level = 'location' | 'evse' | 'connector';
 
 /** Location, EVSE, connector and tariff ids are CiStrings (types.asciidoc): compared case-insensitively. */
 const CI_STRING_IDS = ['country_code', 'party_id', 'id', 'uid'];
-
-const schemaOf = { location: 'ocpi/location.json', evse: 'ocpi/evse.json', connector: 'ocpi/connector.json' } as const satisfies Record<Level, keyof OcpiBodies>;
 
 function levelOf(path: ObjectPath): Level {
   return path.connectorId !== undefined ? 'connector' : path.evseUid !== undefined ? 'evse' : 'location';
@@ -60,12 +59,13 @@ async function requirePublishRule(deps: ObjectRoutesDeps, req: Request, path: Ob
   }
 }
 
-function push(deps: ObjectRoutesDeps, method: 'put' | 'patch', known: KnownObjects) {
+function push(deps: ObjectRoutesDeps, method: 'put' | 'patch', known: KnownObjects, edge: VersionEdge) {
   return handle(async (req: Request, res: Response) => {
     const path = objectPath(req);
     requireOwnCpo(req, path);
     const level = levelOf(path);
-    const body = validateBody(deps.validator, schemaOf[level], req.body, method === 'patch');
+    // The body in the caller's version, validated there and translated to the canonical object.
+    const body = edge.objectIn(level, req.body, method === 'patch', path) as OcpiPatch<Location>;
     requireSameIds(body, idsInBody(level, path), CI_STRING_IDS);
     // A PATCH needs the object itself, a child PUT its parent (2003 otherwise).
     if (method === 'patch') await requireExisting(deps.readModels, deps.wait, 'locations', path, level === 'location' ? 'location' : level === 'evse' ? 'EVSE' : 'connector', known);
@@ -79,31 +79,31 @@ function push(deps: ObjectRoutesDeps, method: 'put' | 'patch', known: KnownObjec
   });
 }
 
-export function locationsRouter(deps: ObjectRoutesDeps): Router {
+export function locationsRouter(deps: ObjectRoutesDeps, edge: VersionEdge): Router {
   const router = Router();
   router.use(refuseEmptySegments(['country_code', 'party_id', 'location_id', 'evse_uid', 'connector_id']));
   const paths = ['/:cc/:pid/:id', '/:cc/:pid/:id/:evseUid', '/:cc/:pid/:id/:evseUid/:connectorId'];
-  router.get('/', listObjects(deps, 'locations'));
-  router.get(paths, objectDetail(deps, 'locations'));
+  router.get('/', listObjects(deps, 'locations', (documents) => edge.listOut('location', documents)));
+  router.get(paths, objectDetail(deps, 'locations', objectPath, (document, path) => edge.objectOut(levelOf(path), document)));
   const known = new KnownObjects();
-  router.put(paths, push(deps, 'put', known));
-  router.patch(paths, push(deps, 'patch', known));
+  router.put(paths, push(deps, 'put', known, edge));
+  router.patch(paths, push(deps, 'patch', known, edge));
   // mod_locations.asciidoc, Receiver interface: no DELETE; an EVSE is removed by its status.
   router.delete(paths, notServed('locations are not deleted: PATCH the EVSE status to REMOVED'));
   return refuseOtherMethods(router);
 }
 
-export function tariffsRouter(deps: ObjectRoutesDeps): Router {
+export function tariffsRouter(deps: ObjectRoutesDeps, edge: VersionEdge): Router {
   const router = Router();
   router.use(refuseEmptySegments(['country_code', 'party_id', 'tariff_id']));
-  router.get('/', listObjects(deps, 'tariffs'));
-  router.get('/:cc/:pid/:id', objectDetail(deps, 'tariffs'));
+  router.get('/', listObjects(deps, 'tariffs', (documents) => edge.listOut('tariff', documents)));
+  router.get('/:cc/:pid/:id', objectDetail(deps, 'tariffs', objectPath, (document) => edge.objectOut('tariff', document)));
   router.put(
     '/:cc/:pid/:id',
     handle(async (req, res) => {
       const path = objectPath(req);
       requireOwnCpo(req, path);
-      const body = validateBody(deps.validator, 'ocpi/tariff.json', req.body, false);
+      const body = edge.objectIn('tariff', req.body, false, path);
       requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, id: path.id }, CI_STRING_IDS);
       await appendObjectEvent(deps.eventLog, req, topics.tariffs, tariffEventTypes.tariffPut, path, body);
       okEmpty(res);

@@ -1,0 +1,92 @@
+import { HubError, type OcpiVersion } from '@hub/ocpi';
+import { adapterFor, isNotRepresentable, withoutVersionFields, HUB_VERSION_FIELDS, type Owner, type VersionAdapter } from '@hub/versions';
+import type { SchemaValidator } from '@hub/schemas';
+import { validateBody, type OcpiBodies } from './ocpi-objects.ts';
+
+// The ingress's translating edge (docs/decisions/0008-one-canonical-form-translated-at-the-edge.md):
+// a route is declared once and handles canonical (2.2.1) objects; the edge of the caller's version
+// validates a body against that version's schema and translates it in, and translates what the route
+// answers out. Events and read models never see another version's form.
+
+/** The objects a partner pushes or pulls through the object routes. */
+export type EdgeObject = 'location' | 'evse' | 'connector' | 'tariff';
+
+export interface VersionEdge {
+  readonly version: OcpiVersion;
+  /** The body validated against the version's schema, as the canonical object (or PATCH). */
+  objectIn(object: EdgeObject, body: unknown, partial: boolean, owner: Owner): Record<string, unknown>;
+  /** A stored canonical document as a partner of this version reads it; undefined when it cannot be written in the version. */
+  objectOut(object: EdgeObject, document: Record<string, unknown>): Record<string, unknown> | undefined;
+  /** Serialized documents as this version reads them (pulls): the same strings where nothing changes. */
+  listOut(object: EdgeObject, documentsJson: readonly string[]): string[];
+}
+
+type In = (a: VersionAdapter, body: unknown, owner: Owner) => unknown;
+const fullIn: Record<EdgeObject, In> = {
+  location: (a, b, o) => a.locationIn(b, o),
+  evse: (a, b) => a.evseIn(b),
+  connector: (a, b) => a.connectorIn(b),
+  tariff: (a, b, o) => a.tariffIn(b, o),
+};
+const patchIn: Record<EdgeObject, In> = {
+  location: (a, b) => a.locationPatchIn(b),
+  evse: (a, b) => a.evsePatchIn(b),
+  connector: (a, b) => a.connectorPatchIn(b),
+  tariff: () => {
+    throw new HubError('METHOD_NOT_ALLOWED');
+  },
+};
+type Out = (a: VersionAdapter, document: never) => object;
+const fullOut: Record<EdgeObject, Out> = {
+  location: (a, d) => a.locationOut(d),
+  evse: (a, d) => a.evseOut(d),
+  connector: (a, d) => a.connectorOut(d),
+  tariff: (a, d) => a.tariffOut(d),
+};
+
+/** 2.2.1 is the canonical form: bodies are validated as they always were, and the hub-private member never leaves. */
+function canonicalEdge(validator: SchemaValidator): VersionEdge {
+  return {
+    version: '2.2.1',
+    objectIn: (object, body, partial) => validateBody(validator, `ocpi/${object}.json`, body, partial) as Record<string, unknown>,
+    objectOut: (_object, document) => withoutVersionFields(document),
+    // Most documents carry no hub-private member: the string is checked before anything is parsed.
+    listOut: (_object, documentsJson) =>
+      documentsJson.map((json) => (json.includes(`"${HUB_VERSION_FIELDS}"`) ? JSON.stringify(withoutVersionFields(JSON.parse(json) as object)) : json)),
+  };
+}
+
+function translatingEdge(validator: SchemaValidator, version: Exclude<OcpiVersion, '2.2.1'>): VersionEdge {
+  const adapter = adapterFor(version);
+  const objectOut = (object: EdgeObject, document: Record<string, unknown>): Record<string, unknown> | undefined => {
+    try {
+      return fullOut[object](adapter, document as never) as Record<string, unknown>;
+    } catch (e) {
+      // An object this version cannot carry without invented data is not shown to its readers
+      // (docs/reference/version-mapping.md, what is lossy).
+      if (isNotRepresentable(e)) return undefined;
+      throw e;
+    }
+  };
+  return {
+    version,
+    objectIn(object, body, partial, owner) {
+      // A 2.1.1 PATCH need not carry last_updated (mod_locations.md 2.2.3: "only the fields/objects that
+      // have to be updated have to be present"); the hub stamps the time it received it, which orders the
+      // update (docs/decisions/0001-newest-state-wins.md).
+      const stamped = partial && body !== null && typeof body === 'object' && !Array.isArray(body) && !('last_updated' in body) ? { ...body, last_updated: new Date().toISOString() } : body;
+      const document = validateBody(validator, adapter.schemaId(object) as keyof OcpiBodies, stamped, partial);
+      return (partial ? patchIn : fullIn)[object](adapter, document, owner) as Record<string, unknown>;
+    },
+    objectOut,
+    listOut: (object, documentsJson) =>
+      documentsJson.flatMap((json) => {
+        const out = objectOut(object, JSON.parse(json) as Record<string, unknown>);
+        return out ? [JSON.stringify(out)] : [];
+      }),
+  };
+}
+
+export function versionEdges(validator: SchemaValidator): Readonly<Record<OcpiVersion, VersionEdge>> {
+  return { '2.2.1': canonicalEdge(validator), '2.1.1': translatingEdge(validator, '2.1.1') };
+}
