@@ -33,5 +33,5 @@ export interface Owner {
   readonly partyId: string;
 }
 
-/** A canonical object (or PATCH) of an OCPI version the hub translates, with its partial form. */
+/** A PATCH of T: any subset of its fields, null removing an optional one (mod_locations.asciidoc, PATCH Method). */
 export type Patch<T> = { [K in keyof T]?: T[K] | null };

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { Connector, Evse, Location } from '../src/index.ts';
 import { adapterFor, isNotRepresentable, mergeVersionFields, withoutVersionFields } from '../src/index.ts';
 import type { Ocpi211 } from '../src/index.ts';
-import { assertValid, clone, example211, example221, examples211, NL_ABC } from './examples.ts';
+import { assertValid, clone, example211, example221, examples211, NL_ABC, refusedAt } from './examples.ts';
 
 const v211 = adapterFor('2.1.1');
 const location211 = (): Ocpi211.Location => clone(example211('mod_locations.md', 'Example')) as Ocpi211.Location;
@@ -49,6 +49,12 @@ describe('2.1.1 Location -> canonical -> 2.1.1', () => {
       assert.deepEqual(v211.locationOut(canonical), sent);
     });
   }
+
+  it('a Location id of 37 to 39 characters is valid 2.1.1 (mod_locations.md 3.1) but no canonical id (36)', () => {
+    const sent = { ...location211(), id: 'L'.repeat(39) };
+    assertValid('ocpi-2.1.1/location.json', sent);
+    assert.deepEqual(refusedAt('ocpi/location.json', withoutVersionFields(v211.locationIn(sent, NL_ABC))), ['/id']);
+  });
 
   it('opening_times without twentyfourseven (regular hours only) round-trip; the derived false is left out again', () => {
     const hours = { regular_hours: [{ weekday: 1, period_begin: '08:00', period_end: '20:00' }] };
@@ -147,7 +153,7 @@ describe('canonical (2.2.1) Location -> 2.1.1', () => {
       assertValid('ocpi/location.json', canonical);
       const out = v211.locationOut(clone(canonical)) as Ocpi211.Location;
       assertValid('ocpi-2.1.1/location.json', out);
-      assert.equal('publish' in out || 'country_code' in out || 'party_id' in out, false);
+      for (const dropped of ['publish', 'publish_allowed_to', 'state', 'country_code', 'party_id', 'parking_type']) assert.equal(dropped in out, false, dropped);
     });
   }
 
@@ -157,7 +163,7 @@ describe('canonical (2.2.1) Location -> 2.1.1', () => {
     assert.equal(out({ parking_type: 'ALONG_MOTORWAY' }).type, 'OTHER');
     assert.equal(out({ parking_type: 'ON_DRIVEWAY' }).type, 'OTHER');
     const { parking_type: _p, postal_code: _z, ...bare } = clone(base);
-    const minimal = v211.locationOut(bare as Location) as Ocpi211.Location;
+    const minimal = v211.locationOut(bare) as Ocpi211.Location;
     assert.equal(minimal.type, 'UNKNOWN');
     assert.equal(minimal.postal_code, '');
     assert.deepEqual(out({ facilities: ['HOTEL', 'METRO_STATION', 'PARKING_LOT'] }).facilities, ['HOTEL']);

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import type { AuthorizationInfo, Tariff, Token } from '../src/index.ts';
+import type { Tariff, Token } from '../src/index.ts';
 import { adapterFor, isNotRepresentable } from '../src/index.ts';
 import type { Ocpi211 } from '../src/index.ts';
 import { assertValid, clone, DE_EMS, example211, example221, examples211, NL_ABC } from './examples.ts';
@@ -99,7 +99,7 @@ describe('AuthorizationInfo and LocationReferences', () => {
     const canonical = v211.authorizationInfoIn(clone(sent), token);
     assertValid('ocpi/authorization_info.json', canonical);
     assert.deepEqual(canonical, { allowed: 'ALLOWED', token, location: { location_id: 'LOC1', evse_uids: ['3256'] }, info: sent.info });
-    const back = v211.authorizationInfoOut({ ...canonical, authorization_reference: 'REF1' } as AuthorizationInfo);
+    const back = v211.authorizationInfoOut({ ...canonical, authorization_reference: 'REF1' });
     assertValid('ocpi-2.1.1/authorization_info.json', back);
     assert.deepEqual(back, { allowed: 'ALLOWED', location: { location_id: 'LOC1', evse_uids: ['3256'] }, info: sent.info });
   });
