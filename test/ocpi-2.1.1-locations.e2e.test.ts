@@ -93,10 +93,10 @@ describe('OCPI 2.1.1 locations and tariffs beside 2.2.1', () => {
   });
 
   it('a 2.2.1 CPO pushes the 2.2.1 Location and Tariff examples', async () => {
-    const location = { ...example221('location_example_parking_garage_opening_hours.json'), country_code: 'NL', party_id: 'NEW' };
+    const location: Json = { ...example221('location_example_parking_garage_opening_hours.json'), country_code: 'NL', party_id: 'NEW' };
     const res = await call(hub, 'PUT', v221(`locations/NL/NEW/${String(location['id'])}`), { token: cpo221.token, body: location });
     assert.equal(res.body.status_code, 1000, res.text);
-    const tariff = { ...example221('tariff_13_simple_3hour_5parking.json'), country_code: 'NL', party_id: 'NEW' };
+    const tariff: Json = { ...example221('tariff_13_simple_3hour_5parking.json'), country_code: 'NL', party_id: 'NEW' };
     const t = await call(hub, 'PUT', v221(`tariffs/NL/NEW/${String(tariff['id'])}`), { token: cpo221.token, body: tariff });
     assert.equal(t.body.status_code, 1000, t.text);
   });

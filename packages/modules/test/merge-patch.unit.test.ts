@@ -18,4 +18,10 @@ describe('mergePatch', () => {
     assert.deepEqual(mergePatch(stored, { a: null }), {});
     assert.deepEqual(stored, { a: 1 });
   });
+  it('merges the hub-private member a level deeper: what another version sent for other fields stays', () => {
+    const stored = { name: 'A', hub_version_fields: { '2.1.1': { kept: { type: 'OTHER' }, derived: { time_zone: true } } } };
+    const patched = mergePatch(stored, { name: 'B', hub_version_fields: { '2.1.1': { derived: { publish: true } } } });
+    assert.deepEqual(patched, { name: 'B', hub_version_fields: { '2.1.1': { kept: { type: 'OTHER' }, derived: { time_zone: true, publish: true } } } });
+    assert.deepEqual(mergePatch(stored, { hub_version_fields: { '2.1.1': { kept: { type: null }, derived: { time_zone: null } } } }), { name: 'A' });
+  });
 });

@@ -118,9 +118,9 @@ function translatingEdge(validator: SchemaValidator, version: Exclude<OcpiVersio
     async chargingIn(object, body, partial, owner, tokens) {
       const document = validateBody(validator, adapter.schemaId(object) as keyof OcpiBodies, stamped(body, partial), partial) as { auth_id?: string };
       const cdrToken = typeof document.auth_id === 'string' ? await resolveAuthId(document.auth_id, tokens) : undefined;
-      if (object === 'cdr') return adapter.cdrIn(document, owner, cdrToken as CdrToken);
-      if (partial) return adapter.sessionPatchIn(document, cdrToken);
-      return adapter.sessionIn(document, owner, cdrToken as CdrToken) as Record<string, unknown>;
+      const canonical: object =
+        object === 'cdr' ? adapter.cdrIn(document, owner, cdrToken as CdrToken) : partial ? adapter.sessionPatchIn(document, cdrToken) : adapter.sessionIn(document, owner, cdrToken as CdrToken);
+      return canonical as Record<string, unknown>;
     },
     cdrOut(document) {
       try {
