@@ -175,7 +175,7 @@ export async function checkPartner(target: PartnerCheckTarget, options: PartnerC
         const url = override ?? endpoints.get(module);
         const whose = target.roles.filter((r) => moduleList[r].includes(module)).join('/') || 'optional';
         if (url === undefined) {
-          lines.push({ check: `module ${module}`, ok: false, reason: `no ${module} RECEIVER in the version details (a ${whose} must serve it)` });
+          lines.push({ check: `module ${module}`, ok: false, reason: `no ${module} RECEIVER in the version details (role ${whose} must serve it)` });
           continue;
         }
         try {

@@ -110,7 +110,7 @@ describe('partner check against broken partners', () => {
   it('reports a required receiver the version details do not list', async () => {
     const s = await sim({ modules: EMSP_MODULES.filter((m) => m.identifier !== 'cdrs') });
     const report = await check(s, ['EMSP']);
-    assert.deepEqual(failed(report), ['module cdrs: no cdrs RECEIVER in the version details (a EMSP must serve it)']);
+    assert.deepEqual(failed(report), ['module cdrs: no cdrs RECEIVER in the version details (role EMSP must serve it)']);
   });
 
   it('reports a receiver whose answer is not an OCPI envelope', async () => {
