@@ -4,6 +4,8 @@
 // and its reason in hubctl status and party show; hubctl partner check runs it at once, one line per
 // check, --json, exit status 1 on a failure and 0 once fixed.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { runHubctl, type HubctlDeps } from '@hub/hubctl';
@@ -116,11 +118,46 @@ describe('partner check: run by the prober, stored, shown, and run by hubctl', (
       assert.match(fixed.out, /^all 6 checks passed \(OCPI 2\.2\.1, EMSP\)$/m);
       assert.equal((await party())?.check, 'passed');
 
+      // The hubctl process as the account team runs it: the key, policy and hub party come from its environment.
+      const main = fileURLToPath(new URL('../../../packages/hubctl/src/main.ts', import.meta.url));
+      const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(process.execPath, [main, 'partner', 'check', 'DE/EMS', '--json'], { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+          resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr }),
+        );
+      });
+      assert.equal(run.code, 0, run.stderr + run.stdout);
+      assert.equal((JSON.parse(run.stdout) as { ok: boolean; checks: unknown[] }).ok, true);
+
       // Refusals: a party with no registered platform, and no party given.
       assert.equal((await hubctl('partner', 'check', 'NL/XYZ')).code, 1);
       assert.match(out, /no registered platform for NL\/XYZ/);
       assert.equal((await hubctl('partner', 'check')).code, 2);
       assert.equal(sim.requests.filter((r) => r.method !== 'GET').length, 0, 'the check sent nothing but GETs');
+    } finally {
+      await prober.stop();
+      await sim.close();
+    }
+  });
+  // The platform of the test above has its token sealed under another key (each stack.env() makes
+  // one): it cannot be checked, and the round goes on with the others.
+  it('runs by itself every PARTNER_CHECK_INTERVAL_MS on the prober holding the lease', async () => {
+    const { stack } = given;
+    const env = stack.env({ ALLOW_HTTP_PARTNER_URLS: 'true', PARTNER_ALLOWED_HOSTS: '127.0.0.1', PROBE_INTERVAL_MS: '600000', PARTNER_CHECK_INTERVAL_MS: '300', LOG_LEVEL: 'error' });
+    const cipher = aesGcmTokenCipher(Buffer.from(env['HUB_SECRET_KEY'] ?? '', 'base64'));
+    const store = postgresRegistryStore(stack.pool);
+    const sim = await startPartnerSimulator({ modules: [{ identifier: 'tokens', role: 'RECEIVER' }] });
+    const { platformId, initialToken } = await registerParty({ store, source: 'test', actor: 'test' }, { party: { countryCode: 'DE', partyId: 'CP2', role: 'CPO' }, name: 'Sim CPO' });
+    await store.saveCredentials(
+      { platformId, presentedTokenHash: hashCredentialsToken(initialToken), newHubTokenHash: hashCredentialsToken(`hub-${platformId}`), partnerTokenSealed: cipher.seal(sim.token), versionsUrl: sim.versionsUrl, version: '2.2.1', endpoints: [], businessDetails: { name: 'Sim' }, outbox: [] },
+      'register',
+    );
+    const prober = await startProber(readProberConfig(env), { logStream: new Writable({ write: (_c, _e, cb) => cb() }) });
+    try {
+      const stored = async () => (await stack.pool.query<{ ok: boolean; first_failure: string | null; checked_by: string }>('select ok, first_failure, checked_by from partner_checks where platform_id = $1', [platformId])).rows[0];
+      const deadline = Date.now() + 15_000;
+      while (!(await stored()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      // A CPO without a commands receiver: the stored check says so.
+      assert.deepEqual(await stored(), { ok: false, first_failure: 'module commands: no commands RECEIVER in the version details (role CPO must serve it)', checked_by: 'prober' });
     } finally {
       await prober.stop();
       await sim.close();
