@@ -122,10 +122,11 @@ export async function checkPartner(target: PartnerCheckTarget, options: PartnerC
   const origins = new Map<string, URL>();
   const noteOrigin = (raw: string) => {
     try {
-      const u = new URL(raw);
+      // Only URLs the outbound policy allows get a handshake; a refused one is reported by its own check.
+      const u = checkOutboundUrl(options.policy, raw);
       if (u.protocol === 'https:') origins.set(u.origin, u);
     } catch {
-      // A URL that does not parse is reported by its own check.
+      // Reported by the check of the call that uses it.
     }
   };
   const failed = (e: unknown) => (e instanceof Error ? e.message : String(e));

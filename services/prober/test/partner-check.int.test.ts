@@ -142,6 +142,13 @@ describe('partner check against broken partners', () => {
     const report = await check(s, ['CPO']);
     assert.deepEqual(failed(report).map((l) => l.replace(/\(.*\)/, '(…)')), ['module commands: URL refused by the outbound policy: address 169.254.169.254 is loopback, private or link-local (…)']);
     assert.ok(!report.checks.some((l) => l.check === 'probe commands'));
+    // A refused versions URL gets no call and no TLS handshake either.
+    const refused = await checkPartner(
+      { versionsUrl: 'https://10.255.255.1/ocpi/versions', token: 't', roles: ['CPO'], party: PARTY, version: '2.2.1' },
+      { policy, timeoutMs: 5000, hub: HUB },
+    );
+    assert.deepEqual(refused.checks.map((l) => l.check), ['versions']);
+    assert.match(refused.checks[0]?.reason ?? '', /^address 10\.255\.255\.1 is loopback, private or link-local/);
   });
 
   it('reports TLS: valid for the host with days left under a trusted CA; self-signed and wrong-host certificates fail', async () => {
