@@ -222,6 +222,8 @@ async function hubctl(args: string[]): Promise<number> {
       if (k && v.length > 0 && !env[k]) env[k] = v.join('=');
     }
   }
+  // The development key of `npm start` (secret-key.ts), for hubctl partner check; never made here.
+  if (!env['HUB_SECRET_KEY'] && existsSync(join(local, 'secret.key'))) env['HUB_SECRET_KEY'] = secretKey();
   return runChild(node, [...process.execArgv, ...nodeMemoryFlags('hubctl'), join(root, 'packages', 'hubctl', 'src', 'main.ts'), ...args], { ...MEMORY_ENV, ...env });
 }
 

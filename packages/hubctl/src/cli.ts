@@ -2,6 +2,7 @@ import type { OperatorDeps } from '@hub/registry';
 import { OperatorInputError, parseCommandLine, type CommandGroup, type HubctlDeps } from './command-context.ts';
 import { runDeliveriesCommand } from './deliveries-commands.ts';
 import { runEndpointCommand } from './endpoint-commands.ts';
+import { runPartnerCommand } from './partner-commands.ts';
 import { runPartyCommand } from './party-commands.ts';
 import { runPositionsCommand } from './positions-commands.ts';
 import { runQuarantineGroup } from './quarantine.ts';
@@ -21,6 +22,7 @@ export type { HubctlDeps };
 /** The command groups, by the first word of the command line. */
 const GROUPS: Readonly<Record<string, CommandGroup>> = {
   party: runPartyCommand,
+  partner: runPartnerCommand,
   endpoint: runEndpointCommand,
   routing: runRoutingCommand,
   deliveries: runDeliveriesCommand,
@@ -62,7 +64,7 @@ export async function runHubctl(argv: readonly string[], deps: HubctlDeps): Prom
     const takes = COMMAND_FLAGS.get(command) ?? COMMAND_FLAGS.get(group);
     const foreign = takes ? [...given].filter((f) => !takes.has(f)) : [];
     if (foreign.length > 0) throw new UsageError(`${command} does not take ${foreign.map((f) => `--${f}`).join(', ')}`);
-    const code = await run(action ?? '', { deps, values, op, print, audit });
+    const code = await run(action ?? '', { deps, values, positionals, op, print, audit });
     if (code === undefined) throw new UsageError(`unknown command "${positionals.join(' ')}"`);
     return code;
   } catch (e) {

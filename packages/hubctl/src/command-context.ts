@@ -3,6 +3,7 @@ import type { EventLog } from '@hub/event-log';
 import { OperatorInputError, type OperatorDeps, type RegistryStore } from '@hub/registry';
 import type { PartnerRole, PartyRole } from '@hub/ocpi';
 import type { DeliveryStore, Pool, PositionBindingStore, QuarantineStore, ReadModelStore, TokenResendSource } from '@hub/store';
+import type { PartnerCheckDeps } from './partner-commands.ts';
 import { UsageError } from './usage.ts';
 
 // What every hubctl command group (party-commands.ts, endpoint-commands.ts, routing-commands.ts,
@@ -18,6 +19,8 @@ export interface HubctlDeps {
   readonly tokens?: () => { source: TokenResendSource; deliveries: DeliveryStore };
   /** The registry's Postgres and the event log, for hubctl status's aggregate queries and lag. */
   readonly status: () => { pool: Pool; eventLog: EventLog };
+  /** The registry's Postgres, the token cipher and the outbound policy, for partner check. */
+  readonly partnerCheck?: () => PartnerCheckDeps;
   /** True when stderr is a terminal (progress bars redraw in place). */
   readonly interactive: boolean;
   /** Publishes queued audit events; resolves to false when Kafka could not be reached. */
@@ -56,6 +59,7 @@ const options = {
   'from-offset': { type: 'string' },
   rate: { type: 'string' },
   'dry-run': { type: 'boolean', default: false },
+  version: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -73,6 +77,8 @@ export type OptionValues = ReturnType<typeof parseCommandLine>['values'];
 export interface CommandContext {
   readonly deps: HubctlDeps;
   readonly values: OptionValues;
+  /** The words of the command line ("partner", "check", "NL/ABC"). */
+  readonly positionals: readonly string[];
   readonly op: OperatorDeps;
   /** The human line, or the JSON document with --json. */
   readonly print: (human: string, data: unknown) => void;

@@ -1,8 +1,9 @@
 // hubctl entry point: the only place that reads process.env.
 import { hostname, userInfo } from 'node:os';
-import { configReader, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS, readKafkaSecurity } from '@hub/config';
+import { configReader, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS, readHubParty, readKafkaSecurity, readSecretKey } from '@hub/config';
 import { appendInOrder, createKafkaEventLog, verifyKafkaAccessAtStart } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
+import { aesGcmTokenCipher } from '@hub/registry';
 import { createPool, drainOutbox, postgresDeliveryStore, postgresPositionBindings, postgresQuarantineStore, postgresReadModelStore, postgresRegistryStore, postgresTokenResend } from '@hub/store';
 import { runHubctl } from './cli.ts';
 
@@ -11,6 +12,11 @@ const databaseUrl = r.url('DATABASE_URL', DEFAULT_DATABASE_URL);
 const brokers = r.list('KAFKA_BROKERS', DEFAULT_KAFKA_BROKERS);
 const topicPrefix = r.optionalString('TOPIC_PREFIX') ?? '';
 const kafkaSecurity = readKafkaSecurity(r);
+// partner check calls the partner as the prober does: its key, outbound policy, timeout and hub party.
+const secretKey = readSecretKey(r);
+const policy = { allowHttp: r.bool('ALLOW_HTTP_PARTNER_URLS', false), allowedHosts: r.list('PARTNER_ALLOWED_HOSTS') };
+const timeoutMs = r.int('PROBE_TIMEOUT_MS', 10_000, { min: 100 });
+const hub = readHubParty(r);
 r.done();
 
 const logger = createLogger({ service: 'hubctl', level: 'error', stream: process.stderr });
@@ -30,6 +36,14 @@ try {
     quarantine: () => postgresQuarantineStore(pool),
     tokens: () => ({ source: postgresTokenResend(pool), deliveries: postgresDeliveryStore(pool) }),
     status: () => ({ pool, eventLog }),
+    partnerCheck: () => ({
+      pool,
+      openToken: (sealed) => {
+        if (secretKey.length === 0) throw new Error('HUB_SECRET_KEY is not set: hubctl needs the key the services use to open the partner token');
+        return aesGcmTokenCipher(secretKey).open(sealed);
+      },
+      options: { policy, timeoutMs, hub },
+    }),
     interactive: process.stderr.isTTY === true,
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),

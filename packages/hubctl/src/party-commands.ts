@@ -1,5 +1,6 @@
 import { partyKey } from '@hub/ocpi';
 import { OperatorInputError, parseVersions, registerParty, reissueInitialToken, setSuspended } from '@hub/registry';
+import { lastPartnerCheck } from '@hub/store';
 import { need, party, role, type CommandContext } from './command-context.ts';
 
 // hubctl party: register, token, list, show, suspend, reinstate (interface document, Onboarding (a), (c)).
@@ -68,6 +69,14 @@ export async function runPartyCommand(action: string, ctx: CommandContext): Prom
               Object.entries(r.receiver_overrides).map(([m, u]) => `\n           ${m} receiver: ${u}`).join(''),
             ),
           ].join('\n');
+      if (action === 'show' && rows[0]) {
+        // The last partner check (docs/how-to/partner-check.md): a CONNECTED partner may still fail it.
+        const c = await lastPartnerCheck(deps.status().pool, rows[0].platform_id);
+        const last = c ? { checked_at: c.checkedAt.toISOString(), checked_by: c.checkedBy, version: c.version, ok: c.ok, failures: c.failures, first_failure: c.firstFailure ?? null } : null;
+        const line = !c ? 'last check: none' : c.ok ? `last check: passed at ${last?.checked_at ?? ''}` : `last check: FAILED at ${last?.checked_at ?? ''} (${c.failures} failed): ${c.firstFailure ?? '?'}`;
+        print(`${human}\n           ${line}`, { ...rows[0], last_check: last });
+        return 0;
+      }
       print(human, action === 'show' ? rows[0] : rows);
       return 0;
     }

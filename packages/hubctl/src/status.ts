@@ -19,6 +19,11 @@ export interface PartyStatus {
   readonly last_probe_at: string | null;
   /** Enabled routing rules with the party on its side (eMSP or CPO). */
   readonly routing_rules: number;
+  /** The last partner check of its platform (docs/how-to/partner-check.md); null when none under its current registration. */
+  readonly check: 'passed' | 'failed' | null;
+  readonly last_check_at: string | null;
+  /** The first failed check and its reason. */
+  readonly check_failure: string | null;
 }
 
 export interface HubStatus {
@@ -36,16 +41,19 @@ const LAG_TIMEOUT_MS = 10_000;
 
 export async function readHubStatus(pool: Pool, eventLog: EventLog): Promise<HubStatus> {
   const [parties, deliveries, quarantined, outbox, rules, projector, dispatcher] = await Promise.all([
-    pool.query<PartyStatus & { last_probe_at: Date | null }>(
+    pool.query<PartyStatus & { last_probe_at: Date | null; last_check_at: Date | null }>(
       `with rules as (
          select emsp_country_code as cc, emsp_party_id as pid, 'EMSP' as role, count(*)::int as n from routing_rules where enabled group by 1, 2
          union all
          select cpo_country_code, cpo_party_id, 'CPO', count(*)::int from routing_rules where enabled group by 1, 2)
        select p.country_code, p.party_id, p.role, p.name,
               case when p.suspended_at is null then 'active' else 'suspended' end as status,
-              coalesce(h.status, 'unknown') as health, h.last_probe_at, coalesce(r.n, 0) as routing_rules
+              coalesce(h.status, 'unknown') as health, h.last_probe_at, coalesce(r.n, 0) as routing_rules,
+              case when c.ok then 'passed' when not c.ok then 'failed' end as check, c.checked_at as last_check_at, c.first_failure as check_failure
          from parties p
          left join platform_health h on h.platform_id = p.platform_id
+         left join platforms pl on pl.id = p.platform_id
+         left join partner_checks c on c.platform_id = p.platform_id and pl.registered_at is not null and c.checked_at >= pl.registered_at
          left join rules r on r.cc = p.country_code and r.pid = p.party_id and r.role = p.role
         order by p.country_code, p.party_id, p.role`,
     ),
@@ -102,7 +110,7 @@ export async function readHubStatus(pool: Pool, eventLog: EventLog): Promise<Hub
     })
     .sort((a, b) => a.group.localeCompare(b.group) || a.topic.localeCompare(b.topic));
 
-  const list = parties.rows.map((p) => ({ ...p, last_probe_at: p.last_probe_at ? p.last_probe_at.toISOString() : null }));
+  const list = parties.rows.map((p) => ({ ...p, last_probe_at: p.last_probe_at ? p.last_probe_at.toISOString() : null, last_check_at: p.last_check_at ? p.last_check_at.toISOString() : null }));
   const count = (f: (p: PartyStatus) => boolean) => list.filter(f).length;
   return {
     parties: list,
@@ -131,18 +139,23 @@ export function formatHubStatus(s: HubStatus): string {
   const t = s.totals;
   const out: string[] = [];
   out.push(`parties: ${t.parties} (${t.cpo} CPO, ${t.emsp} eMSP; ${t.suspended} suspended) health: ${t.connected} CONNECTED, ${t.offline} OFFLINE, ${t.unknown} unknown; routing rules: ${t.routing_rules} enabled`);
-  const attention = (p: PartyStatus) => p.health !== 'CONNECTED' || p.status === 'suspended';
+  const attention = (p: PartyStatus) => p.health !== 'CONNECTED' || p.status === 'suspended' || p.check === 'failed';
   const shown = s.parties.length <= PARTY_LINES ? s.parties : s.parties.filter(attention).slice(0, PARTY_LINES);
   if (shown.length > 0) {
-    out.push('  PARTY       ROLE  STATUS     HEALTH     RULES  LAST PROBE            NAME');
+    out.push('  PARTY       ROLE  STATUS     HEALTH     RULES  LAST PROBE            CHECK   NAME');
     for (const p of shown) {
-      out.push(`  ${`${p.country_code}/${p.party_id}`.padEnd(10)}  ${p.role.padEnd(4)}  ${p.status.padEnd(9)}  ${p.health.padEnd(9)}  ${String(p.routing_rules).padStart(5)}  ${(p.last_probe_at ?? '-').slice(0, 19).padEnd(20)}  ${p.name}`);
+      const check = p.check === 'passed' ? 'ok' : p.check === 'failed' ? 'FAILED' : '-';
+      out.push(`  ${`${p.country_code}/${p.party_id}`.padEnd(10)}  ${p.role.padEnd(4)}  ${p.status.padEnd(9)}  ${p.health.padEnd(9)}  ${String(p.routing_rules).padStart(5)}  ${(p.last_probe_at ?? '-').slice(0, 19).padEnd(20)}  ${check.padEnd(6)}  ${p.name}`);
+      // The reason where the operator looks first, above all for a partner the probe calls CONNECTED.
+      if (p.check === 'failed') out.push(`              last check ${(p.last_check_at ?? '').slice(0, 19)} failed: ${p.check_failure ?? '?'} (hubctl partner check ${p.country_code}/${p.party_id})`);
     }
   }
+  const checks = (c: PartyStatus['check']) => s.parties.filter((p) => p.check === c).length;
   if (shown.length < s.parties.length) {
     const needLook = s.parties.filter(attention).length;
-    out.push(`  (${shown.length} of ${needLook} parties not CONNECTED or suspended shown, ${s.parties.length - needLook} CONNECTED and active not listed; hubctl status --json lists all)`);
+    out.push(`  (${shown.length} of ${needLook} parties not CONNECTED, suspended or failing their check shown, ${s.parties.length - needLook} CONNECTED, active and passing not listed; hubctl status --json lists all)`);
   }
+  out.push(`partner checks: ${checks('passed')} parties passed, ${checks('failed')} failed, ${checks(null)} not checked`);
   out.push(`deliveries not delivered:${s.deliveries.length === 0 ? ' none' : ''}`);
   if (s.deliveries.length > 0) {
     out.push('  EMSP        PENDING     DEAD  UNROUTABLE');

@@ -14,6 +14,9 @@ export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
   party token --country CC --party PID --role ROLE
                                    issue a new initial token (before registration only)
   party suspend|reinstate --country CC --party PID --role ROLE
+  partner check CC/PID [--version V]
+                                   check the party's platform as deliveries need it (versions,
+                                   required receivers, a GET probe of each, TLS); exit 1 on a failure
   endpoint set --country CC --party PID --role ROLE --module ${RECEIVER_MODULES.join('|')} --url URL
   endpoint clear --country CC --party PID --role ROLE --module MODULE
                                    override (or stop overriding) a receiver endpoint URL

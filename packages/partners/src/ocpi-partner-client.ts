@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
 import { authorizationHeader, OCPI_SUCCESS, OCPI_VERSION, type OcpiVersion } from '@hub/ocpi';
 import { PartnerCallError, type PartnerDirectory, type DiscoveredEndpoint, type RequestIds } from '@hub/registry';
@@ -12,6 +13,8 @@ export interface PartnerClientOptions {
   readonly timeoutMs: number;
   readonly maxResponseBytes?: number;
   readonly userAgent?: string;
+  /** An extra trusted CA (PEM) beside the system roots: a private CA (partner check tests, docs/how-to/partner-check.md). */
+  readonly ca?: string;
 }
 
 export interface OcpiCallResult {
@@ -33,7 +36,7 @@ export function ocpiPartnerClient(options: PartnerClientOptions): OcpiPartnerCli
     connections: 64,
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
-    connect: { timeout: options.timeoutMs, lookup: guardedLookup(options.policy) },
+    connect: { timeout: options.timeoutMs, lookup: guardedLookup(options.policy), ...(options.ca ? { ca: [...rootCertificates, options.ca] } : {}) },
   });
 
   async function call(

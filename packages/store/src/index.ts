@@ -21,3 +21,4 @@ export { EVERY_ROUTED_CPO } from './token-fold.ts';
 export * from './postgres-client-info-recipients.ts';
 export * from './postgres-token-resend.ts';
 export * from './retention.ts';
+export * from './postgres-partner-checks.ts';

@@ -1,5 +1,6 @@
 import express from 'express';
 import type { Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { credentialsTokenCandidates } from '@hub/ocpi';
 
@@ -56,7 +57,14 @@ export interface PartnerSimulator {
   close(): Promise<void>;
 }
 
-export async function startPartnerSimulator(options: { token?: string; modules?: Array<{ identifier: string; role: 'SENDER' | 'RECEIVER' }> } = {}): Promise<PartnerSimulator> {
+export async function startPartnerSimulator(
+  options: {
+    token?: string;
+    modules?: Array<{ identifier: string; role: 'SENDER' | 'RECEIVER' }>;
+    /** Serve https with this key and certificate (PEM) instead of http. */
+    tls?: { key: string; cert: string };
+  } = {},
+): Promise<PartnerSimulator> {
   const modules = options.modules ?? [{ identifier: 'credentials', role: 'SENDER' }];
   const app = express();
   app.use(express.json({ type: () => true }));
@@ -211,6 +219,13 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
   app.put('/ocpi/2.2.1/chargingprofiles/:sessionId', profileReceiver);
   app.get('/ocpi/2.2.1/chargingprofiles/:sessionId', profileReceiver);
   app.delete('/ocpi/2.2.1/chargingprofiles/:sessionId', profileReceiver);
+  // Receiver GETs of one object (mod_sessions, mod_cdrs, mod_tokens, mod_hub_client_info: Receiver
+  // interface, GET): the simulator stores nothing to answer from, so every object is unknown (HTTP 404
+  // with an OCPI envelope), which is what the hub's partner check probes for.
+  const unknownObject = (_req: express.Request, res: express.Response) => {
+    res.status(404).json({ status_code: 2003, status_message: 'unknown object', timestamp: new Date().toISOString() });
+  };
+  app.get(['/ocpi/2.2.1/sessions/:cc/:pid/:id', '/ocpi/2.2.1/cdrs/:id', '/ocpi/2.2.1/tokens/:cc/:pid/:uid', '/ocpi/2.2.1/hubclientinfo/:cc/:pid'], unknownObject);
   app.get('/ocpi/versions', (_req, res) => {
     res.json(ok(sim.versions.map((v) => ({ version: v, url: `${sim.baseUrl}/ocpi/${v}` }))));
   });
@@ -226,12 +241,13 @@ export async function startPartnerSimulator(options: { token?: string; modules?:
 
   const listen = (p: number) =>
     new Promise<Server>((resolve, reject) => {
-      const s = app.listen(p, '127.0.0.1');
+      const s: Server = options.tls ? createHttpsServer(options.tls, app).listen(p, '127.0.0.1') : app.listen(p, '127.0.0.1');
       s.once('listening', () => resolve(s));
       s.once('error', reject);
     });
   server = await listen(0);
   port = (server.address() as AddressInfo).port;
-  Object.assign(sim, { baseUrl: `http://127.0.0.1:${port}`, versionsUrl: `http://127.0.0.1:${port}/ocpi/versions` });
+  const scheme = options.tls ? 'https' : 'http';
+  Object.assign(sim, { baseUrl: `${scheme}://127.0.0.1:${port}`, versionsUrl: `${scheme}://127.0.0.1:${port}/ocpi/versions` });
   return sim;
 }

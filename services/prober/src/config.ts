@@ -1,4 +1,4 @@
-import { configReader, readCommonConfig, readEventSource, readSecretKey, type CommonConfig, type Env } from '@hub/config';
+import { configReader, readCommonConfig, readEventSource, readHubParty, readSecretKey, type CommonConfig, type Env } from '@hub/config';
 import type { RetentionPolicy } from '@hub/store';
 
 export interface ProberConfig extends CommonConfig {
@@ -19,6 +19,10 @@ export interface ProberConfig extends CommonConfig {
   readonly pruneIntervalMs: number;
   /** ce_source of the CDR events it relays: the ingress's (README, The CDR topic). */
   readonly eventSource: string;
+  /** How often the active prober runs the partner check on every registered platform (docs/how-to/partner-check.md); 0: never. */
+  readonly partnerCheckIntervalMs: number;
+  /** The hub's own party: OCPI-from of the partner check's probes. */
+  readonly hubParty: { readonly countryCode: string; readonly partyId: string };
 }
 
 const DAY_MS = 86_400_000;
@@ -44,6 +48,8 @@ export function readProberConfig(env: Env): ProberConfig {
     },
     pruneIntervalMs: r.int('PRUNE_INTERVAL_MS', 600_000, { min: 100 }),
     eventSource: readEventSource(r),
+    partnerCheckIntervalMs: r.int('PARTNER_CHECK_INTERVAL_MS', 3_600_000, { min: 0 }),
+    hubParty: readHubParty(r),
   };
   r.done();
   return config;

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { appendInOrder } from '@hub/event-log';
 import { Counter, Gauge, type Logger } from '@hub/observability';
-import { ocpiPartnerClient } from '@hub/partners';
+import { checkRegisteredPartner, ocpiPartnerClient, type PartnerCheckReport } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay, probePlatform, type ProbeDeps } from '@hub/registry';
 import { startServiceShell } from '@hub/service-kit';
-import { advisoryLease, drainOutbox, LEASE_KEYS, pendingOutbox, postgresCdrReceipts, postgresRegistryStore, pruneExpired } from '@hub/store';
+import { advisoryLease, drainOutbox, LEASE_KEYS, partnerCheckSubjects, pendingOutbox, postgresCdrReceipts, postgresRegistryStore, pruneExpired, recordPartnerCheck } from '@hub/store';
 import { appendUnappendedCdrs } from './cdr-relay.ts';
 import type { ProberConfig } from './config.ts';
 
@@ -18,6 +18,8 @@ export interface RunningProber {
   readonly operatorPort: number;
   /** Runs one probe round now, lease or not (tests). */
   probeAll(): Promise<void>;
+  /** Runs the partner check on every registered platform now, lease or not (tests); resolves to the reports by platform. */
+  checkAll(): Promise<Map<string, PartnerCheckReport>>;
   stop(): Promise<void>;
 }
 
@@ -110,6 +112,54 @@ export async function startProber(config: ProberConfig, options: { logStream?: N
   };
   const timer = setInterval(() => void probeIfActive(), config.intervalMs);
   void probeIfActive();
+  // Partner check (docs/how-to/partner-check.md): what `hubctl partner check` runs, on every registered
+  // platform every PARTNER_CHECK_INTERVAL_MS, one platform at a time (it is a dozen GETs each, and no
+  // hurry); the last result is stored for hubctl status and party show. It does not change health:
+  // that stays with the probe and its hysteresis (docs/decisions/0005-partner-health-hysteresis.md).
+  const checkFailures = new Gauge({
+    name: 'hub_partner_check_failures',
+    help: 'Failed checks in the last partner check of the platform (0: all passed); parties lists its cc/pid/role',
+    labelNames: ['platform', 'parties'],
+    registers: [registry],
+  });
+  const checkLastRun = new Gauge({
+    name: 'hub_partner_check_last_run_timestamp_seconds',
+    help: 'When the last partner check of the platform ran (Unix seconds)',
+    labelNames: ['platform', 'parties'],
+    registers: [registry],
+  });
+  const checkOptions = { policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts }, timeoutMs: config.timeoutMs, hub: config.hubParty, client: partners };
+  let checking: Promise<Map<string, PartnerCheckReport>> | undefined;
+  const checkAll = (): Promise<Map<string, PartnerCheckReport>> => {
+    checking ??= (async () => {
+      const reports = new Map<string, PartnerCheckReport>();
+      for (const subject of await partnerCheckSubjects(pool)) {
+        // One platform that cannot be checked (a token sealed under another key, Postgres away for a
+        // moment) is logged and skipped; the others are still checked.
+        let report: PartnerCheckReport;
+        try {
+          report = await checkRegisteredPartner(subject, (sealed) => deps.cipher.open(sealed), checkOptions);
+          await recordPartnerCheck(pool, subject.platformId, report, 'prober');
+        } catch (e) {
+          logger.warn('partner check not run for a platform', { platformId: subject.platformId, err: e });
+          continue;
+        }
+        const labels = { platform: subject.platformId, parties: subject.parties.map((p) => `${p.countryCode}/${p.partyId}/${p.role}`).join(',') };
+        checkFailures.set(labels, report.failures);
+        checkLastRun.set(labels, Date.parse(report.checked_at) / 1000);
+        if (!report.ok) logger.warn('partner check failed', { platformId: subject.platformId, failures: report.checks.filter((c) => !c.ok).map((c) => `${c.check}: ${c.reason}`) });
+        reports.set(subject.platformId, report);
+      }
+      return reports;
+    })().finally(() => {
+      checking = undefined;
+    });
+    return checking;
+  };
+  const checkIfActive = async () => {
+    if (await holdsLease()) await checkAll().catch((e: unknown) => logger.warn('partner check round failed; it runs again at the next interval', { err: e }));
+  };
+  const checkTimer = config.partnerCheckIntervalMs > 0 ? setInterval(() => void checkIfActive(), config.partnerCheckIntervalMs) : undefined;
   // Retention (docs/decisions/0006-retention.md): the active replica prunes done rows in small batches.
   const pruned = new Counter({ name: 'hub_retention_pruned_rows_total', help: 'Rows deleted once older than their retention, by table', labelNames: ['table'], registers: [registry] });
   let pruning: Promise<void> | undefined;
@@ -129,13 +179,16 @@ export async function startProber(config: ProberConfig, options: { logStream?: N
     return pruning;
   };
   const pruneTimer = setInterval(() => void pruneIfActive(), config.pruneIntervalMs);
-  logger.info('prober running', { intervalMs: config.intervalMs, operatorPort: shell.operator.port });
+  logger.info('prober running', { intervalMs: config.intervalMs, partnerCheckIntervalMs: config.partnerCheckIntervalMs, operatorPort: shell.operator.port });
   return {
     logger,
     operatorPort: shell.operator.port,
     probeAll,
+    checkAll,
     async stop() {
       clearInterval(timer);
+      clearInterval(checkTimer);
+      await checking?.catch(() => undefined);
       clearInterval(pruneTimer);
       await round;
       await pruning;
