@@ -145,6 +145,15 @@ describe('OCPI 2.1.1 credentials and versions, per party', () => {
     cpoToken = String(res.body.data?.['token']);
   });
 
+  it('hubctl partner check checks a 2.1.1 platform in 2.1.1: its versions, details without roles and its receivers', async () => {
+    const out = await hubctl(env, ['partner', 'check', 'NL/OLD', '--json']);
+    const report = JSON.parse(out.stdout) as { version: string; ok: boolean; checks: Array<{ check: string; ok: boolean; reason: string }> };
+    assert.equal(report.version, '2.1.1', out.stdout);
+    assert.deepEqual(report.checks.filter((c) => !c.ok), [], out.stdout);
+    assert.equal(out.code, 0, out.stderr);
+    assert.ok(report.checks.some((c) => c.check === 'probe tokens' && c.ok), out.stdout);
+  });
+
   it('a 2.1.1 Credentials object naming another party is refused', async () => {
     const res = await call(hub, 'PUT', '/ocpi/2.1.1/credentials', {
       token: cpoToken,

@@ -225,7 +225,7 @@ export async function startPartnerSimulator(
   const unknownObject = (_req: express.Request, res: express.Response) => {
     res.status(404).json({ status_code: 2003, status_message: 'unknown object', timestamp: new Date().toISOString() });
   };
-  app.get(['/ocpi/2.2.1/sessions/:cc/:pid/:id', '/ocpi/2.2.1/cdrs/:id', '/ocpi/2.2.1/tokens/:cc/:pid/:uid', '/ocpi/2.2.1/hubclientinfo/:cc/:pid'], unknownObject);
+  app.get(['/ocpi/:v/sessions/:cc/:pid/:id', '/ocpi/:v/cdrs/:id', '/ocpi/:v/tokens/:cc/:pid/:uid', '/ocpi/:v/hubclientinfo/:cc/:pid'], unknownObject);
   app.get('/ocpi/versions', (_req, res) => {
     res.json(ok(sim.versions.map((v) => ({ version: v, url: `${sim.baseUrl}/ocpi/${v}` }))));
   });
