@@ -1,4 +1,4 @@
-import type { PartyRef } from '@hub/ocpi';
+import type { OcpiVersion, PartyRef } from '@hub/ocpi';
 import type { DeliveryKind } from '@hub/modules';
 
 // Routing (interface document, Routing; Events, rule 2): which party receives what, and where. The
@@ -8,7 +8,13 @@ import type { DeliveryKind } from '@hub/modules';
 
 /** Where and with which (sealed) token to call a receiver, or why it cannot be called. */
 export type RoutingTarget =
-  | { readonly ok: true; readonly url: string; readonly partnerTokenSealed: Buffer }
+  | {
+      readonly ok: true;
+      readonly url: string;
+      readonly partnerTokenSealed: Buffer;
+      /** The OCPI version the receiver chose: what is sent to it is translated into it (@hub/versions). */
+      readonly version: OcpiVersion;
+    }
   | {
       readonly ok: false;
       readonly reason: string;

@@ -70,6 +70,8 @@ export interface ReadModelStore {
   positions(model: ReadModel, generation?: number): Promise<Map<number, bigint>>;
   /** Routed list for an eMSP platform: only CPOs with an active routing rule to one of its eMSP parties. */
   listVisible(model: ReadModel, platformId: string, page: PageQuery): Promise<DocumentPage>;
+  /** One object whoever may see it: what the hub itself reads to write a record in another version (a 2.1.1 Session's Location). */
+  findObject(model: ReadModel, path: ObjectPath): Promise<Json | undefined>;
   /** One object, when the platform may see it (owning CPO, or a routed eMSP); undefined otherwise. */
   findVisible(model: ReadModel, platformId: string, path: ObjectPath): Promise<Json | undefined>;
   /** CPOs that own a location with this id and have an active route (ACTIVE_ROUTES) to the eMSP party. */
@@ -144,6 +146,18 @@ export function postgresReadModelStore(pool: Pool, lists: ListOptions = {}): Rea
     },
 
     listVisible: readModelLists(pool, lists),
+
+    async findObject(model, path) {
+      const { table } = projectionOf(model);
+      const { rows } = await pool.query<{ document: Json }>(
+        `select t.document from ${table} t
+          where t.generation = (select active from read_model_generations where model = $1)
+            and t.country_code = $2 and t.party_id = $3 and t.id = $4`,
+        [model, path.countryCode, path.partyId, path.id.toUpperCase()],
+      );
+      const document = rows[0]?.document;
+      return document ? projectionOf(model).find(document, path) : undefined;
+    },
 
     async findVisible(model, platformId, path) {
       const { table } = projectionOf(model);

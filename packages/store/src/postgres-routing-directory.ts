@@ -1,5 +1,5 @@
 import { deliveryRuleOf } from '@hub/modules';
-import type { PartyRef } from '@hub/ocpi';
+import { isOcpiVersion, OCPI_VERSION, type PartyRef } from '@hub/ocpi';
 import type { RoutingDirectory, RoutingTarget } from '@hub/registry';
 import type { Pool } from './pool.ts';
 
@@ -56,13 +56,14 @@ export function postgresRoutingDirectory(pool: Pool): RoutingDirectory {
       sealed: Buffer | null;
       override_url: string | null;
       endpoint_url: string | null;
+      version: string | null;
     }>(
       `select p.country_code is not null as party, p.suspended_at is not null as suspended,
               exists (select 1 from (${route === 'rule' ? ENABLED_RULES : ACTIVE_ROUTES}) a where a.emsp_country_code = $1 and a.emsp_party_id = $2
                         and a.cpo_country_code = $3 and a.cpo_party_id = $4) as rule,
               exists (select 1 from parties s where s.suspended_at is not null
                         and ((s.role = 'CPO' and s.country_code = $3 and s.party_id = $4) or (s.role = 'EMSP' and s.country_code = $1 and s.party_id = $2))) as side_suspended,
-              pl.registered_at is not null as registered, pl.partner_token_sealed as sealed,
+              pl.registered_at is not null as registered, pl.partner_token_sealed as sealed, pl.version,
               (select url from endpoint_overrides o where o.country_code = $6 and o.party_id = $7 and o.role = $8 and o.module = $5) as override_url,
               (select url from partner_endpoints e where e.platform_id = p.platform_id and e.identifier = $5 and e.role = $9) as endpoint_url
          from (select 1) one
@@ -82,7 +83,7 @@ export function postgresRoutingDirectory(pool: Pool): RoutingDirectory {
     const url = fixedUrl ?? r.override_url ?? r.endpoint_url;
     if (!url) return { ok: false, reason: `no ${module} ${interfaceRole.toLowerCase()} URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}`, noEndpoint: true };
     if (!r.registered || !r.sealed) return { ok: false, reason: `${who} has no credentials registered` };
-    return { ok: true, url, partnerTokenSealed: r.sealed };
+    return { ok: true, url, partnerTokenSealed: r.sealed, version: isOcpiVersion(r.version) ? r.version : OCPI_VERSION };
   }
   return directory;
 }

@@ -115,7 +115,8 @@ export async function startPartnerSimulator(
     next();
   });
   const ok = (data: unknown) => ({ status_code: 1000, data, timestamp: new Date().toISOString() });
-  // eMSP receiver interface (interface document, Receiver endpoints).
+  // eMSP receiver interface (interface document, Receiver endpoints), in the version of the URL (the
+  // simulator speaks 2.1.1 and 2.2.1 alike: it records what it received and a test checks the form).
   const receiver = (kind: ReceivedKind) => (req: express.Request, res: express.Response) => {
     if (sim.receiverMode === 'hang') return; // never answers: the hub's timeout must fire
     if (sim.receiverMode === 'fail') {
@@ -130,7 +131,7 @@ export async function startPartnerSimulator(
     if (kind === 'cdr') res.setHeader('Location', `${sim.baseUrl}/ocpi/2.2.1/cdrs/${String((req.body as { id?: string }).id)}`);
     res.json({ status_code: 1000, timestamp: new Date().toISOString() });
   };
-  app.put('/ocpi/2.2.1/sessions/:cc/:pid/:id', receiver('session'));
+  app.put('/ocpi/:v/sessions/:cc/:pid/:id', receiver('session'));
   /**
    * A real-time authorization answer by `authorizeAnswer`: the party asked (the CPO for the eMSP's PUT,
    * the eMSP for a CPO's POST) answers with the token it names, or hangs, garbage, or unknown token.
@@ -173,13 +174,13 @@ export async function startPartnerSimulator(
     ),
   );
 
-  app.post('/ocpi/2.2.1/cdrs', receiver('cdr'));
+  app.post('/ocpi/:v/cdrs', receiver('cdr'));
   // CPO tokens receiver (mod_tokens.asciidoc, Receiver interface PUT): tokens the hub delivers.
-  app.put('/ocpi/2.2.1/tokens/:cc/:pid/:uid', receiver('token'));
+  app.put('/ocpi/:v/tokens/:cc/:pid/:uid', receiver('token'));
   // hubclientinfo receiver (mod_hub_client_info.asciidoc, Receiver interface PUT), either role.
   app.put('/ocpi/2.2.1/hubclientinfo/:cc/:pid', receiver('client_info'));
   // eMSP: where command results arrive (the response_url it gives in commands).
-  app.post('/ocpi/2.2.1/command-results/:id', receiver('command_result'));
+  app.post('/ocpi/:v/command-results/:id', receiver('command_result'));
   // CPO commands receiver: answers at once, then posts the result to the response_url it was given.
   app.post('/ocpi/2.2.1/commands/:command', (req, res) => {
     const body = req.body as Record<string, unknown>;

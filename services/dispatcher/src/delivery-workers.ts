@@ -6,6 +6,7 @@ import { aesGcmTokenCipher, cachedLookup, PartnerCallError, type RoutingDirector
 import type { ServiceShell } from '@hub/service-kit';
 import { DELIVERIES_CHANNEL, listen, recipientOfDelivery, type Delivery, type DeliveryQueue } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
+import { deliveryBody, deliveryHeaders, type LocationOf } from './delivery-edge.ts';
 
 // The dispatcher's delivery workers (interface document, Events; reference design, Delivery rules):
 // they send due records to the eMSP's receiver with retries and backoff, a few at a time per eMSP, so
@@ -24,7 +25,7 @@ export interface DeliveryWorkers {
   drain(): Promise<void>;
 }
 
-export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, deps: { deliveries: DeliveryQueue; routing: RoutingDirectory }): DeliveryWorkers {
+export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, deps: { deliveries: DeliveryQueue; routing: RoutingDirectory; locationOf: LocationOf }): DeliveryWorkers {
   const { logger, metrics } = shell;
   const { deliveries, routing } = deps;
   const cipher = aesGcmTokenCipher(config.secretKey);
@@ -79,6 +80,20 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
     // Where and how each kind goes: the module table's delivery rule (@hub/modules, modules.ts).
     const rule = deliveryRuleOf(d.kind);
     const url = rule.url(target.url, d);
+    // In the receiver's version (delivery-edge.ts); what it cannot carry is parked with the reason.
+    const out = await deliveryBody(d.kind, target.version, d.payload, d.cpo, deps.locationOf);
+    if (!out.ok && out.retry) {
+      const retryIn = config.retryScheduleMs[d.attempts - 1];
+      await deliveries.failed(d.id, d.offset, out.reason, retryIn);
+      attempts.inc({ kind: d.kind, emsp, outcome: retryIn === undefined ? 'dead' : 'failed' });
+      return;
+    }
+    if (!out.ok) {
+      await deliveries.unroutable(d.id, out.reason);
+      attempts.inc({ kind: d.kind, emsp, outcome: 'unroutable' });
+      logger.warn('delivery not representable in the receiver version, kept for re-drive', { kind: d.kind, emsp, objectId: d.objectId, reason: out.reason, correlationId: d.correlationId });
+      return;
+    }
     // transport_and_format.asciidoc, Message routing headers: from the sending party to the receiver;
     // a Broadcast Push goes out from the hub itself ("Party to Party Broadcast Push" table).
     const [sender, to] = d.recipientRole === 'CPO' ? [d.emsp, d.cpo] : [d.cpo, d.emsp];
@@ -86,11 +101,13 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
     let accepted = false;
     try {
       // Hub Client Info goes without them (the module table's routingHeaders).
-      const headers: Record<string, string> =
+      const routingHeaders: Record<string, string> =
         rule.routingHeaders === false
           ? {}
           : { 'ocpi-from-country-code': from.countryCode, 'ocpi-from-party-id': from.partyId, 'ocpi-to-country-code': to.countryCode, 'ocpi-to-party-id': to.partyId };
-      const result = await partners.call(rule.method, url, cipher.open(target.partnerTokenSealed), { correlationId: d.correlationId ?? `delivery-${d.id}` }, d.payload, headers);
+      const token = cipher.open(target.partnerTokenSealed);
+      const headers = deliveryHeaders(target.version, token, routingHeaders);
+      const result = await partners.call(rule.method, url, token, { correlationId: d.correlationId ?? `delivery-${d.id}` }, out.body, headers);
       // status_codes.asciidoc: 1xxx is success (1000, and 19xx for custom success codes).
       if (result.httpStatus < 200 || result.httpStatus > 299 || !isSuccessCode(result.envelope.status_code)) {
         throw new PartnerCallError('OCPI_STATUS', url, `HTTP ${result.httpStatus}, OCPI status_code ${String(result.envelope.status_code)}`);

@@ -27,7 +27,12 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
   const backlogGauge = new Gauge({ name: 'hub_deliveries', help: 'Delivery records not delivered, by receiving party (label emsp: the eMSP, or the CPO of a token) and state (pending = retry backlog, dead = dead letters)', labelNames: ['emsp', 'state'], registers: [metrics] });
   const lag = consumerLagGauge(metrics);
 
-  const workers = deliveryWorkers(config, shell, { deliveries, routing: postgresRoutingDirectory(pool) });
+  const readModels = postgresReadModelStore(pool);
+  const workers = deliveryWorkers(config, shell, {
+    deliveries,
+    routing: postgresRoutingDirectory(pool),
+    locationOf: (cpo, locationId) => readModels.findObject('locations', { ...cpo, id: locationId }),
+  });
   // 1. Consumer: events -> delivery records (delivery-consumer.ts).
   const consumer = await startDeliveryConsumer(config, shell, { deliveries, lag, wake: () => workers.wake(), reportSessionPatches: sessionPatchReporter(metrics, logger) });
   // 4. Registry changes -> ClientInfo and token records (registry-consumer.ts).

@@ -43,7 +43,7 @@ export interface ActiveRoute {
 export interface InMemoryRegistryView {
   party(party: PartyRole): (PartyRole & { platformId: string; suspended: boolean }) | undefined;
   platformParties(platformId: string): Array<PartyRole & { suspended: boolean }>;
-  platform(platformId: string): { registered: boolean; versionsUrl?: string; partnerTokenSealed?: Buffer; endpoints: readonly PartnerEndpoint[] } | undefined;
+  platform(platformId: string): { registered: boolean; versionsUrl?: string; version?: OcpiVersion; partnerTokenSealed?: Buffer; endpoints: readonly PartnerEndpoint[] } | undefined;
   override(party: PartyRole, module: string): string | undefined;
   hasRule(emsp: PartyRef, cpo: PartyRef): boolean;
   activeRoutes(): ActiveRoute[];
@@ -117,6 +117,7 @@ export function inMemoryRegistryStore(options: { now?: () => Date } = {}): InMem
       return {
         registered: p.registeredAt !== undefined,
         ...(p.versionsUrl !== undefined ? { versionsUrl: p.versionsUrl } : {}),
+        ...(p.version !== undefined ? { version: p.version } : {}),
         ...(p.partnerTokenSealed !== undefined ? { partnerTokenSealed: p.partnerTokenSealed } : {}),
         endpoints: p.endpoints,
       };

@@ -1,5 +1,5 @@
 import { deliveryRuleOf } from '@hub/modules';
-import type { PartyRef } from '@hub/ocpi';
+import { OCPI_VERSION, type PartyRef } from '@hub/ocpi';
 import type { RoutingDirectory, RoutingTarget } from '@hub/registry';
 import type { InMemoryRegistryView } from './in-memory-registry-store.ts';
 
@@ -41,7 +41,7 @@ export function inMemoryRoutingDirectory(registry: InMemoryRegistryView): Routin
     const url = fixedUrl ?? registry.override(receiver, module) ?? endpoint;
     if (!url) return { ok: false, reason: `no ${module} ${interfaceRole.toLowerCase()} URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}`, noEndpoint: true };
     if (!platform?.registered || !platform.partnerTokenSealed) return { ok: false, reason: `${who} has no credentials registered` };
-    return { ok: true, url, partnerTokenSealed: platform.partnerTokenSealed };
+    return { ok: true, url, partnerTokenSealed: platform.partnerTokenSealed, version: platform.version ?? OCPI_VERSION };
   }
   return directory;
 }

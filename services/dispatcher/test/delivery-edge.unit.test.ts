@@ -1,0 +1,41 @@
+// What a delivery sends in the receiver's OCPI version (delivery-edge.ts): logic without I/O, the
+// Location read model stood in for by a function.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { deliveryBody, deliveryHeaders } from '../src/delivery-edge.ts';
+
+const cpo = { countryCode: 'NL', partyId: 'CPO' };
+const session = {
+  country_code: 'NL', party_id: 'CPO', id: 'S1', start_date_time: '2026-01-01T00:00:00Z', kwh: 1,
+  cdr_token: { country_code: 'DE', party_id: 'EMS', uid: 'U1', type: 'RFID', contract_id: 'DE-EMS-C00000001-1' },
+  auth_method: 'WHITELIST', location_id: 'L1', evse_uid: 'E1', connector_id: '1', currency: 'EUR', status: 'ACTIVE', last_updated: '2026-01-01T00:00:00Z',
+};
+const noLocation = async () => undefined;
+
+describe('deliveryBody', () => {
+  it('sends a 2.2.1 receiver the canonical object without the hub-private member, and the same object when it has none', async () => {
+    const withFields = { ...session, hub_version_fields: { '2.1.1': { kept: { x: 1 } } } };
+    const out = await deliveryBody('session', '2.2.1', withFields, cpo, noLocation);
+    assert.deepEqual(out, { ok: true, body: session });
+    const same = await deliveryBody('session', '2.2.1', session, cpo, noLocation);
+    assert.ok(same.ok && same.body === session, 'no copy when there is nothing to strip');
+  });
+
+  it('retries a session for a 2.1.1 eMSP whose Location the hub does not hold yet (2.1.1 carries the whole Location)', async () => {
+    const out = await deliveryBody('session', '2.1.1', session, cpo, noLocation);
+    assert.equal(out.ok, false);
+    assert.ok(!out.ok && out.retry === true && /Location NL\/CPO\/L1 is not in the read model/.test(out.reason));
+  });
+
+  it('parks what 2.1.1 has no module for (ClientInfo), with the reason', async () => {
+    const out = await deliveryBody('client_info', '2.1.1', { party_id: 'X' }, cpo, noLocation);
+    assert.deepEqual(out, { ok: false, reason: 'OCPI 2.1.1 has no client_info to deliver' });
+  });
+});
+
+describe('deliveryHeaders', () => {
+  it('gives a 2.1.1 receiver its token as it is and no routing headers; a 2.2.1 one the routing headers', () => {
+    assert.deepEqual(deliveryHeaders('2.1.1', 'tok', { 'ocpi-to-party-id': 'EMS' }), { authorization: 'Token tok' });
+    assert.deepEqual(deliveryHeaders('2.2.1', 'tok', { 'ocpi-to-party-id': 'EMS' }), { 'ocpi-to-party-id': 'EMS' });
+  });
+});

@@ -1,0 +1,204 @@
+// Sessions and CDRs across versions (mod_sessions.md and mod_cdrs.md, 2.1.1; docs/reference/
+// version-mapping.md): a 2.1.1 CPO names the driver only by auth_id, and the hub routes by it (the
+// routed eMSPs' tokens by contract_id first, then the eMA-ID's country and provider); every record
+// reaches its eMSP in the eMSP's version and validates there; a 2.1.1 eMSP gets the full Location the
+// hub holds. Real ingress, projector and dispatcher processes, real Kafka and Postgres.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { createSchemaValidator, describeViolations } from '@hub/schemas';
+import { call, createTestStack, startService, type PartnerSimulator, type ServiceProcess, type TestStack } from '@hub/testing';
+import { freePort, hubctl, onboard, onboard211, type OnboardedPlatform } from './helpers.ts';
+
+type Json = Record<string, unknown>;
+const validator = createSchemaValidator();
+
+function assertValid(schema: string, value: unknown): void {
+  const { violations } = validator.validate(schema, value);
+  assert.deepEqual(violations, [], `${schema}: ${describeViolations(violations)}\n${JSON.stringify(value)}`);
+}
+
+/** The 2.1.1 Location example (mod_locations.md 3.1), one EVSE with one connector. */
+function location211(): Json {
+  const text = readFileSync(new URL('../../shared/ocpi-2.1.1/mod_locations.md', import.meta.url), 'utf8');
+  const block = /```json\n([\s\S]*?)```/.exec(text.slice(text.indexOf('### 3.1 _Location_ Object')))?.[1] ?? '';
+  return JSON.parse(block) as Json;
+}
+
+async function received(partner: PartnerSimulator, kind: string, id: string): Promise<{ body: Json; headers: Record<string, unknown>; path: string }> {
+  for (let i = 0; i < 150; i++) {
+    const found = partner.received.find((r) => r.kind === kind && r.body['id'] === id);
+    if (found) return found;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no ${kind} ${id} received; got ${JSON.stringify(partner.received.map((r) => [r.kind, r.body['id']]))}`);
+}
+
+describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
+  let stack: TestStack;
+  let services: ServiceProcess[] = [];
+  let hub: string;
+  let env: Record<string, string>;
+  let cpo211: OnboardedPlatform;
+  let cpo221: OnboardedPlatform;
+  let emsp211: OnboardedPlatform;
+  let emsp221: OnboardedPlatform;
+  const location = location211();
+  const evse = (location['evses'] as Json[])[0] as Json;
+  const oneEvse = { ...location, evses: [{ ...evse, connectors: [((evse['connectors'] as Json[])[0] as Json)] }] };
+  const contractId221 = 'DE-NEW-C12345678-9';
+
+  before(async () => {
+    stack = await createTestStack('ocpi211-sessions');
+    const port = await freePort();
+    hub = `http://127.0.0.1:${port}`;
+    env = stack.env({ HUB_PORT: String(port), ALLOW_HTTP_PARTNER_URLS: 'true', PARTNER_ALLOWED_HOSTS: '127.0.0.1', DELIVERY_RETRY_SCHEDULE_MS: '200,400' });
+    services = await Promise.all([
+      startService('ingress', env, /ingress listening/),
+      startService('projector', env, /projector running/),
+      startService('dispatcher', env, /dispatcher running/),
+    ]);
+    const emspModules = [{ identifier: 'credentials', role: 'SENDER' as const }, { identifier: 'sessions', role: 'RECEIVER' as const }, { identifier: 'cdrs', role: 'RECEIVER' as const }];
+    cpo211 = await onboard211(hub, env, 'Old CPO', { role: 'CPO', countryCode: 'BE', partyId: 'BEC' });
+    emsp211 = await onboard211(hub, env, 'Old eMSP', { role: 'EMSP', countryCode: 'NL', partyId: 'OLD' }, emspModules);
+    cpo221 = await onboard(hub, env, 'New CPO', [{ role: 'CPO', countryCode: 'NL', partyId: 'NEW' }]);
+    emsp221 = await onboard(hub, env, 'New eMSP', [{ role: 'EMSP', countryCode: 'DE', partyId: 'NEW' }], emspModules);
+    for (const [e, c] of [['NL/OLD', 'BE/BEC'], ['NL/OLD', 'NL/NEW'], ['DE/NEW', 'BE/BEC'], ['DE/NEW', 'NL/NEW']]) {
+      const out = await hubctl(env, ['routing', 'enable', '--emsp', e ?? '', '--cpo', c ?? '']);
+      assert.equal(out.code, 0, out.stderr);
+    }
+  });
+
+  after(async () => {
+    await Promise.allSettled([...services.map((s) => s.stop()), cpo211?.partner.close(), cpo221?.partner.close(), emsp211?.partner.close(), emsp221?.partner.close()]);
+    await stack?.cleanup();
+  });
+
+  it('the 2.2.1 eMSP pushes a token whose contract_id a 2.1.1 CPO will name as auth_id; the 2.1.1 CPO pushes its Location', async () => {
+    const token = { country_code: 'DE', party_id: 'NEW', uid: 'TOKEN221', type: 'RFID', contract_id: contractId221, issuer: 'New eMSP', valid: true, whitelist: 'ALLOWED', last_updated: '2026-01-01T00:00:00Z' };
+    const pushed = await call(hub, 'PUT', '/ocpi/2.2.1/tokens/DE/NEW/TOKEN221', { token: emsp221.token, body: token });
+    assert.equal(pushed.body.status_code, 1000, pushed.text);
+    const loc = await call(hub, 'PUT', `/ocpi/2.1.1/locations/BE/BEC/${String(location['id'])}`, { token: cpo211.token, body: location });
+    assert.equal(loc.body.status_code, 1000, loc.text);
+  });
+
+  const session211 = (id: string, authId: string): Json => ({
+    id,
+    start_datetime: '2026-11-26T10:00:00Z',
+    kwh: 0,
+    auth_id: authId,
+    auth_method: 'WHITELIST',
+    location: oneEvse,
+    currency: 'EUR',
+    status: 'ACTIVE',
+    last_updated: '2026-11-26T10:00:00Z',
+  });
+
+  it('a 2.1.1 session whose auth_id is a routed eMSP token reaches the 2.2.1 eMSP with that token as cdr_token', async () => {
+    let res;
+    // The token is projected asynchronously: the CPO's retry finds it once it is.
+    for (let i = 0; i < 50; i++) {
+      res = await call(hub, 'PUT', '/ocpi/2.1.1/sessions/BE/BEC/S1', { token: cpo211.token, body: session211('S1', contractId221) });
+      if (res.body.status_code === 1000) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(res?.body.status_code, 1000, res?.text);
+    const got = await received(emsp221.partner, 'session', 'S1');
+    assertValid('ocpi/session.json', got.body);
+    assert.deepEqual(got.body['cdr_token'], { country_code: 'DE', party_id: 'NEW', uid: 'TOKEN221', type: 'RFID', contract_id: contractId221 });
+    assert.deepEqual([got.body['country_code'], got.body['party_id'], got.body['location_id'], got.body['evse_uid'], got.body['connector_id']], ['BE', 'BEC', location['id'], evse['uid'], '1']);
+    assert.equal(got.body['start_date_time'], '2026-11-26T10:00:00Z');
+    assert.ok(!('hub_version_fields' in got.body));
+    assert.equal(got.path, '/ocpi/2.2.1/sessions/BE/BEC/S1');
+  });
+
+  it('a 2.1.1 session whose auth_id is an eMA-ID reaches the 2.1.1 eMSP it names, in 2.1.1, with the raw token', async () => {
+    const res = await call(hub, 'PUT', '/ocpi/2.1.1/sessions/BE/BEC/S2', { token: cpo211.token, body: session211('S2', 'NL-OLD-C00000001-1') });
+    assert.equal(res.body.status_code, 1000, res.text);
+    const got = await received(emsp211.partner, 'session', 'S2');
+    assertValid('ocpi-2.1.1/session.json', got.body);
+    assert.equal(got.body['auth_id'], 'NL-OLD-C00000001-1');
+    assert.deepEqual((got.body['location'] as Json)['id'], location['id']);
+    assert.equal(got.headers['authorization'], `Token ${emsp211.partner.token}`);
+    assert.equal(got.headers['ocpi-to-party-id'], undefined, '2.1.1 has no routing headers');
+  });
+
+  it('a 2.1.1 session PATCH without last_updated is delivered merged', async () => {
+    const res = await call(hub, 'PATCH', '/ocpi/2.1.1/sessions/BE/BEC/S2', { token: cpo211.token, body: { kwh: 5.5 } });
+    assert.equal(res.body.status_code, 1000, res.text);
+    for (let i = 0; i < 100; i++) {
+      if (emsp211.partner.received.some((r) => r.kind === 'session' && r.body['id'] === 'S2' && r.body['kwh'] === 5.5)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const patched = emsp211.partner.received.filter((r) => r.kind === 'session' && r.body['id'] === 'S2').at(-1);
+    assert.equal(patched?.body['kwh'], 5.5);
+    assertValid('ocpi-2.1.1/session.json', patched?.body);
+  });
+
+  it('a 2.1.1 CDR reaches the 2.2.1 eMSP as a valid 2.2.1 CDR; the CPO reads it back in 2.1.1', async () => {
+    const cdr = {
+      id: 'CDR1',
+      start_date_time: '2026-11-26T10:00:00Z',
+      stop_date_time: '2026-11-26T11:30:00Z',
+      auth_id: contractId221,
+      auth_method: 'WHITELIST',
+      location: oneEvse,
+      currency: 'EUR',
+      charging_periods: [{ start_date_time: '2026-11-26T10:00:00Z', dimensions: [{ type: 'ENERGY', volume: 15 }] }],
+      total_cost: 4,
+      total_energy: 15,
+      total_time: 1.5,
+      last_updated: '2026-11-26T11:30:00Z',
+    };
+    assertValid('ocpi-2.1.1/cdr.json', cdr);
+    const res = await call(hub, 'POST', '/ocpi/2.1.1/cdrs', { token: cpo211.token, body: cdr });
+    assert.equal(res.body.status_code, 1000, res.text);
+    assert.match(String(res.headers['location']), /\/ocpi\/2\.1\.1\/cdrs\/BE\/BEC\/CDR1$/);
+    const got = await received(emsp221.partner, 'cdr', 'CDR1');
+    assertValid('ocpi/cdr.json', got.body);
+    assert.deepEqual(got.body['total_cost'], { excl_vat: 4 });
+    assert.equal((got.body['cdr_token'] as Json)['uid'], 'TOKEN221');
+    const back = await call<Json>(hub, 'GET', '/ocpi/2.1.1/cdrs/BE/BEC/CDR1', { token: cpo211.token });
+    assert.equal(back.body.status_code, 1000, back.text);
+    assertValid('ocpi-2.1.1/cdr.json', back.body.data);
+    assert.equal(back.body.data?.['total_cost'], 4);
+  });
+
+  it('a 2.2.1 session and CDR for the 2.1.1 eMSP arrive in 2.1.1 with the Location the hub holds', async () => {
+    const loc = JSON.parse(readFileSync(new URL('../../shared/ocpi-2.2.1/examples/location_example_parking_garage_opening_hours.json', import.meta.url), 'utf8')) as Json;
+    const location221: Json = { ...loc, country_code: 'NL', party_id: 'NEW' };
+    const pushed = await call(hub, 'PUT', `/ocpi/2.2.1/locations/NL/NEW/${String(location221['id'])}`, { token: cpo221.token, body: location221 });
+    assert.equal(pushed.body.status_code, 1000, pushed.text);
+    const evse221 = (location221['evses'] as Json[])[0] as Json;
+    const connector221 = (evse221['connectors'] as Json[])[0] as Json;
+    const cdrToken = { country_code: 'NL', party_id: 'OLD', uid: 'OLDTOKEN', type: 'RFID', contract_id: 'NL-OLD-C00000002-2' };
+    const session = {
+      country_code: 'NL', party_id: 'NEW', id: 'S3', start_date_time: '2026-11-26T10:00:00Z', kwh: 1, cdr_token: cdrToken, auth_method: 'WHITELIST',
+      location_id: location221['id'], evse_uid: evse221['uid'], connector_id: connector221['id'], currency: 'EUR', status: 'ACTIVE', last_updated: '2026-11-26T10:00:00Z',
+    };
+    // The Location is projected asynchronously: a delivery that finds it missing is retried, not parked.
+    const res = await call(hub, 'PUT', '/ocpi/2.2.1/sessions/NL/NEW/S3', { token: cpo221.token, body: session });
+    assert.equal(res.body.status_code, 1000, res.text);
+    const got = await received(emsp211.partner, 'session', 'S3');
+    assertValid('ocpi-2.1.1/session.json', got.body);
+    assert.equal(got.body['auth_id'], 'NL-OLD-C00000002-2');
+    const sent = got.body['location'] as Json;
+    assert.equal(sent['id'], location221['id']);
+    assert.deepEqual((sent['evses'] as Json[]).map((e) => e['uid']), [evse221['uid']]);
+  });
+
+  it('an auth_id that names no eMSP at all is refused with 2001; an eMA-ID of an eMSP the hub does not route is parked as unroutable', async () => {
+    const refused = await call(hub, 'PUT', '/ocpi/2.1.1/sessions/BE/BEC/S9', { token: cpo211.token, body: session211('S9', '04A2B3C4D5') });
+    assert.equal(refused.body.status_code, 2001);
+    assert.match(String(refused.body.status_message), /auth_id 04A2B3C4D5 is no token/);
+    const parked = await call(hub, 'PUT', '/ocpi/2.1.1/sessions/BE/BEC/S8', { token: cpo211.token, body: session211('S8', 'FR-XYZ-C00000001-1') });
+    assert.equal(parked.body.status_code, 1000, parked.text);
+    let listed = '';
+    for (let i = 0; i < 100 && !listed.includes('S8'); i++) {
+      listed = (await hubctl(env, ['deliveries', 'list', '--state', 'unroutable'])).stdout;
+      if (!listed.includes('S8')) await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.match(listed, /S8/);
+    assert.match(listed, /FR\/XYZ/);
+  });
+});
