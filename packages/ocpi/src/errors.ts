@@ -91,3 +91,14 @@ export class HubError extends Error {
 export function isHubError(e: unknown): e is HubError {
   return e instanceof HubError;
 }
+
+/**
+ * The status code a partner of `version` can read: OCPI 2.1.1 has no 2004 and no 4xxx (status_codes.md,
+ * 2.1.1), so those become its generic client (2000) and server (3000) errors; the message says which.
+ */
+export function statusCodeIn(version: string, code: number): number {
+  if (version !== '2.1.1') return code;
+  if (code >= 4000) return 3000;
+  if (code > 2003 && code < 3000) return 2000;
+  return code;
+}

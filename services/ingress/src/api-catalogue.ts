@@ -151,6 +151,6 @@ function in211(route: RouteSpec): RouteSpec {
 }
 
 /** The modules 2.1.1 partners use through the 2.2.1 routes, translated at the edge. */
-const SERVED_IN_211 = ['locations', 'tariffs', 'sessions', 'cdrs'];
+const SERVED_IN_211 = ['locations', 'tariffs', 'sessions', 'cdrs', 'tokens'];
 
 export const API_CATALOGUE: readonly RouteSpec[] = [...ROUTES_221, ...ROUTES_221.filter((r) => SERVED_IN_211.includes(r.module) && r.path.startsWith(`${V}/`)).map(in211)];

@@ -89,6 +89,7 @@ const MODULES_211: readonly ModuleEndpoint[] = [
   { identifier: 'tariffs', roles: ['SENDER', 'RECEIVER'], path: 'tariffs' },
   { identifier: 'sessions', roles: ['RECEIVER'], path: 'sessions' },
   { identifier: 'cdrs', roles: ['RECEIVER'], path: 'cdrs' },
+  { identifier: 'tokens', roles: ['SENDER', 'RECEIVER'], path: 'tokens' },
 ];
 
 export const MODULES: ModulesByVersion = { '2.1.1': MODULES_211, '2.2.1': MODULES_221 };
@@ -175,8 +176,17 @@ export function createIngressApp(deps: IngressDeps): Express {
     '/ocpi/2.2.1/tokens',
     hubToken,
     json,
-    tokensRouter({ ...deps.tokens, validator: deps.validator, targets: deps.routing, readModels: deps.objects.readModels, rateLimiter: deps.objects.rateLimiter }),
-    tokenObjectsRouter({ ...objects, targets: deps.routing, hub: deps.credentials.hub }),
+    tokensRouter({ ...deps.tokens, validator: deps.validator, targets: deps.routing, readModels: deps.objects.readModels, rateLimiter: deps.objects.rateLimiter }, edges['2.2.1']),
+    tokenObjectsRouter({ ...objects, targets: deps.routing, hub: deps.credentials.hub }, edges['2.2.1']),
+  );
+  // OCPI 2.1.1: an eMSP pushes tokens to the CPO interface and a CPO pulls them from the eMSP interface
+  // and asks it for real-time authorization (mod_tokens.md, 2.1.1).
+  app.use(
+    '/ocpi/2.1.1/tokens',
+    hubToken211,
+    json,
+    tokensRouter({ ...deps.tokens, validator: deps.validator, targets: deps.routing, readModels: deps.objects.readModels, rateLimiter: deps.objects.rateLimiter }, edges['2.1.1']),
+    tokenObjectsRouter({ ...objects, targets: deps.routing, hub: deps.credentials.hub }, edges['2.1.1']),
   );
   app.use(() => {
     throw new HubError('NOT_FOUND');

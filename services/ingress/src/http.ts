@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { DependencyUnavailable, HubError, failure, ocpiTimestamp, success, acknowledged, type OcpiEnvelope } from '@hub/ocpi';
+import { DependencyUnavailable, HubError, failure, ocpiTimestamp, statusCodeIn, success, acknowledged, type OcpiEnvelope } from '@hub/ocpi';
 import { postgresFailureKind } from '@hub/store';
 import { DependencyRefused } from './dependency-guards.ts';
 
@@ -139,6 +139,11 @@ function dependencyError(err: unknown): HubError | undefined {
  * DependencyUnavailable from the adapters (503 with Retry-After). Anything else is a bug, logged with its stack
  * and answered 500 without internals.
  */
+/** The OCPI version of a partner API URL (/ocpi/2.1.1/...), 2.2.1 for any other. */
+export function versionOfPath(url: string | undefined): string {
+  return url?.startsWith('/ocpi/2.1.1') ? '2.1.1' : '2.2.1';
+}
+
 export function errorMiddleware() {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     let hubError = err instanceof HubError ? err : (requestError(err) ?? dependencyError(err) ?? dataError(err));
@@ -152,7 +157,10 @@ export function errorMiddleware() {
     if (res.headersSent) return;
     for (const [k, v] of Object.entries(hubError.headers)) res.setHeader(k, v);
     if (hubError.spec.http === 503 && !res.hasHeader('Retry-After')) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
-    send(res, hubError.spec.http, failure(hubError.spec.ocpi, hubError.message, hubError.data));
+    // A 2.1.1 partner gets a code of its version, and no data of another version's form.
+    const version = versionOfPath(req.originalUrl);
+    const code = statusCodeIn(version, hubError.spec.ocpi);
+    send(res, hubError.spec.http, failure(code, hubError.message, code === hubError.spec.ocpi ? hubError.data : undefined));
   };
 }
 

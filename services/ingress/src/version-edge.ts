@@ -9,7 +9,7 @@ import { validateBody, type OcpiBodies } from './ocpi-objects.ts';
 // answers out. Events and read models never see another version's form.
 
 /** The objects a partner pushes or pulls through the object routes. */
-export type EdgeObject = 'location' | 'evse' | 'connector' | 'tariff';
+export type EdgeObject = 'location' | 'evse' | 'connector' | 'tariff' | 'token';
 
 export interface VersionEdge {
   readonly version: OcpiVersion;
@@ -55,6 +55,7 @@ const fullIn: Record<EdgeObject, In> = {
   evse: (a, b) => a.evseIn(b),
   connector: (a, b) => a.connectorIn(b),
   tariff: (a, b, o) => a.tariffIn(b, o),
+  token: (a, b, o) => a.tokenIn(b, o),
 };
 const patchIn: Record<EdgeObject, In> = {
   location: (a, b) => a.locationPatchIn(b),
@@ -63,6 +64,7 @@ const patchIn: Record<EdgeObject, In> = {
   tariff: () => {
     throw new HubError('METHOD_NOT_ALLOWED');
   },
+  token: (a, b) => a.tokenPatchIn(b),
 };
 type Out = (a: VersionAdapter, document: never) => object;
 const fullOut: Record<EdgeObject, Out> = {
@@ -70,6 +72,7 @@ const fullOut: Record<EdgeObject, Out> = {
   evse: (a, d) => a.evseOut(d),
   connector: (a, d) => a.connectorOut(d),
   tariff: (a, d) => a.tariffOut(d),
+  token: (a, d) => a.tokenOut(d),
 };
 
 /** 2.2.1 is the canonical form: bodies are validated as they always were, and the hub-private member never leaves. */

@@ -3,10 +3,11 @@ import { tokenEventTypes, topics } from '@hub/events';
 import { HubError, partyKey, sameParty, type PartyRef } from '@hub/ocpi';
 import { DEFAULT_TOKEN_TYPE, tokenObjectId, type ObjectPath } from '@hub/modules';
 import type { RoutingDirectory } from '@hub/registry';
-import type { TokenType } from '@hub/schemas/generated/ocpi/token';
+import type { Token, TokenType } from '@hub/schemas/generated/ocpi/token';
+import type { VersionEdge } from '../version-edge.ts';
 import { handle, namedReceiver, okEmpty } from '../http.ts';
 import { notServed, refuseOtherMethods } from '../method-not-allowed.ts';
-import { appendObjectEvent, objectPath, refuseEmptySegments, requireExisting, requireOwnParty, requireSameIds, validateBody } from '../ocpi-objects.ts';
+import { appendObjectEvent, objectPath, refuseEmptySegments, requireExisting, requireOwnParty, requireSameIds, type OcpiPatch } from '../ocpi-objects.ts';
 import { listObjects, objectDetail, type ObjectRoutesDeps } from '../object-reads.ts';
 
 // Tokens as objects (mod_tokens.asciidoc): the eMSP pushes its tokens to the hub as to a
@@ -65,11 +66,13 @@ async function recipientOf(deps: TokenObjectsDeps, req: Request, emsp: PartyRef)
   return partyKey(to);
 }
 
-function push(deps: TokenObjectsDeps, method: 'put' | 'patch') {
+function push(deps: TokenObjectsDeps, method: 'put' | 'patch', edge: VersionEdge) {
   return handle(async (req: Request, res: Response) => {
     const { path, uid, type } = tokenAt(req);
     requireOwnParty(req, path, 'EMSP');
-    const body = validateBody(deps.validator, 'ocpi/token.json', req.body, method === 'patch');
+    // In the caller's version, translated to the canonical Token (its owner from the path: a 2.1.1
+    // Token names none, mod_tokens.md 3.1).
+    const body = edge.objectIn('token', req.body, method === 'patch', path) as OcpiPatch<Token>;
     // mod_tokens.asciidoc, PUT request parameters: the path's ids "SHALL be the same" as the token's.
     requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, uid, type }, CI_STRING_IDS);
     const to = await recipientOf(deps, req, { countryCode: path.countryCode, partyId: path.partyId });
@@ -79,14 +82,14 @@ function push(deps: TokenObjectsDeps, method: 'put' | 'patch') {
   });
 }
 
-export function tokenObjectsRouter(deps: TokenObjectsDeps): Router {
+export function tokenObjectsRouter(deps: TokenObjectsDeps, edge: VersionEdge): Router {
   const router = Router();
   router.use(refuseEmptySegments(['country_code', 'party_id', 'token_uid']));
   const path = '/:cc/:pid/:id';
-  router.get('/', listObjects(deps, 'tokens'));
-  router.get(path, objectDetail(deps, 'tokens', (req) => tokenAt(req).path));
-  router.put(path, push(deps, 'put'));
-  router.patch(path, push(deps, 'patch'));
+  router.get('/', listObjects(deps, 'tokens', (documents) => edge.listOut('token', documents)));
+  router.get(path, objectDetail(deps, 'tokens', (req) => tokenAt(req).path, (document) => edge.objectOut('token', document)));
+  router.put(path, push(deps, 'put', edge));
+  router.patch(path, push(deps, 'patch', edge));
   // mod_tokens.asciidoc, Receiver interface: no DELETE; a token is invalidated by PUT or PATCH of valid.
   router.delete(path, notServed('tokens are not deleted: PUT or PATCH the token with valid false'));
   return refuseOtherMethods(router);

@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { HubError, isSuccessCode, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
+import { authorizationHeader, HubError, isSuccessCode, partyKey, sameParty, statusCodeIn, success, type OcpiVersion, type PartyRef } from '@hub/ocpi';
 import { tokenObjectId } from '@hub/modules';
 import type { OcpiPartnerClient } from '@hub/partners';
 import { cachedLookup, PartnerCallError, type RoutingDirectory, type RoutingTarget, type TokenCipher } from '@hub/registry';
@@ -8,7 +8,10 @@ import type { RateLimiter } from '@hub/store';
 import type { Counter } from '@hub/observability';
 import { handle, namedSender, send } from '../http.ts';
 import { refuseOtherMethods } from '../method-not-allowed.ts';
-import { objectPath, refuseEmptySegments, validateBody } from '../ocpi-objects.ts';
+import { objectPath, refuseEmptySegments, validateBody, type OcpiBodies } from '../ocpi-objects.ts';
+import type { VersionEdge } from '../version-edge.ts';
+import type { Token } from '@hub/schemas/generated/ocpi/token';
+import { adapterFor } from '@hub/versions';
 import type { LocationReferences } from '@hub/schemas/generated/ocpi/location_references';
 import type { ReadModelReads } from '../ports.ts';
 
@@ -23,7 +26,7 @@ export interface TokensDeps {
   readonly realtime: OcpiPartnerClient;
   readonly cipher: TokenCipher;
   readonly targets: RoutingDirectory;
-  readonly readModels: Pick<ReadModelReads, 'locationOwners' | 'tokenOwners'>;
+  readonly readModels: Pick<ReadModelReads, 'locationOwners' | 'tokenOwners' | 'findVisible'>;
   readonly rateLimiter: RateLimiter;
   readonly validator: SchemaValidator;
   /** Per party and minute, for either direction (each has its own bucket). */
@@ -49,10 +52,12 @@ function namedReceiver(req: Request): PartyRef | undefined {
   return toCc && toPid ? { countryCode: toCc, partyId: toPid } : undefined;
 }
 
-/** The optional LocationReferences body (mod_tokens.asciidoc, Request Body); an empty body is none. */
-function locationReferences(deps: TokensDeps, req: Request): LocationReferences | undefined {
+/** The optional LocationReferences body (mod_tokens.asciidoc, Request Body) in the caller's version, as the canonical one; an empty body is none. */
+function locationReferences(deps: TokensDeps, req: Request, edge: VersionEdge): LocationReferences | undefined {
   const hasBody = req.body !== undefined && !(typeof req.body === 'object' && req.body !== null && Object.keys(req.body as object).length === 0);
-  return hasBody ? validateBody(deps.validator, 'ocpi/location_references.json', req.body) : undefined;
+  if (!hasBody) return undefined;
+  const adapter = adapterFor(edge.version);
+  return adapter.locationReferencesIn(validateBody(deps.validator, adapter.schemaId('location_references') as keyof OcpiBodies, req.body));
 }
 
 /** The CPO: OCPI-to headers when present, else the location's owner. */
@@ -100,25 +105,34 @@ interface Forward {
   /** Who answers: named in logs and in the outcome of its OCPI errors (cpo_error, emsp_error). */
   readonly called: 'CPO' | 'eMSP';
   readonly labels: { direction?: string };
+  /** The caller's version (its answer is written in it) and the Token asked about, for a callee of a version whose answer names none. */
+  readonly callerVersion: OcpiVersion;
+  readonly token: () => Promise<Token>;
 }
 
 /** The forward and its answer, the same rules both ways (interface document, Errors). */
 async function forwardAuthorization(deps: TokensDeps, req: Request, res: Response, f: Forward): Promise<void> {
   const unknown = { allowed: 'UNKNOWN' };
   const count = (outcome: string) => deps.outcomes.inc({ outcome, ...f.labels });
+  // Each side in its own version (docs/reference/version-mapping.md): the request translated to the
+  // callee's, its answer through the canonical AuthorizationInfo to the caller's.
+  const callee = adapterFor(f.target.version);
+  const caller = adapterFor(f.callerVersion);
+  const partnerToken = deps.cipher.open(f.target.partnerTokenSealed);
+  const headers: Record<string, string> =
+    f.target.version === '2.1.1'
+      ? { authorization: authorizationHeader(partnerToken, '2.1.1') }
+      : { 'ocpi-from-country-code': f.from.countryCode, 'ocpi-from-party-id': f.from.partyId, 'ocpi-to-country-code': f.to.countryCode, 'ocpi-to-party-id': f.to.partyId };
   try {
-    const answer = await deps.realtime.call(f.method, f.url, deps.cipher.open(f.target.partnerTokenSealed), { requestId: req.ctx.requestId, correlationId: req.ctx.correlationId }, f.body, {
-      'ocpi-from-country-code': f.from.countryCode,
-      'ocpi-from-party-id': f.from.partyId,
-      'ocpi-to-country-code': f.to.countryCode,
-      'ocpi-to-party-id': f.to.partyId,
-    });
-    // The AuthorizationInfo, passed on unchanged once its `allowed` is one OCPI knows.
+    const body = f.body && callee.locationReferencesOut(f.body);
+    const answer = await deps.realtime.call(f.method, f.url, partnerToken, { requestId: req.ctx.requestId, correlationId: req.ctx.correlationId }, body, headers);
+    // The AuthorizationInfo, passed on unchanged (but for the version) once its `allowed` is one OCPI knows.
     const data = answer.envelope.data as { allowed?: unknown } | undefined;
     const statusCode = answer.envelope.status_code;
     if (answer.httpStatus >= 200 && answer.httpStatus < 300 && isSuccessCode(statusCode) && typeof data?.allowed === 'string' && ALLOWED.has(data.allowed)) {
       count(data.allowed.toLowerCase());
-      send(res, 200, success(data));
+      const same = f.target.version === f.callerVersion;
+      send(res, 200, success(same ? data : caller.authorizationInfoOut(callee.authorizationInfoIn(data, await f.token()))));
       return;
     }
     // mod_tokens.asciidoc, POST Method: an eMSP that does not know the token answers HTTP 404 with 2004;
@@ -132,7 +146,9 @@ async function forwardAuthorization(deps: TokensDeps, req: Request, res: Respons
       // status_codes.asciidoc, 4xxx: the hub forwards the receiving party's error to the client.
       count(`${f.called.toLowerCase()}_error`);
       const message = typeof answer.envelope.status_message === 'string' ? answer.envelope.status_message : `error from the ${f.called}`;
-      send(res, 200, { status_code: statusCode, status_message: message, timestamp: new Date().toISOString(), data: unknown });
+      const code = statusCodeIn(f.callerVersion, statusCode);
+      // 2.1.1 has no UNKNOWN in its Allowed enum (mod_tokens.md 4.1): its callers get the code alone.
+      send(res, 200, { status_code: code, status_message: message, timestamp: new Date().toISOString(), ...(f.callerVersion === '2.1.1' ? {} : { data: unknown }) });
       return;
     }
     throw new PartnerCallError('UNEXPECTED_BODY', f.url, `HTTP ${answer.httpStatus}, status_code ${String(statusCode)}`);
@@ -158,7 +174,7 @@ function refuseUnusable(deps: TokensDeps, target: RoutingTarget, labels: { direc
   throw new HubError('UNKNOWN_RECEIVER', { detail: target.reason });
 }
 
-export function tokensRouter(deps: TokensDeps): Router {
+export function tokensRouter(deps: TokensDeps, edge: VersionEdge): Router {
   const router = Router();
   router.use((req, res, next) => refuseEmptySegments(req.path.split('/').length === 3 ? ['token_uid'] : ['country_code', 'party_id', 'token_uid'])(req, res, next));
   // A usable endpoint is kept for 2 s (a driver is waiting; the same pairs repeat). A failed lookup is
@@ -185,15 +201,23 @@ export function tokensRouter(deps: TokensDeps): Router {
       // Interface document, Limits: per party, here the eMSP that issued the token (the path's party).
       const decisionPromise = deps.rateLimiter.hit('tokens-authorize', partyKey(path), deps.perMinute);
       decisionPromise.catch(() => undefined);
-      const body = locationReferences(deps, req);
+      // mod_tokens.md (2.1.1): the CPO interface has no real-time authorization; an eMSP asks only in 2.2.1.
+      if (edge.version === '2.1.1') throw new HubError('METHOD_NOT_ALLOWED', { detail: 'OCPI 2.1.1 has no real-time authorization asked by the eMSP' });
+      const body = locationReferences(deps, req, edge);
       const emsp = { countryCode: path.countryCode, partyId: path.partyId };
       const targetPromise = targetCpo(deps, req, emsp, body).then(async (cpo) => ({ cpo, target: await targets.get({ cpo, emsp, called: 'CPO' }) }));
       targetPromise.catch(() => undefined);
       requireBudget(deps, await decisionPromise);
       const { cpo, target } = await targetPromise;
       refuseUnusable(deps, target, {});
+      if (target.version === '2.1.1') {
+        deps.outcomes.inc({ outcome: 'no_receiver' });
+        throw new HubError('UNKNOWN_RECEIVER', { detail: `CPO ${partyKey(cpo)} speaks OCPI 2.1.1, whose CPOs take no real-time authorization (mod_tokens.md, 2.1.1)` });
+      }
       const url = `${target.url.replace(/\/+$/, '')}/${emsp.countryCode}/${emsp.partyId}/${encodeURIComponent(path.id)}/authorize${query(req)}`;
-      await forwardAuthorization(deps, req, res, { method: 'PUT', url, target, body, from: emsp, to: cpo, called: 'CPO', labels: {} });
+      // Only 2.2.1 CPOs are asked (above), whose answer carries the Token itself.
+      const token = () => Promise.reject(new Error('a 2.2.1 AuthorizationInfo carries its token'));
+      await forwardAuthorization(deps, req, res, { method: 'PUT', url, target, body, from: emsp, to: cpo, called: 'CPO', labels: {}, callerVersion: edge.version, token });
     }),
   );
 
@@ -212,7 +236,7 @@ export function tokensRouter(deps: TokensDeps): Router {
       // may be both a CPO and an eMSP).
       const decisionPromise = deps.rateLimiter.hit('tokens-authorize-cpo', partyKey(cpo), deps.perMinute);
       decisionPromise.catch(() => undefined);
-      const body = locationReferences(deps, req);
+      const body = locationReferences(deps, req, edge);
       const targetPromise = targetEmsp(deps, req, cpo, uid, type).then(async (emsp) => ({ emsp, target: await targets.get({ cpo, emsp, called: 'EMSP' }) }));
       targetPromise.catch(() => undefined);
       requireBudget(deps, await decisionPromise);
@@ -221,7 +245,13 @@ export function tokensRouter(deps: TokensDeps): Router {
       refuseUnusable(deps, target, labels);
       // mod_tokens.asciidoc, POST Method: {tokens_endpoint_url}{token_uid}/authorize[?type={type}].
       const url = `${target.url.replace(/\/+$/, '')}/${encodeURIComponent(uid)}/authorize${type ? `?type=${type}` : ''}`;
-      await forwardAuthorization(deps, req, res, { method: 'POST', url, target, body, from: cpo, to: emsp, called: 'eMSP', labels });
+      // The Token a 2.1.1 eMSP's answer does not carry (mod_tokens.md 3.2.1): the one it pushed.
+      const token = async () => {
+        const stored = await deps.readModels.findVisible('tokens', req.caller.platformId, { ...emsp, id: tokenObjectId(uid, type) });
+        if (!stored) throw new HubError('FORWARD_FAILED', { detail: `${partyKey(emsp)} answered in OCPI 2.1.1 without the token, and has not pushed token ${uid}`, data: { allowed: 'UNKNOWN' } });
+        return stored as unknown as Token;
+      };
+      await forwardAuthorization(deps, req, res, { method: 'POST', url, target, body, from: cpo, to: emsp, called: 'eMSP', labels, callerVersion: edge.version, token });
     }),
   );
   return refuseOtherMethods(router);
