@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { MEMORY_ENV, nodeMemoryFlags, type HubProcess } from '../stack/node-memory.ts';
+import { MEMORY_ENV, nodeMemoryFlags } from '../stack/node-memory.ts';
 import { local, root } from '../stack/paths.ts';
 import { run, say } from '../stack/proc.ts';
 
@@ -90,7 +90,7 @@ export async function rootfsTar(): Promise<{ tar: string; packages: string; cach
 /** The entrypoint: exec (so that SIGTERM reaches Node) the command's script with its memory flags. */
 export function entrypointScript(): string {
   const node = ['node', '--disable-warning=TimeoutNegativeWarning'];
-  const flags = (c: (typeof COMMANDS)[number]) => (c === 'migrate' ? [] : nodeMemoryFlags(c as HubProcess));
+  const flags = (c: (typeof COMMANDS)[number]) => (c === 'migrate' ? [] : nodeMemoryFlags(c));
   return [
     '#!/bin/sh',
     '# The image\'s entrypoint, written by infra/image/build.ts: the first argument chooses the command.',
