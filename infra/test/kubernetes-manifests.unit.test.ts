@@ -7,6 +7,11 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import * as appsV1 from 'kubernetes-models/apps/v1';
+import * as batchV1 from 'kubernetes-models/batch/v1';
+import * as networkingV1 from 'kubernetes-models/networking.k8s.io/v1';
+import * as policyV1 from 'kubernetes-models/policy/v1';
+import * as coreV1 from 'kubernetes-models/v1';
 import { configReader, readCommonConfig, readConsumerConfig, type Env } from '@hub/config';
 import { readIngressConfig } from '../../services/ingress/src/config.ts';
 import { readDispatcherConfig } from '../../services/dispatcher/src/config.ts';
@@ -43,16 +48,19 @@ function loadManifests(): K8sObject[] {
   );
 }
 
+type Model = new (data: unknown) => { validate(): void };
+/** The API groups the manifests use; an object of any other is refused below. */
+const GROUPS: Record<string, Record<string, unknown>> = { v1: coreV1, 'apps/v1': appsV1, 'batch/v1': batchV1, 'policy/v1': policyV1, 'networking.k8s.io/v1': networkingV1 };
+
 /** The model class of an object's apiVersion and kind (kubernetes-models/<group>/<version>). */
-async function modelOf(o: K8sObject): Promise<new (data: unknown) => { validate(): void }> {
-  const mod = (await import(`kubernetes-models/${o.apiVersion}`)) as Record<string, new (data: unknown) => { validate(): void }>;
-  const model = mod[o.kind];
+function modelOf(o: K8sObject): Model {
+  const model = GROUPS[o.apiVersion]?.[o.kind] as Model | undefined;
   assert.ok(model, `no Kubernetes model for ${o.apiVersion} ${o.kind}`);
   return model;
 }
 
 async function invalidity(o: K8sObject): Promise<string | undefined> {
-  const Model = await modelOf(o);
+  const Model = modelOf(o);
   try {
     new Model(o).validate();
     return undefined;
