@@ -191,7 +191,9 @@ export async function buildImage(): Promise<BuiltImage> {
     await buildah(['commit', '--format', 'oci', '--timestamp', String(created), '--rm', ctr, tag]);
     rmSync(archivePath, { force: true });
     await buildah(['push', tag, `oci-archive:${archivePath}:${IMAGE_NAME}:latest`]);
-    // Older builds' images go: vfs keeps a full copy of each.
+    // Older builds' images go: vfs keeps a full copy of each. One a container still uses stays.
+    const names = (await buildah(['images', '--noheading', '--format', '{{.Name}}:{{.Tag}}'])).split('\n').map((l) => l.trim());
+    for (const name of names.filter((n) => n && n !== tag)) await buildah(['rmi', name]).catch(() => '');
     await buildah(['rmi', '--prune']).catch(() => '');
     const seconds = (Date.now() - started) / 1000;
     writeFileSync(join(imageDir, 'build.json'), JSON.stringify({ tag, revision, sizeMb, seconds, rootfsCached: rootfs.cached, archiveMb: Math.round(statSync(archivePath).size / 1e6) }, null, 2));
