@@ -160,6 +160,10 @@ export async function buildImage(): Promise<BuiltImage> {
     chmodSync(join(mnt, 'usr', 'local', 'bin', 'node'), 0o755);
     // Read-only for the service user: it writes nothing but /tmp.
     await sh('chown', ['-R', '0:0', join(mnt, 'opt', 'hub')]);
+    // Reproducible: pnpm's install state (the time it pruned, the store's path) goes, and every file
+    // gets the commit's time, so two builds of one commit from one root file system are one image.
+    for (const f of ['.modules.yaml', '.pnpm-workspace-state-v1.json']) rmSync(join(mnt, 'opt', 'hub', 'node_modules', f), { force: true });
+    await sh('find', [mnt, '-xdev', '-exec', 'touch', '--no-dereference', '--date', `@${created}`, '{}', '+']);
     const sizeMb = duMb(mnt);
     await buildah(['umount', ctr]);
     const labels: Record<string, string> = {
@@ -196,8 +200,12 @@ export async function buildImage(): Promise<BuiltImage> {
     for (const name of names.filter((n) => n && n !== tag)) await buildah(['rmi', name]).catch(() => '');
     await buildah(['rmi', '--prune']).catch(() => '');
     const seconds = (Date.now() - started) / 1000;
-    writeFileSync(join(imageDir, 'build.json'), JSON.stringify({ tag, revision, sizeMb, seconds, rootfsCached: rootfs.cached, archiveMb: Math.round(statSync(archivePath).size / 1e6) }, null, 2));
-    say(`image ${tag}: ${sizeMb} MB uncompressed (limit ${SIZE_LIMIT_MB}), archive ${archivePath} ${Math.round(statSync(archivePath).size / 1e6)} MB, built in ${seconds.toFixed(0)} s (root file system ${rootfs.cached ? 'cached' : 'made now'})`);
+    // The manifest's digest names the image: the same for two builds of one commit (the archive's own
+    // tar headers carry the time of the export, so the file's checksum differs).
+    const index = JSON.parse(await sh('tar', ['-xOf', archivePath, 'index.json'])) as { manifests: Array<{ digest: string }> };
+    const digest = index.manifests[0]?.digest ?? '';
+    writeFileSync(join(imageDir, 'build.json'), JSON.stringify({ tag, digest, revision, sizeMb, seconds, rootfsCached: rootfs.cached, archiveMb: Math.round(statSync(archivePath).size / 1e6) }, null, 2));
+    say(`image ${tag} (${digest}): ${sizeMb} MB uncompressed (limit ${SIZE_LIMIT_MB}), archive ${archivePath} ${Math.round(statSync(archivePath).size / 1e6)} MB, built in ${seconds.toFixed(0)} s (root file system ${rootfs.cached ? 'cached' : 'made now'})`);
     if (sizeMb > SIZE_LIMIT_MB) throw new Error(`the image is ${sizeMb} MB, over its ${SIZE_LIMIT_MB} MB target`);
     return { archive: archivePath, sizeMb, seconds, rootfsCached: rootfs.cached };
   } catch (e) {
