@@ -5,7 +5,7 @@
 // command. Built with buildah (vfs storage, storage of our own under .local/image/), exported as an
 // OCI archive at .local/image/hub.oci.tar.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MEMORY_ENV, nodeMemoryFlags } from '../stack/node-memory.ts';
 import { local, root } from '../stack/paths.ts';
@@ -15,7 +15,7 @@ import { run, say } from '../stack/proc.ts';
 export const DEBIAN = { suite: 'bookworm', variant: 'minbase', mirror: 'http://deb.debian.org/debian' } as const;
 /** The image's user: not root, and a number so that runAsNonRoot can check it (deploy/kubernetes/). */
 export const HUB_UID = 10001;
-/** Uncompressed size the image must stay under (the issue's target; docs/decisions/0009-oci-image.md). */
+/** Uncompressed size the image must stay under (docs/decisions/0009-oci-image.md). */
 export const SIZE_LIMIT_MB = 250;
 export const IMAGE_NAME = 'localhost/ocpi-hub';
 export const imageDir = join(local, 'image');
@@ -58,10 +58,11 @@ function need(tool: string): void {
 /**
  * The Debian root file system, made once and kept as a tar in .local/image/: minbase (essential
  * packages and apt), then without apt's lists and caches, documentation, man pages and locales, and
- * with the hub's user. The package list is kept beside it for the image's label.
+ * with the hub's user. The list of its packages and versions is kept beside it.
  */
 export async function rootfsTar(): Promise<{ tar: string; packages: string; cached: boolean }> {
-  const tar = join(imageDir, `rootfs-${DEBIAN.suite}-${DEBIAN.variant}-${HUB_UID}.tar`);
+  // The file name changes with what goes into it (r2: Debian's copyright files kept).
+  const tar = join(imageDir, `rootfs-${DEBIAN.suite}-${DEBIAN.variant}-${HUB_UID}-r2.tar`);
   const packages = `${tar}.packages`;
   if (existsSync(tar) && existsSync(packages)) return { tar, packages, cached: true };
   need('debootstrap');
@@ -73,11 +74,14 @@ export async function rootfsTar(): Promise<{ tar: string; packages: string; cach
   const list = await sh('chroot', [dir, 'dpkg-query', '-W', '-f', '${Package}=${Version}\\n']);
   await sh('chroot', [dir, 'groupadd', '--gid', String(HUB_UID), 'hub']);
   await sh('chroot', [dir, 'useradd', '--uid', String(HUB_UID), '--gid', String(HUB_UID), '--no-create-home', '--home-dir', '/opt/hub', '--shell', '/usr/sbin/nologin', 'hub']);
-  for (const p of ['var/lib/apt/lists', 'var/cache/apt', 'var/cache/debconf', 'var/log', 'usr/share/doc', 'usr/share/man', 'usr/share/info', 'usr/share/locale', 'usr/share/i18n', 'usr/share/zoneinfo', 'usr/share/lintian', 'usr/share/common-licenses']) {
+  for (const p of ['var/lib/apt/lists', 'var/cache/apt', 'var/cache/debconf', 'var/log', 'usr/share/man', 'usr/share/info', 'usr/share/locale', 'usr/share/i18n', 'usr/share/zoneinfo', 'usr/share/lintian']) {
     rmSync(join(dir, p), { recursive: true, force: true });
     mkdirSync(join(dir, p), { recursive: true });
   }
-  // The licences of what is shipped stay with it: only their per-package copyright files.
+  // The licences of what is shipped stay with it: of the documentation, each package's copyright
+  // file, and the common licence texts they refer to.
+  await sh('find', [join(dir, 'usr/share/doc'), '!', '-type', 'd', '!', '-name', 'copyright', '-delete']);
+  await sh('find', [join(dir, 'usr/share/doc'), '-mindepth', '1', '-type', 'd', '-empty', '-delete']);
   for (const p of ['dev', 'proc', 'sys', 'run', 'tmp']) mkdirSync(join(dir, p), { recursive: true });
   chmodSync(join(dir, 'tmp'), 0o1777);
   await sh('tar', ['--numeric-owner', '--xattrs', '-C', dir, '-cf', `${tar}.tmp`, '.']);
@@ -184,7 +188,8 @@ export async function buildImage(): Promise<BuiltImage> {
       '--workingdir', '/opt/hub',
       '--entrypoint', JSON.stringify(['/opt/hub/entrypoint.sh']),
       '--cmd', 'ingress',
-      // The services' grace period (docs/how-to/deploy-kubernetes.md, Stopping): SIGTERM, then drain.
+      // Kubernetes and the image tier stop a service with SIGTERM, then wait for it to drain
+      // (docs/how-to/deploy-kubernetes.md, Rolling upgrades).
       '--stop-signal', 'SIGTERM',
       '--port', '8080', '--port', '9464',
       ...Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]),
@@ -212,14 +217,4 @@ export async function buildImage(): Promise<BuiltImage> {
     await buildah(['rm', ctr]).catch(() => '');
     throw e;
   }
-}
-
-/** Files a directory holds, for the secret checks of the image tier. */
-export function listFiles(dir: string, out: string[] = []): string[] {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    if (entry.isDirectory()) listFiles(p, out);
-    else out.push(p);
-  }
-  return out;
 }
