@@ -282,8 +282,11 @@ try {
     case 'bench':
       process.exitCode = await bench(args);
       break;
+    case 'image':
+      await (await import('../image/build.ts')).buildImage();
+      break;
     default:
-      say(`unknown command ${command}; use start, test, hubctl or bench`);
+      say(`unknown command ${command}; use start, test, hubctl, bench or image`);
       process.exitCode = 2;
   }
 } catch (e) {

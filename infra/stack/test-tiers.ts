@@ -1,6 +1,7 @@
 // The tiers of `npm test` (README, Tests): which files each runs, in what order, and what they need.
 // `npm test` runs them all; `npm test -- <tier> [FILE...]` one tier (or only the files named).
 import { join } from 'node:path';
+import { buildImage } from '../image/build.ts';
 import { root } from './paths.ts';
 import { say } from './proc.ts';
 import { generateTypes, runChild } from './supervise.ts';
@@ -24,6 +25,9 @@ export const TIERS = {
   e2e: { title: 'end-to-end tests (real services, Kafka and Postgres)', stack: { kafka: true }, globs: ['test/*.e2e.test.ts'] },
   // Seeded, bounded fuzzing of the partner API on the real services: after e2e.
   fuzz: { title: 'fuzz tests (real services, Kafka and Postgres)', stack: { kafka: true }, globs: ['test/**/*.fuzz.test.ts'] },
+  // The OCI image's services under buildah (test/image/): the image is built first, each run, from
+  // the working tree (infra/image/build.ts; the root file system is cached in .local/image/).
+  image: { title: 'image tests (the OCI image\'s services under buildah, real Kafka and Postgres)', stack: { kafka: true }, globs: ['test/image/*.image.test.ts'], concurrency: 1 },
   // Broker loss and replicated services on three-node quorums each test file starts.
   cluster: { title: 'cluster tests (three Kafka brokers per file, real services and Postgres)', stack: { kafka: false }, globs: ['test/cluster/*.cluster.test.ts'], concurrency: 1, timeoutMs: 480_000 },
 } satisfies Record<string, Tier>;
@@ -54,8 +58,11 @@ export async function runTests(args: string[], provideStack: (kafka: boolean) =>
     if ((await runChild(bin('tsc'), ['-p', 'tsconfig.json'])) !== 0) return 1;
   }
   // The whole suite runs integration and end-to-end files side by side, as one run.
-  const runs: TierName[][] = only === 'lint' ? [] : only ? [[only as TierName]] : [['unit'], ['integration', 'e2e'], ['fuzz'], ['cluster']];
+  const runs: TierName[][] = only === 'lint' ? [] : only ? [[only as TierName]] : [['unit'], ['integration', 'e2e'], ['fuzz'], ['image'], ['cluster']];
   const tiers = runs.flat();
+  // The image is built while the tiers before it run (its cost is mostly disk and network, theirs
+  // CPU); its tier waits for it, and fails with it: it never runs, or skips, without a fresh image.
+  const image = tiers.includes('image') ? buildImage().then(() => true, (e: Error) => (say(`image build failed: ${e.message}`), false)) : undefined;
   // No --test-force-exit: with process isolation it ends test files before all their tests have
   // reported (seen on Node 24: 248 to 263 of 279 unit tests, nondeterministically, with no failure).
   // A test file that leaks a handle fails by --test-timeout instead.
@@ -67,6 +74,7 @@ export async function runTests(args: string[], provideStack: (kafka: boolean) =>
       const tier: Tier = TIERS[run[0] ?? 'unit'];
       if (tier.stack && !stack) stack = await provideStack(tiers.some((t) => (TIERS[t] as Tier).stack?.kafka));
       const files = only ? args.slice(1) : [];
+      if (run.includes('image') && !(await image)) return 1;
       say(run.map((t) => TIERS[t].title).join('; '));
       const runStarted = Date.now();
       const code = await nodeTest(tier, files.length > 0 ? files : run.flatMap((t) => TIERS[t].globs), stack?.env ?? process.env);
@@ -76,6 +84,8 @@ export async function runTests(args: string[], provideStack: (kafka: boolean) =>
     if (tiers.length > 1) say(`test suite finished in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     return 0;
   } finally {
+    // A failure before the image tier leaves the build running: it ends before the stack does.
+    await image;
     await stack?.stop();
   }
 }

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { configReader, readBreakerConfig, readEventSource, readHubParty, readCommonConfig, readSecretKey, type BreakerConfig, type CommonConfig, type Env } from '@hub/config';
 
 // Ingress configuration; every variable and default is listed in the README (Configuration).
@@ -9,6 +10,19 @@ export interface IngressConfig extends CommonConfig {
    * address the ingress actually listens on (HUB_PORT=0 picks a free port).
    */
   readonly publicBaseUrl: string | undefined;
+  /**
+   * development (the default of a checkout) or production (the image's default): production refuses
+   * to start without an https HUB_PUBLIC_URL, since partners talk HTTPS only (OCPI 2.2.1
+   * transport_and_format.asciidoc, Security and authentication; docs/how-to/deploy-kubernetes.md, TLS).
+   */
+  readonly environment: 'development' | 'production';
+  /**
+   * Peers whose X-Forwarded-For is believed (addresses and CIDR blocks: a TLS-terminating proxy or
+   * Ingress controller). From any other peer the header is ignored and its own address is the client's.
+   */
+  readonly trustedProxies: string[];
+  /** PEM certificate (chain) and key: the ingress serves HTTPS itself, picking them up again when they change. */
+  readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly secretKey: Buffer;
   readonly hub: { countryCode: string; partyId: string; name: string };
   readonly maxBodyBytes: number;
@@ -50,6 +64,17 @@ export interface IngressConfig extends CommonConfig {
 
 export function readIngressConfig(env: Env): IngressConfig {
   const r = configReader(env);
+  const environment = r.string('HUB_ENV', 'development');
+  if (environment !== 'development' && environment !== 'production') r.problem(`HUB_ENV must be "development" or "production", got "${environment}"`);
+  const publicUrl = r.optionalString('HUB_PUBLIC_URL') === undefined ? undefined : r.url('HUB_PUBLIC_URL').replace(/\/+$/, '');
+  if (environment === 'production' && !publicUrl?.startsWith('https://')) {
+    r.problem(`HUB_PUBLIC_URL must be an https URL outside development (HUB_ENV=production), got ${publicUrl === undefined ? 'none' : `"${publicUrl}"`}: partners reach the hub over HTTPS only`);
+  }
+  const trustedProxies = r.list('HUB_TRUSTED_PROXIES');
+  for (const p of trustedProxies) if (parseAddressBlock(p) === undefined) r.problem(`HUB_TRUSTED_PROXIES: "${p}" is not an IP address or CIDR block`);
+  const certFile = r.optionalString('HUB_TLS_CERT_FILE');
+  const keyFile = r.optionalString('HUB_TLS_KEY_FILE');
+  if ((certFile === undefined) !== (keyFile === undefined)) r.problem('HUB_TLS_CERT_FILE and HUB_TLS_KEY_FILE go together (a certificate needs its key)');
   const port = r.int('HUB_PORT', 8080, { min: 0, max: 65535 });
   const host = r.string('HUB_HOST', '127.0.0.1');
   // Every accepted push is an event in Kafka carrying its X-Request-ID and X-Correlation-ID, and every
@@ -61,7 +86,10 @@ export function readIngressConfig(env: Env): IngressConfig {
     ...readCommonConfig(r, 9464),
     host,
     port,
-    publicBaseUrl: r.optionalString('HUB_PUBLIC_URL') === undefined ? undefined : r.url('HUB_PUBLIC_URL').replace(/\/+$/, ''),
+    publicBaseUrl: publicUrl,
+    environment: environment as 'development' | 'production',
+    trustedProxies,
+    tls: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
     secretKey: readSecretKey(r),
     hub: {
       ...readHubParty(r),
@@ -96,4 +124,15 @@ export function readIngressConfig(env: Env): IngressConfig {
   if (config.appendTimeoutMs >= config.cdrSettleSeconds * 1000) r.problem('APPEND_TIMEOUT_MS must be shorter than CDR_RELAY_AFTER_SECONDS (docs/decisions/0003-each-cdr-once.md)');
   r.done();
   return config;
+}
+
+/** An address or CIDR block of HUB_TRUSTED_PROXIES, or undefined when it is neither. */
+export function parseAddressBlock(text: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | undefined {
+  const [address = '', prefixText, ...rest] = text.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return undefined;
+  const max = version === 4 ? 32 : 128;
+  const prefix = prefixText === undefined ? max : Number(prefixText);
+  if (!Number.isInteger(prefix) || prefix < 0 || prefix > max || (prefixText !== undefined && !/^\d+$/.test(prefixText))) return undefined;
+  return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
 }

@@ -7,12 +7,82 @@ import { topicOf } from '@hub/modules';
 import { projectionWait, startServiceShell } from '@hub/service-kit';
 import { cachedCallerLookup, createPool, drainOutbox, postgresChargingProfileStore, postgresCommandStore, postgresDeliveryStore, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore, postgresRoutingDirectory } from '@hub/store';
 import { dispatcherWait } from './known-sessions.ts';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { readFileSync, unwatchFile, watchFile } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { BlockList, type AddressInfo } from 'node:net';
 import { createIngressApp } from './app.ts';
 import { answerClientError } from './http.ts';
 import { createDependencyGuard, createGuardMetrics, guardEventLog, guardPool, guardPort, type DependencyGuard } from './dependency-guards.ts';
-import type { IngressConfig } from './config.ts';
+import { parseAddressBlock, type IngressConfig } from './config.ts';
+
+/** The peers whose X-Forwarded-For is believed (HUB_TRUSTED_PROXIES). */
+export function trustedProxyList(blocks: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const text of blocks) {
+    const b = parseAddressBlock(text);
+    if (b) list.addSubnet(b.address, b.prefix, b.family);
+  }
+  return list;
+}
+
+const plainAddress = (a: string): string => (a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a);
+const isTrusted = (proxies: BlockList, address: string): boolean => {
+  const a = plainAddress(address);
+  return proxies.check(a, a.includes(':') ? 'ipv6' : 'ipv4');
+};
+
+/**
+ * The client's address for the logs: the peer's own, unless the peer is a trusted proxy; then the
+ * nearest address in X-Forwarded-For that is not a trusted proxy (proxies append the peer they saw,
+ * so the entries left of the last untrusted one were written by the client and prove nothing).
+ */
+export function clientAddress(peer: string | undefined, forwardedFor: string | string[] | undefined, proxies: BlockList): string | undefined {
+  if (peer === undefined) return undefined;
+  if (forwardedFor === undefined || !isTrusted(proxies, peer)) return plainAddress(peer);
+  const chain = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',').map((s) => s.trim()).filter(Boolean);
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const hop = chain[i] ?? '';
+    if (parseAddressBlock(plainAddress(hop)) === undefined) return plainAddress(peer);
+    if (!isTrusted(proxies, hop)) return plainAddress(hop);
+  }
+  return plainAddress(chain[0] ?? peer);
+}
+
+/**
+ * A logger whose children (the request loggers of @hub/observability's request context, made on
+ * first use while a request is handled) carry the client address of the request being handled.
+ */
+function withClientAddress(logger: Logger, current: AsyncLocalStorage<string | undefined>): Logger {
+  const wrapped = Object.create(logger) as Logger;
+  wrapped.child = (meta: object) => {
+    const client = current.getStore();
+    return logger.child(client === undefined ? meta : { ...meta, client });
+  };
+  return wrapped;
+}
+
+/**
+ * HTTPS with the certificate and key files: read at start (a bad pair fails the start), then picked up
+ * again when either file changes (a renewed certificate, a Kubernetes Secret update), without a
+ * restart; a pair that does not load (one file written, not yet the other) keeps the previous one.
+ */
+function tlsServer(files: { certFile: string; keyFile: string }, logger: Logger): { server: HttpsServer; stopWatching(): void } {
+  const load = () => ({ cert: readFileSync(files.certFile), key: readFileSync(files.keyFile) });
+  const server = createHttpsServer({ ...load(), minVersion: 'TLSv1.2' });
+  const reload = () => {
+    try {
+      server.setSecureContext({ ...load(), minVersion: 'TLSv1.2' });
+      logger.info('TLS certificate loaded again', { certFile: files.certFile });
+    } catch (err) {
+      logger.warn('TLS certificate and key did not load; the previous pair is kept', { certFile: files.certFile, err });
+    }
+  };
+  // Polling, not fs.watch: a Kubernetes Secret volume swaps a symlink, which stat() follows.
+  for (const f of [files.certFile, files.keyFile]) watchFile(f, { interval: 1_000 }, (now, before) => now.mtimeMs !== before.mtimeMs && reload());
+  return { server, stopWatching: () => [files.certFile, files.keyFile].forEach((f) => unwatchFile(f)) };
+}
 
 export interface RunningIngress {
   readonly port: number;
@@ -84,7 +154,8 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       drainOutbox(rawPool, (batch) => appendInOrder(kafkaLog, batch)),
   });
   // Listen first, so that without HUB_PUBLIC_URL the URLs the hub hands out carry the real port.
-  const server = createServer();
+  const tls = config.tls ? tlsServer(config.tls, logger) : undefined;
+  const server: Server | HttpsServer = tls?.server ?? createServer();
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -93,7 +164,9 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
   });
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
-  const publicBaseUrl = config.publicBaseUrl ?? `http://${config.host}:${port}`;
+  const publicBaseUrl = config.publicBaseUrl ?? `${tls ? 'https' : 'http'}://${config.host}:${port}`;
+  const proxies = trustedProxyList(config.trustedProxies);
+  const requestClient = new AsyncLocalStorage<string | undefined>();
   const app = createIngressApp({
     callers,
     store,
@@ -105,7 +178,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     },
     validator: createSchemaValidator(),
     publicBaseUrl,
-    logger,
+    logger: withClientAddress(logger, requestClient),
     httpMetrics: createHttpMetrics(registry),
     accessLog: config.accessLog,
     limits: { maxBodyBytes: config.maxBodyBytes, defaultPageLimit: config.defaultPageLimit, maxPageLimit: config.maxPageLimit },
@@ -158,13 +231,18 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       relay.kick();
     },
   });
-  server.on('request', app);
-  logger.info('ingress listening', { url: publicBaseUrl, port, operatorPort: shell.operator.port });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    requestClient.run(clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], proxies), () => {
+      app(req, res);
+    });
+  });
+  logger.info('ingress listening', { url: publicBaseUrl, port, tls: tls !== undefined, operatorPort: shell.operator.port });
   return {
     port,
     operatorPort: shell.operator.port,
     logger,
     async stop() {
+      tls?.stopWatching();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
