@@ -59,10 +59,12 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
       startService('dispatcher', env, /dispatcher running/),
     ]);
     const emspModules = [{ identifier: 'credentials', role: 'SENDER' as const }, { identifier: 'sessions', role: 'RECEIVER' as const }, { identifier: 'cdrs', role: 'RECEIVER' as const }];
-    cpo211 = await onboard211(hub, env, 'Old CPO', { role: 'CPO', countryCode: 'BE', partyId: 'BEC' });
-    emsp211 = await onboard211(hub, env, 'Old eMSP', { role: 'EMSP', countryCode: 'NL', partyId: 'OLD' }, emspModules);
-    cpo221 = await onboard(hub, env, 'New CPO', [{ role: 'CPO', countryCode: 'NL', partyId: 'NEW' }]);
-    emsp221 = await onboard(hub, env, 'New eMSP', [{ role: 'EMSP', countryCode: 'DE', partyId: 'NEW' }], emspModules);
+    const cpoModules = [{ identifier: 'credentials', role: 'SENDER' as const }, { identifier: 'tokens', role: 'RECEIVER' as const }];
+    const withTokens = [...emspModules, { identifier: 'tokens', role: 'SENDER' as const }];
+    cpo211 = await onboard211(hub, env, 'Old CPO', { role: 'CPO', countryCode: 'BE', partyId: 'BEC' }, cpoModules);
+    emsp211 = await onboard211(hub, env, 'Old eMSP', { role: 'EMSP', countryCode: 'NL', partyId: 'OLD' }, withTokens);
+    cpo221 = await onboard(hub, env, 'New CPO', [{ role: 'CPO', countryCode: 'NL', partyId: 'NEW' }], cpoModules);
+    emsp221 = await onboard(hub, env, 'New eMSP', [{ role: 'EMSP', countryCode: 'DE', partyId: 'NEW' }], withTokens);
     for (const [e, c] of [['NL/OLD', 'BE/BEC'], ['NL/OLD', 'NL/NEW'], ['DE/NEW', 'BE/BEC'], ['DE/NEW', 'NL/NEW']]) {
       const out = await hubctl(env, ['routing', 'enable', '--emsp', e ?? '', '--cpo', c ?? '']);
       assert.equal(out.code, 0, out.stderr);
@@ -200,5 +202,66 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     }
     assert.match(listed, /S8/);
     assert.match(listed, /FR\/XYZ/);
+  });
+
+  const token211 = { uid: 'OLD1', type: 'RFID', auth_id: 'NL-OLD-C00000003-3', visual_number: 'OLD 1', issuer: 'Old eMSP', valid: true, whitelist: 'ALLOWED', last_updated: '2026-11-26T09:00:00Z' };
+
+  it('a 2.1.1 eMSP pushes a 2.1.1 Token: the 2.2.1 CPO receives it in 2.2.1, the 2.1.1 CPO pulls both eMSPs\' tokens in 2.1.1', async () => {
+    assertValid('ocpi-2.1.1/token.json', token211);
+    const pushed = await call(hub, 'PUT', '/ocpi/2.1.1/tokens/NL/OLD/OLD1', { token: emsp211.token, body: token211 });
+    assert.equal(pushed.body.status_code, 1000, pushed.text);
+    const got = await received(cpo221.partner, 'token', 'OLD1').catch(async () => {
+      const byUid = cpo221.partner.received.find((r) => r.kind === 'token' && r.body['uid'] === 'OLD1');
+      if (!byUid) throw new Error(`no token OLD1 at the 2.2.1 CPO: ${JSON.stringify(cpo221.partner.received.map((r) => r.body))}`);
+      return byUid;
+    });
+    assertValid('ocpi/token.json', got.body);
+    assert.deepEqual([got.body['country_code'], got.body['party_id'], got.body['contract_id']], ['NL', 'OLD', 'NL-OLD-C00000003-3']);
+    let pulled: Json[] = [];
+    for (let i = 0; i < 50 && pulled.length < 2; i++) {
+      const res = await call<Json[]>(hub, 'GET', '/ocpi/2.1.1/tokens', { token: cpo211.token });
+      assert.equal(res.body.status_code, 1000, res.text);
+      pulled = res.body.data ?? [];
+      if (pulled.length < 2) await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.deepEqual(pulled.map((t) => t['uid']).sort(), ['OLD1', 'TOKEN221']);
+    for (const t of pulled) assertValid('ocpi-2.1.1/token.json', t);
+    assert.equal(pulled.find((t) => t['uid'] === 'TOKEN221')?.['auth_id'], contractId221);
+  });
+
+  it('a 2.1.1 CPO asks for real-time authorization of a 2.2.1 eMSP token: the answer comes in 2.1.1', async () => {
+    emsp221.partner.authorizeAnswer = 'ALLOWED';
+    const res = await call<Json>(hub, 'POST', '/ocpi/2.1.1/tokens/TOKEN221/authorize', { token: cpo211.token, body: { location_id: String(location['id']), evse_uids: [String(evse['uid'])], connector_ids: ['1'] } });
+    assert.equal(res.body.status_code, 1000, res.text);
+    assertValid('ocpi-2.1.1/authorization_info.json', res.body.data);
+    assert.equal(res.body.data?.['allowed'], 'ALLOWED');
+    assert.ok(!('token' in (res.body.data ?? {})), '2.1.1 AuthorizationInfo has no token');
+    const asked = emsp221.partner.requests.filter((r) => r.path === '/ocpi/2.2.1/tokens/TOKEN221/authorize').at(-1);
+    assert.deepEqual(asked?.body, { location_id: String(location['id']), evse_uids: [String(evse['uid'])] }, '2.2.1 LocationReferences have no connector_ids');
+  });
+
+  it('a 2.2.1 CPO asks for real-time authorization of a 2.1.1 eMSP token: the answer is a 2.2.1 AuthorizationInfo with the token', async () => {
+    emsp211.partner.authorizeAnswer = 'BLOCKED';
+    const res = await call<Json>(hub, 'POST', '/ocpi/2.2.1/tokens/OLD1/authorize', { token: cpo221.token, body: {} });
+    assert.equal(res.body.status_code, 1000, res.text);
+    assertValid('ocpi/authorization_info.json', res.body.data);
+    assert.equal(res.body.data?.['allowed'], 'BLOCKED');
+    assert.equal((res.body.data?.['token'] as Json | undefined)?.['contract_id'], 'NL-OLD-C00000003-3');
+    const asked = emsp211.partner.requests.filter((r) => r.path === '/ocpi/2.1.1/tokens/OLD1/authorize').at(-1);
+    assert.equal(asked?.headers['authorization'], `Token ${emsp211.partner.token}`);
+  });
+
+  it('2.1.1 callers get codes of their version: an unknown token is 2000 (2.1.1 has no 2004), and a 2.2.1 eMSP asking a 2.1.1 CPO is refused', async () => {
+    const unknown = await call(hub, 'POST', '/ocpi/2.1.1/tokens/NOPE/authorize', { token: cpo211.token });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.status_code, 2000);
+    assert.match(String(unknown.body.status_message), /has pushed token NOPE/);
+    const toOldCpo = await call(hub, 'PUT', '/ocpi/2.2.1/tokens/DE/NEW/TOKEN221/authorize', {
+      token: emsp221.token,
+      headers: { 'OCPI-to-country-code': 'BE', 'OCPI-to-party-id': 'BEC' },
+      body: { location_id: String(location['id']) },
+    });
+    assert.equal(toOldCpo.body.status_code, 4001, toOldCpo.text);
+    assert.match(String(toOldCpo.body.status_message), /speaks OCPI 2\.1\.1/);
   });
 });

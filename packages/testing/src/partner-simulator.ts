@@ -150,6 +150,11 @@ export async function startPartnerSimulator(
         return;
       }
       const location = req.body && (req.body as { location_id?: string }).location_id ? { location: req.body as object } : {};
+      // A 2.1.1 AuthorizationInfo is allowed, location and info only (mod_tokens.md 3.2.1, 2.1.1).
+      if (req.params['v'] === '2.1.1') {
+        res.json(ok({ allowed: answer, ...location }));
+        return;
+      }
       res.json(ok({ allowed: answer, token: { contract_id: 'X', issuer: 'sim', valid: true, last_updated: '2020-01-01T00:00:00Z', ...tokenOf(req) }, ...extra(req), ...location }));
     };
   // CPO receiver interface: real-time authorization (interface document, Receiver endpoints).
@@ -160,7 +165,7 @@ export async function startPartnerSimulator(
   // eMSP tokens sender interface: real-time authorization asked by a CPO (mod_tokens.asciidoc, POST;
   // an unknown token is HTTP 404 with 2004). The eMSP is the party the hub addressed (OCPI-to).
   app.post(
-    '/ocpi/2.2.1/tokens/:uid/authorize',
+    '/ocpi/:v/tokens/:uid/authorize',
     authorizeAnswerer(
       404,
       (req) => ({
