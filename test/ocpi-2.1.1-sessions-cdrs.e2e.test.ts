@@ -59,7 +59,7 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
       startService('dispatcher', env, /dispatcher running/),
     ]);
     const emspModules = [{ identifier: 'credentials', role: 'SENDER' as const }, { identifier: 'sessions', role: 'RECEIVER' as const }, { identifier: 'cdrs', role: 'RECEIVER' as const }];
-    const cpoModules = [{ identifier: 'credentials', role: 'SENDER' as const }, { identifier: 'tokens', role: 'RECEIVER' as const }];
+    const cpoModules = [{ identifier: 'credentials', role: 'SENDER' as const }, { identifier: 'tokens', role: 'RECEIVER' as const }, { identifier: 'commands', role: 'RECEIVER' as const }];
     const withTokens = [...emspModules, { identifier: 'tokens', role: 'SENDER' as const }];
     cpo211 = await onboard211(hub, env, 'Old CPO', { role: 'CPO', countryCode: 'BE', partyId: 'BEC' }, cpoModules);
     emsp211 = await onboard211(hub, env, 'Old eMSP', { role: 'EMSP', countryCode: 'NL', partyId: 'OLD' }, withTokens);
@@ -263,5 +263,76 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     });
     assert.equal(toOldCpo.body.status_code, 4001, toOldCpo.text);
     assert.match(String(toOldCpo.body.status_message), /speaks OCPI 2\.1\.1/);
+  });
+
+  it('a 2.2.1 eMSP starts a session at a 2.1.1 CPO: the CPO gets a 2.1.1 StartSession, the eMSP the answer and the result in 2.2.1', async () => {
+    cpo211.partner.commandAnswer = 'ACCEPTED';
+    cpo211.partner.commandResult = 'ACCEPTED';
+    const responseUrl = `${emsp221.partner.baseUrl}/ocpi/2.2.1/command-results/start-1`;
+    const start = {
+      response_url: responseUrl,
+      token: { country_code: 'DE', party_id: 'NEW', uid: 'TOKEN221', type: 'RFID', contract_id: contractId221, issuer: 'New eMSP', valid: true, whitelist: 'ALLOWED', last_updated: '2026-01-01T00:00:00Z' },
+      location_id: String(location['id']),
+      evse_uid: String(evse['uid']),
+    };
+    const res = await call<Json>(hub, 'POST', '/ocpi/2.2.1/commands/START_SESSION', { token: emsp221.token, body: start });
+    assert.equal(res.body.status_code, 1000, res.text);
+    assertValid('ocpi/command_response.json', res.body.data);
+    assert.equal(res.body.data?.['result'], 'ACCEPTED');
+    const atCpo = cpo211.partner.commands.at(-1);
+    assert.equal(atCpo?.command, 'START_SESSION');
+    assertValid('ocpi-2.1.1/start_session.json', atCpo?.body);
+    assert.equal((atCpo?.body['token'] as Json)['auth_id'], contractId221);
+    assert.match(String(atCpo?.body['response_url']), /\/ocpi\/2\.1\.1\/commands\/callback\//);
+    const result = await (async () => {
+      for (let i = 0; i < 100; i++) {
+        const r = emsp221.partner.received.find((x) => x.kind === 'command_result' && x.path.endsWith('/start-1'));
+        if (r) return r;
+        await new Promise((x) => setTimeout(x, 100));
+      }
+      throw new Error('no command result at the eMSP');
+    })();
+    assertValid('ocpi/command_result.json', result.body);
+    assert.equal(result.body['result'], 'ACCEPTED');
+  });
+
+  it('a 2.1.1 eMSP starts a session at a 2.2.1 CPO: the answer and the result reach it in 2.1.1', async () => {
+    cpo221.partner.commandAnswer = 'ACCEPTED';
+    cpo221.partner.commandResult = 'REJECTED';
+    const loc = (await call<Json[]>(hub, 'GET', '/ocpi/2.2.1/locations', { token: emsp221.token })).body.data?.find((l) => l['party_id'] === 'NEW') as Json;
+    const evse221 = (loc['evses'] as Json[])[0] as Json;
+    const start211 = {
+      response_url: `${emsp211.partner.baseUrl}/ocpi/2.1.1/command-results/start-2`,
+      token: { uid: 'OLD1', type: 'RFID', auth_id: 'NL-OLD-C00000003-3', issuer: 'Old eMSP', valid: true, whitelist: 'ALLOWED', last_updated: '2026-11-26T09:00:00Z' },
+      location_id: String(loc['id']),
+      evse_uid: String(evse221['uid']),
+    };
+    assertValid('ocpi-2.1.1/start_session.json', start211);
+    const res = await call<Json>(hub, 'POST', '/ocpi/2.1.1/commands/START_SESSION', { token: emsp211.token, body: start211 });
+    assert.equal(res.body.status_code, 1000, res.text);
+    assertValid('ocpi-2.1.1/command_response.json', res.body.data);
+    const atCpo = cpo221.partner.commands.at(-1);
+    assertValid('ocpi/start_session.json', atCpo?.body);
+    assert.deepEqual([(atCpo?.body['token'] as Json)['country_code'], (atCpo?.body['token'] as Json)['contract_id']], ['NL', 'NL-OLD-C00000003-3']);
+    let result: Json | undefined;
+    for (let i = 0; i < 100 && !result; i++) {
+      result = emsp211.partner.received.find((x) => x.kind === 'command_result' && x.path.endsWith('/start-2'))?.body;
+      if (!result) await new Promise((x) => setTimeout(x, 100));
+    }
+    assertValid('ocpi-2.1.1/command_response.json', result);
+    assert.equal(result?.['result'], 'REJECTED');
+  });
+
+  it('CANCEL_RESERVATION, which 2.1.1 lacks: NOT_SUPPORTED to a 2.2.1 eMSP asking a 2.1.1 CPO; 2001 from a 2.1.1 eMSP', async () => {
+    const cancel = await call<Json>(hub, 'POST', '/ocpi/2.2.1/commands/CANCEL_RESERVATION', {
+      token: emsp221.token,
+      headers: { 'OCPI-to-country-code': 'BE', 'OCPI-to-party-id': 'BEC' },
+      body: { response_url: `${emsp221.partner.baseUrl}/ocpi/2.2.1/command-results/cancel-1`, reservation_id: 'R1' },
+    });
+    assert.equal(cancel.body.status_code, 1000, cancel.text);
+    assert.equal(cancel.body.data?.['result'], 'NOT_SUPPORTED');
+    const from211 = await call(hub, 'POST', '/ocpi/2.1.1/commands/CANCEL_RESERVATION', { token: emsp211.token, body: { response_url: `${emsp211.partner.baseUrl}/x`, reservation_id: 'R1' } });
+    assert.equal(from211.body.status_code, 2001);
+    assert.match(String(from211.body.status_message), /unsupported command CANCEL_RESERVATION; use START_SESSION, STOP_SESSION, RESERVE_NOW, UNLOCK_CONNECTOR/);
   });
 });

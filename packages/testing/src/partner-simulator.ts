@@ -187,11 +187,12 @@ export async function startPartnerSimulator(
   // eMSP: where command results arrive (the response_url it gives in commands).
   app.post('/ocpi/:v/command-results/:id', receiver('command_result'));
   // CPO commands receiver: answers at once, then posts the result to the response_url it was given.
-  app.post('/ocpi/2.2.1/commands/:command', (req, res) => {
+  app.post('/ocpi/:v/commands/:command', (req, res) => {
     const body = req.body as Record<string, unknown>;
     sim.commands.push({ command: String(req.params.command), body });
     if (sim.commandAnswer === 'hang') return;
-    res.json(ok({ result: sim.commandAnswer, timeout: sim.commandTimeoutSeconds }));
+    // A 2.1.1 CommandResponse has no timeout (mod_commands.md 4.2, 2.1.1); its result is one too.
+    res.json(ok(req.params['v'] === '2.1.1' ? { result: sim.commandAnswer } : { result: sim.commandAnswer, timeout: sim.commandTimeoutSeconds }));
     if (sim.commandAnswer === 'ACCEPTED' && sim.commandResult !== 'none') {
       const result = sim.commandResult;
       setTimeout(() => {

@@ -140,17 +140,19 @@ const ROUTES_221: readonly RouteSpec[] = [
 
 /** The OCPI 2.1.1 form of a 2.2.1 route served through the same handler (docs/reference/version-mapping.md). */
 function in211(route: RouteSpec): RouteSpec {
-  const schema = (id: string) => id.replace(/^ocpi\//, 'ocpi-2.1.1/');
+  // A 2.1.1 CPO posts a CommandResponse as its result, and 2.1.1 has no CANCEL_RESERVATION (mod_commands.md, 2.1.1).
+  const schema = (id: string) => (id === 'ocpi/command_result.json' ? 'ocpi-2.1.1/command_response.json' : id.replace(/^ocpi\//, 'ocpi-2.1.1/'));
+  const in211Only = (ids: readonly string[]) => ids.filter((id) => id !== 'ocpi/cancel_reservation.json').map(schema);
   return {
     ...route,
     path: route.path.replace(V, V211),
     summary: `${route.summary} (OCPI 2.1.1 objects)`,
-    ...(route.body ? { body: { ...route.body, schemas: route.body.schemas.map(schema) } } : {}),
+    ...(route.body ? { body: { ...route.body, schemas: in211Only(route.body.schemas) } } : {}),
     ...(route.data ? { data: { ...route.data, schema: schema(route.data.schema) } } : {}),
   };
 }
 
 /** The modules 2.1.1 partners use through the 2.2.1 routes, translated at the edge. */
-const SERVED_IN_211 = ['locations', 'tariffs', 'sessions', 'cdrs', 'tokens'];
+const SERVED_IN_211 = ['locations', 'tariffs', 'sessions', 'cdrs', 'tokens', 'commands'];
 
 export const API_CATALOGUE: readonly RouteSpec[] = [...ROUTES_221, ...ROUTES_221.filter((r) => SERVED_IN_211.includes(r.module) && r.path.startsWith(`${V}/`)).map(in211)];

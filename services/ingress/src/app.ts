@@ -90,6 +90,7 @@ const MODULES_211: readonly ModuleEndpoint[] = [
   { identifier: 'sessions', roles: ['RECEIVER'], path: 'sessions' },
   { identifier: 'cdrs', roles: ['RECEIVER'], path: 'cdrs' },
   { identifier: 'tokens', roles: ['SENDER', 'RECEIVER'], path: 'tokens' },
+  { identifier: 'commands', roles: ['RECEIVER'], path: 'commands' },
 ];
 
 export const MODULES: ModulesByVersion = { '2.1.1': MODULES_211, '2.2.1': MODULES_221 };
@@ -151,8 +152,12 @@ export function createIngressApp(deps: IngressDeps): Express {
     registeredHosts: (platformId) => deps.commands.commands.registeredHosts(platformId),
   };
   // The callback takes no authentication (interface document, Authentication 1): mounted first.
-  app.use('/ocpi/2.2.1/commands/callback', json, commandCallbackRouter(commandsDeps));
-  app.use('/ocpi/2.2.1/commands', hubToken, json, commandsRouter(commandsDeps));
+  app.use('/ocpi/2.2.1/commands/callback', json, commandCallbackRouter(commandsDeps, edges['2.2.1']));
+  app.use('/ocpi/2.2.1/commands', hubToken, json, commandsRouter(commandsDeps, edges['2.2.1']));
+  // OCPI 2.1.1: an eMSP sends commands to the CPO interface; a 2.1.1 CPO posts its result to the hub's
+  // 2.1.1 callback (mod_commands.md, 2.1.1).
+  app.use('/ocpi/2.1.1/commands/callback', json, commandCallbackRouter(commandsDeps, edges['2.1.1']));
+  app.use('/ocpi/2.1.1/commands', hubToken211, json, commandsRouter(commandsDeps, edges['2.1.1']));
   const chargingProfilesDeps: ChargingProfilesDeps = {
     ...deps.chargingProfiles,
     targets: deps.routing,

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import { commandEventTypes, newEvent, topics } from '@hub/events';
-import { HubError, isSuccessCode, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
+import { authorizationHeader, HubError, isSuccessCode, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
+import { adapterFor, isNotRepresentable, type VersionAdapter } from '@hub/versions';
+import type { VersionEdge } from '../version-edge.ts';
 import { PartnerCallError } from '@hub/registry';
 import { describeViolations, type SchemaValidator } from '@hub/schemas';
 import type { CommandStore } from '@hub/store';
@@ -35,9 +37,34 @@ type CommandRequest = { [C in CommandType]: { readonly command: C; readonly body
 
 const isCommandType = (command: string): command is CommandType => Object.hasOwn(SCHEMA, command);
 
-function validateCommand(validator: SchemaValidator, command: CommandType, body: unknown): CommandRequest {
-  return { command, body: validateBody(validator, SCHEMA[command], body) } as CommandRequest;
+// Each command between the caller's version and the canonical (2.2.1) request, and on to the CPO's
+// (docs/reference/version-mapping.md, Commands). CANCEL_RESERVATION exists in 2.2.1 only.
+const COMMAND_IN: Record<CommandType, (a: VersionAdapter, body: unknown, emsp: PartyRef) => unknown> = {
+  START_SESSION: (a, b, o) => a.startSessionIn(b, o),
+  STOP_SESSION: (a, b) => a.stopSessionIn(b),
+  RESERVE_NOW: (a, b, o) => a.reserveNowIn(b, o),
+  CANCEL_RESERVATION: (_a, b) => b,
+  UNLOCK_CONNECTOR: (a, b) => a.unlockConnectorIn(b),
+};
+const COMMAND_OUT: Record<CommandType, (a: VersionAdapter, body: never) => object> = {
+  START_SESSION: (a, b) => a.startSessionOut(b),
+  STOP_SESSION: (a, b) => a.stopSessionOut(b),
+  RESERVE_NOW: (a, b) => a.reserveNowOut(b),
+  CANCEL_RESERVATION: (a, b) => a.cancelReservationOut(b),
+  UNLOCK_CONNECTOR: (a, b) => a.unlockConnectorOut(b),
+};
+
+/** The request in the caller's version, validated there and translated to the canonical one. */
+function validateCommand(validator: SchemaValidator, adapter: VersionAdapter, command: CommandType, body: unknown, emsp: PartyRef): CommandRequest {
+  const wire = validateBody(validator, adapter.schemaId(SCHEMA[command].slice('ocpi/'.length, -'.json'.length)) as keyof OcpiBodies, body);
+  return { command, body: COMMAND_IN[command](adapter, wire, emsp) } as CommandRequest;
 }
+
+/**
+ * OCPI 2.1.1 CommandResponse has no timeout (mod_commands.md 4.2): the hub waits this long for a 2.1.1
+ * CPO's result before it answers TIMEOUT (plus the grace every CPO gets).
+ */
+export const TIMEOUT_211_SECONDS = 60;
 
 /** The commands whose CPO is the owner of the location they name (location_id in the body). */
 const AT_A_LOCATION = new Set<CommandType>(['START_SESSION', 'RESERVE_NOW', 'UNLOCK_CONNECTOR']);
@@ -49,23 +76,26 @@ export interface CommandsDeps extends RelayedRequestDeps {
   readonly readModels: Pick<ReadModelReads, 'locationOwners' | 'exists'>;
 }
 
-function rejected(res: Response, message: string): void {
+function rejected(res: Response, message: string, caller: VersionAdapter, result: 'REJECTED' | 'NOT_SUPPORTED' = 'REJECTED'): void {
   // Interface document, Errors: unknown location or EVSE, no routing, CPO unreachable -> REJECTED.
-  send(res, 200, success({ result: 'REJECTED', timeout: 0, message: [{ language: 'en', text: message.slice(0, 512) }] }));
+  send(res, 200, success(caller.commandResponseOut({ result, timeout: 0, message: [{ language: 'en', text: message.slice(0, 512) }] })));
 }
 
 async function appendCommandEvent(deps: CommandsDeps, type: string, id: string, data: object, correlationId: string, from: string, to: string): Promise<void> {
   await deps.eventLog.append(topics.commands, [newEvent({ type, source: 'ingress', subject: id, key: id, data, correlationId, from, to })]);
 }
 
-export function commandsRouter(deps: CommandsDeps): Router {
+export function commandsRouter(deps: CommandsDeps, edge: VersionEdge): Router {
   const router = Router();
+  const caller = adapterFor(edge.version);
 
   router.post(
     '/:command',
     handle(async (req: Request, res: Response) => {
       const command = String(req.params['command']);
-      if (!isCommandType(command)) throw new HubError('INVALID_PARAMETERS', { detail: `unsupported command ${command}; use ${Object.keys(SCHEMA).join(', ')}` });
+      if (!isCommandType(command) || !caller.supportsCommand(command)) {
+        throw new HubError('INVALID_PARAMETERS', { detail: `unsupported command ${command}; use ${Object.keys(SCHEMA).filter((c) => caller.supportsCommand(c as CommandType)).join(', ')}` });
+      }
       const emspParties = req.caller.parties.filter((p) => p.role === 'EMSP' && !p.suspended);
       const sender = namedSender(req);
       const emsp = sender ? emspParties.find((p) => sameParty(p, sender)) : emspParties.length === 1 ? emspParties[0] : undefined;
@@ -73,7 +103,7 @@ export function commandsRouter(deps: CommandsDeps): Router {
       // Interface document, Limits: per party (each eMSP party of a platform has its own budget).
       const decision = await deps.rateLimiter.hit('commands', partyKey(emsp), deps.perMinute);
       if (!decision.allowed) throw new HubError('RATE_LIMITED', { detail: `at most ${deps.perMinute} commands per minute`, headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
-      const request = validateCommand(deps.validator, command, req.body);
+      const request = validateCommand(deps.validator, caller, command, req.body, emsp);
       const body = request.body;
 
       // response_url: the SSRF rules of every outbound URL (response-url.ts).
@@ -91,16 +121,26 @@ export function commandsRouter(deps: CommandsDeps): Router {
         cpo = owners[0];
       } else if (request.command === 'STOP_SESSION') cpo = await deps.commands.sessionCpo(emsp, request.body.session_id);
       else cpo = await deps.commands.reservationCpo(emsp, request.body.reservation_id);
-      if (!cpo) return rejected(res, command === 'STOP_SESSION' ? 'unknown session' : command === 'CANCEL_RESERVATION' ? 'unknown reservation' : 'unknown location');
+      if (!cpo) return rejected(res, command === 'STOP_SESSION' ? 'unknown session' : command === 'CANCEL_RESERVATION' ? 'unknown reservation' : 'unknown location', caller);
       if (atALocation(request) && !(toCc && toPid)) {
         const evseUid = request.body.evse_uid;
         const connectorId = 'connector_id' in request.body ? request.body.connector_id : undefined;
         const known = await deps.readModels.exists('locations', { ...cpo, id: request.body.location_id, ...(evseUid ? { evseUid } : {}), ...(evseUid && connectorId ? { connectorId } : {}) });
-        if (!known) return rejected(res, connectorId ? 'unknown connector' : evseUid ? 'unknown EVSE' : 'unknown location');
+        if (!known) return rejected(res, connectorId ? 'unknown connector' : evseUid ? 'unknown EVSE' : 'unknown location', caller);
       }
       const target = await deps.targets.receiverTarget('CPO', 'commands', emsp, cpo);
-      if (!target.ok) return rejected(res, target.reason);
+      if (!target.ok) return rejected(res, target.reason, caller);
 
+      // The CPO's version (docs/reference/version-mapping.md, Commands): 2.1.1 CPOs take no CANCEL_RESERVATION.
+      const callee = adapterFor(target.version);
+      if (!callee.supportsCommand(command)) return rejected(res, `CPO ${partyKey(cpo)} speaks OCPI ${target.version}, which has no ${command}`, caller, 'NOT_SUPPORTED');
+      let outbound: object;
+      try {
+        outbound = COMMAND_OUT[command](callee, { ...body, response_url: '' } as never);
+      } catch (e) {
+        if (isNotRepresentable(e)) return rejected(res, e.message, caller);
+        throw e;
+      }
       const id = randomUUID(); // 122 random bits: the callback's only credential
       const from = partyKey(emsp);
       const to = partyKey(cpo);
@@ -113,19 +153,21 @@ export function commandsRouter(deps: CommandsDeps): Router {
         ...(request.command === 'RESERVE_NOW' || request.command === 'CANCEL_RESERVATION' ? { reservationId: request.body.reservation_id } : {}),
         correlationId: req.ctx.correlationId,
       });
-      const forwarded = { ...body, response_url: `${deps.publicBaseUrl}/ocpi/2.2.1/commands/callback/${id}` };
+      // The CPO posts its result to the hub's callback of its own version.
+      const forwarded = { ...outbound, response_url: `${deps.publicBaseUrl}/ocpi/${target.version}/commands/callback/${id}` };
       await appendCommandEvent(deps, commandEventTypes.requested, id, { command, request: { ...body } }, req.ctx.correlationId, from, to);
       let answer: CommandResponse | undefined;
       try {
-        const r = await deps.realtime.call('POST', `${target.url.replace(/\/+$/, '')}/${command}`, deps.cipher.open(target.partnerTokenSealed), { correlationId: req.ctx.correlationId }, forwarded, {
-          'ocpi-from-country-code': emsp.countryCode,
-          'ocpi-from-party-id': emsp.partyId,
-          'ocpi-to-country-code': cpo.countryCode,
-          'ocpi-to-party-id': cpo.partyId,
-        });
-        // The CPO's answer as the schema layer normalized it (no null members), as every body the hub passes on.
-        const checked = deps.validator.validate('ocpi/command_response.json', r.envelope.data);
-        if (r.httpStatus >= 200 && r.httpStatus < 300 && isSuccessCode(r.envelope.status_code) && checked.violations.length === 0) answer = checked.document as CommandResponse;
+        const partnerToken = deps.cipher.open(target.partnerTokenSealed);
+        const headers: Record<string, string> =
+          target.version === '2.1.1'
+            ? { authorization: authorizationHeader(partnerToken, '2.1.1') }
+            : { 'ocpi-from-country-code': emsp.countryCode, 'ocpi-from-party-id': emsp.partyId, 'ocpi-to-country-code': cpo.countryCode, 'ocpi-to-party-id': cpo.partyId };
+        const r = await deps.realtime.call('POST', `${target.url.replace(/\/+$/, '')}/${command}`, partnerToken, { correlationId: req.ctx.correlationId }, forwarded, headers);
+        // The CPO's answer as the schema layer normalized it (no null members), as every body the hub
+        // passes on, in the CPO's version and then as the canonical CommandResponse.
+        const checked = deps.validator.validate(callee.schemaId('command_response'), r.envelope.data);
+        if (r.httpStatus >= 200 && r.httpStatus < 300 && isSuccessCode(r.envelope.status_code) && checked.violations.length === 0) answer = callee.commandResponseIn(checked.document, TIMEOUT_211_SECONDS);
       } catch (e) {
         if (!(e instanceof PartnerCallError)) throw e;
         req.ctx.log.warn('command not answered by the CPO: REJECTED', { cpo: to, reason: e.reason, error: e.message });
@@ -134,24 +176,27 @@ export function commandsRouter(deps: CommandsDeps): Router {
       const timeout = answer?.timeout ?? 0;
       await deps.commands.answered(id, accepted, timeout, deps.graceSeconds);
       await appendCommandEvent(deps, commandEventTypes.cpoResponded, id, { response: answer ?? null }, req.ctx.correlationId, to, from);
-      if (!answer) return rejected(res, `CPO ${to} did not answer the command`);
-      send(res, 200, success(answer)); // the CPO's immediate answer, unchanged
+      if (!answer) return rejected(res, `CPO ${to} did not answer the command`, caller);
+      send(res, 200, success(caller.commandResponseOut(answer))); // the CPO's immediate answer, unchanged but for the version
     }),
   );
   return refuseOtherMethods(router);
 }
 
 /** POST /ocpi/2.2.1/commands/callback/{command_id}: no authentication (interface document, Endpoints). */
-export function commandCallbackRouter(deps: Pick<CommandsDeps, 'commands' | 'deliveries' | 'eventLog' | 'validator'>): Router {
+export function commandCallbackRouter(deps: Pick<CommandsDeps, 'commands' | 'deliveries' | 'eventLog' | 'validator'>, edge: VersionEdge): Router {
   const router = Router();
+  // A 2.1.1 CPO posts a CommandResponse as its result (mod_commands.md 2.1, 2.1.1: no CommandResult).
+  const cpo = adapterFor(edge.version);
+  const resultSchema = cpo.schemaId(edge.version === '2.1.1' ? 'command_response' : 'command_result');
   router.post(
     '/:id',
     handle(async (req: Request, res: Response) => {
       const id = String(req.params['id']);
-      const { document, violations } = deps.validator.validate('ocpi/command_result.json', req.body);
+      const { document, violations } = deps.validator.validate(resultSchema, req.body);
       // Refused without a trace of whether the id exists: a guessed id learns nothing.
       if (violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: describeViolations(violations) });
-      const result = document as CommandResult;
+      const result: CommandResult = cpo.commandResultIn(document);
       const { outcome, command } = await deps.commands.result(id, asJson(result));
       if (outcome === 'unknown' || !command) throw new HubError('NOT_FOUND', { detail: 'no command waits for a result under this id' });
       const from = partyKey(command.cpo);
