@@ -1,4 +1,4 @@
-import { hubErrors, OCPI_SUCCESS, type HubErrorKind } from '@hub/ocpi';
+import { hubErrors, OCPI_SUCCESS, statusCodeIn, type HubErrorKind } from '@hub/ocpi';
 import { API_CATALOGUE, type RouteSpec } from '../services/ingress/src/api-catalogue.ts';
 import { componentName, componentRef, partialComponent, schemaComponents, type Json } from './doc-components.ts';
 
@@ -55,8 +55,11 @@ function successEnvelope(route: RouteSpec): Json {
   };
 }
 
-function errorEnvelope(kinds: readonly HubErrorKind[]): Json {
-  const codes = [...new Set(kinds.map((k) => hubErrors[k].ocpi))].sort();
+/** A 2.1.1 partner reads codes of its version (statusCodeIn: no 2004, no 4xxx in 2.1.1). */
+const versionOf = (route: RouteSpec): string => (route.path.startsWith('/ocpi/2.1.1') ? '2.1.1' : '2.2.1');
+
+function errorEnvelope(kinds: readonly HubErrorKind[], version: string): Json {
+  const codes = [...new Set(kinds.map((k) => statusCodeIn(version, hubErrors[k].ocpi)))].sort();
   return { allOf: [{ $ref: '#/components/schemas/OcpiResponse' }], properties: { status_code: { enum: codes } }, required: ['status_message'] };
 }
 
@@ -74,7 +77,7 @@ function responses(route: RouteSpec): Json {
     '200': {
       description: refusedAt200.length ? `Success (1000), or refused with HTTP 200: ${describeKinds(refusedAt200)}` : 'Success (1000)',
       headers: okHeaders,
-      content: { 'application/json': { schema: refusedAt200.length ? { anyOf: [successEnvelope(route), errorEnvelope(refusedAt200)] } : successEnvelope(route) } },
+      content: { 'application/json': { schema: refusedAt200.length ? { anyOf: [successEnvelope(route), errorEnvelope(refusedAt200, versionOf(route))] } : successEnvelope(route) } },
     },
   };
   for (const [status, kinds] of [...byStatus].sort(([a], [b]) => a - b)) {
@@ -82,7 +85,7 @@ function responses(route: RouteSpec): Json {
     out[String(status)] = {
       description: describeKinds(kinds),
       headers: status === 429 ? { ...common, 'Retry-After': header('Retry-After') } : status === 405 ? { ...common, Allow: kinds.every((k) => k === 'METHOD_NOT_ALLOWED') ? ALLOW_REQUIRED : header('Allow') } : common,
-      content: { 'application/json': { schema: errorEnvelope(kinds) } },
+      content: { 'application/json': { schema: errorEnvelope(kinds, versionOf(route)) } },
     };
   }
   return out;
@@ -107,7 +110,7 @@ function operation(route: RouteSpec): Json {
     parameters,
     ...(body ? { requestBody: { required: !route.body?.optional, content: { 'application/json': { schema: body } } } } : {}),
     responses: responses(route),
-    'x-ocpi-errors': kinds.map((kind) => ({ kind, http: hubErrors[kind].http, status_code: hubErrors[kind].ocpi })),
+    'x-ocpi-errors': kinds.map((kind) => ({ kind, http: hubErrors[kind].http, status_code: statusCodeIn(versionOf(route), hubErrors[kind].ocpi) })),
   };
 }
 
@@ -150,7 +153,7 @@ export function buildOpenApi(): Json {
         MethodNotAllowed: {
           description: `${describeKinds(['METHOD_NOT_ALLOWED'])}: a method the path does not serve`,
           headers: { 'X-Request-ID': header('X-Request-ID'), 'X-Correlation-ID': header('X-Correlation-ID'), Allow: ALLOW_REQUIRED },
-          content: { 'application/json': { schema: errorEnvelope(['METHOD_NOT_ALLOWED']) } },
+          content: { 'application/json': { schema: errorEnvelope(['METHOD_NOT_ALLOWED'], '2.2.1') } },
         },
       },
       parameters: {

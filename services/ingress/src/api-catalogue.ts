@@ -147,6 +147,8 @@ function in211(route: RouteSpec): RouteSpec {
     ...route,
     path: route.path.replace(V, V211),
     summary: `${route.summary} (OCPI 2.1.1 objects)`,
+    // 2.1.1 has no routing headers (transport_and_format.md, 2.1.1).
+    requestHeaders: [],
     ...(route.body ? { body: { ...route.body, schemas: in211Only(route.body.schemas) } } : {}),
     ...(route.data ? { data: { ...route.data, schema: schema(route.data.schema) } } : {}),
   };
@@ -155,4 +157,7 @@ function in211(route: RouteSpec): RouteSpec {
 /** The modules 2.1.1 partners use through the 2.2.1 routes, translated at the edge. */
 const SERVED_IN_211 = ['locations', 'tariffs', 'sessions', 'cdrs', 'tokens', 'commands'];
 
-export const API_CATALOGUE: readonly RouteSpec[] = [...ROUTES_221, ...ROUTES_221.filter((r) => SERVED_IN_211.includes(r.module) && r.path.startsWith(`${V}/`)).map(in211)];
+/** mod_tokens.md (2.1.1): an eMSP asks no real-time authorization in 2.1.1 (only the CPO does). */
+const notIn211 = (r: RouteSpec) => r.method === 'put' && r.path.endsWith('/authorize');
+
+export const API_CATALOGUE: readonly RouteSpec[] = [...ROUTES_221, ...ROUTES_221.filter((r) => SERVED_IN_211.includes(r.module) && r.path.startsWith(`${V}/`) && !notIn211(r)).map(in211)];

@@ -189,7 +189,9 @@ export function tokensRouter(deps: TokensDeps, edge: VersionEdge): Router {
   );
   const query = (req: Request) => (req.url.includes('?') ? `?${req.url.split('?')[1] ?? ''}` : '');
 
-  router.put(
+  // mod_tokens.md (2.1.1): the CPO interface has no real-time authorization; an eMSP asks only in 2.2.1,
+  // so 2.1.1 has no such URL.
+  if (edge.version !== '2.1.1') router.put(
     '/:cc/:pid/:id/authorize',
     handle(async (req: Request, res: Response) => {
       const path = objectPath(req);
@@ -201,8 +203,6 @@ export function tokensRouter(deps: TokensDeps, edge: VersionEdge): Router {
       // Interface document, Limits: per party, here the eMSP that issued the token (the path's party).
       const decisionPromise = deps.rateLimiter.hit('tokens-authorize', partyKey(path), deps.perMinute);
       decisionPromise.catch(() => undefined);
-      // mod_tokens.md (2.1.1): the CPO interface has no real-time authorization; an eMSP asks only in 2.2.1.
-      if (edge.version === '2.1.1') throw new HubError('METHOD_NOT_ALLOWED', { detail: 'OCPI 2.1.1 has no real-time authorization asked by the eMSP' });
       const body = locationReferences(deps, req, edge);
       const emsp = { countryCode: path.countryCode, partyId: path.partyId };
       const targetPromise = targetCpo(deps, req, emsp, body).then(async (cpo) => ({ cpo, target: await targets.get({ cpo, emsp, called: 'CPO' }) }));
