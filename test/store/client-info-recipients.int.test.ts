@@ -76,6 +76,14 @@ describe('ClientInfo recipients and token re-send on Postgres', () => {
     assert.deepEqual(names(await recipients.recipients(cpo, 'hubclientinfo')), ['NL/EM1/EMSP +receiver', 'NL/EM2/EMSP -receiver']);
   });
 
+  it('a party on OCPI 2.1.1 has no ClientInfo receiver (2.1.1 has no hubclientinfo module), whatever is registered', async () => {
+    await stack.pool.query(`update platforms set version = '2.1.1' where id = $1`, [platforms.get(key(withReceiver))]);
+    await overrideEndpoint(deps, { party: withReceiver, module: 'hubclientinfo', url: 'https://em1.example.com/override' });
+    assert.deepEqual(names(await recipients.recipients(cpo, 'hubclientinfo')), ['NL/EM1/EMSP -receiver', 'NL/EM2/EMSP -receiver']);
+    await stack.pool.query(`delete from endpoint_overrides where module = 'hubclientinfo'`);
+    await stack.pool.query(`update platforms set version = '2.2.1' where id = $1`, [platforms.get(key(withReceiver))]);
+  });
+
   it('a suspended subject is still announced to its routed parties; a suspended recipient gets nothing', async () => {
     await setSuspended(deps, { party: cpo, suspended: true });
     assert.deepEqual(names(await recipients.recipients(cpo, 'hubclientinfo')), ['NL/EM1/EMSP +receiver', 'NL/EM2/EMSP -receiver']);

@@ -51,8 +51,9 @@ export function postgresClientInfoRecipients(pool: Pool): ClientInfoRecipients {
 
     async recipients(subject, module) {
       const { rows } = await pool.query<{ country_code: string; party_id: string; role: 'CPO' | 'EMSP'; has_receiver: boolean }>(
+        // OCPI 2.1.1 has no hubclientinfo module: a party that chose it has no receiver whatever is registered.
         `select p.country_code, p.party_id, p.role,
-                coalesce((select o.url from endpoint_overrides o
+                pl.version is distinct from '2.1.1' and coalesce((select o.url from endpoint_overrides o
                            where o.country_code = p.country_code and o.party_id = p.party_id and o.role = p.role and o.module = $4),
                          (select e.url from partner_endpoints e
                            where e.platform_id = p.platform_id and e.identifier = $4 and e.role = 'RECEIVER')) is not null as has_receiver
