@@ -184,6 +184,16 @@ export async function onboardForBench(
   return { cpoToken: tokens[0] ?? '', emspToken: tokens[1] ?? '' };
 }
 
+/** A CPO registered to speak OCPI 2.1.1 only, with its credentials exchanged in 2.1.1: its hub token. */
+export async function benchPlatform211(stack: TestStack, cpo: PartyRef): Promise<string> {
+  const store = postgresRegistryStore(stack.pool);
+  const { platformId, initialToken } = await registerParty({ store, source: 'bench', actor: 'bench' }, { party: { ...cpo, role: 'CPO' }, name: 'bench 2.1.1 CPO', versions: ['2.1.1'] });
+  const hubToken = generateCredentialsToken();
+  const change = { platformId, presentedTokenHash: hashCredentialsToken(initialToken), newHubTokenHash: hashCredentialsToken(hubToken), partnerTokenSealed: Buffer.from('unused'), versionsUrl: 'https://bench.invalid/ocpi/versions', version: '2.1.1' as const, endpoints: [], businessDetails: [], outbox: [] };
+  await store.saveCredentials(change, 'register');
+  return hubToken;
+}
+
 /**
  * A registered platform with one party, its hub token, and (for an eMSP with a simulator) receiver
  * URLs pointing at the simulator: straight in the store, as the account team and a credentials

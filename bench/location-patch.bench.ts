@@ -16,9 +16,10 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { locationEventTypes, newEvent, topics } from '@hub/events';
 import { objectKey, pathSubject } from '@hub/modules';
-import { postgresReadModelStore } from '@hub/store';
+import { setRoutingRule } from '@hub/registry';
+import { postgresReadModelStore, postgresRegistryStore } from '@hub/store';
 import { authHeader, createTestStack, repoRoot } from '@hub/testing';
-import { load, onboardForBench, pairedRatio, percentile, printTable, rssMiB, startNode, summarize, type LoadResult } from './load.ts';
+import { benchPlatform211, load, onboardForBench, pairedRatio, percentile, printTable, rssMiB, startNode, summarize, type LoadResult } from './load.ts';
 import { printFigures, type Figure } from './figures.ts';
 import { paced } from './paced.ts';
 import { patchKinds, patchRequest, type PatchKind } from './patch-requests.ts';
@@ -34,15 +35,20 @@ const stack = await createTestStack('bench_patch');
 const template = JSON.parse(readFileSync(join(repoRoot, '..', 'shared', 'ocpi-2.2.1', 'examples', 'location_example.json'), 'utf8')) as Record<string, unknown>;
 const { cpoToken } = await onboardForBench(stack, '', { cpo: { countryCode: 'NL', partyId: 'BEN' }, emsp: { countryCode: 'NL', partyId: 'EMB' } });
 
-const events = Array.from({ length: locations }, (_, n) => {
-  const id = `LOC-${n}`;
-  const path = { countryCode: 'NL', partyId: 'BEN', id };
-  return newEvent({ type: locationEventTypes.locationPut, source: 'bench', subject: pathSubject(path), key: objectKey(path), data: { ...template, country_code: 'NL', party_id: 'BEN', id } });
-});
+// An OCPI 2.1.1 CPO beside it (docs/reference/version-mapping.md): its PATCHes are translated at the edge.
+const cpo211Token = await benchPlatform211(stack, { countryCode: 'NL', partyId: 'OLD' });
+await setRoutingRule({ store: postgresRegistryStore(stack.pool), source: 'bench', actor: 'bench' }, { emsp: { countryCode: 'NL', partyId: 'EMB' }, cpo: { countryCode: 'NL', partyId: 'OLD' }, enabled: true });
+const events = ['BEN', 'OLD'].flatMap((partyId) =>
+  Array.from({ length: locations }, (_, n) => {
+    const id = `LOC-${n}`;
+    const path = { countryCode: 'NL', partyId, id };
+    return newEvent({ type: locationEventTypes.locationPut, source: 'bench', subject: pathSubject(path), key: objectKey(path), data: { ...template, country_code: 'NL', party_id: partyId, id } });
+  }),
+);
 await stack.eventLog.append(topics.locations, events);
 const projector = await startNode(join(repoRoot, 'services', 'projector', 'src', 'main.ts'), [], stack.env({ LOG_LEVEL: 'info', NODE_OPTIONS: process.env['BENCH_NODE_OPTIONS'] ?? '' }), /projector running/);
 const store = postgresReadModelStore(stack.pool);
-while ([...(await store.positions('locations')).values()].reduce((a, b) => a + b, 0n) < BigInt(locations)) await new Promise((r) => setTimeout(r, 100));
+while ([...(await store.positions('locations')).values()].reduce((a, b) => a + b, 0n) < BigInt(events.length)) await new Promise((r) => setTimeout(r, 100));
 await store.maintain('locations');
 
 const hello = await startNode(join(repoRoot, 'bench', 'hello-server.ts'), ['0'], {}, /listening \d+/);
@@ -60,7 +66,7 @@ const peerPort = Number(/listening (\d+)/.exec(peer.line)?.[1]);
 await stack.pool.query(
   `insert into peer_locations (country_code, party_id, id, last_updated, document)
    select country_code, party_id, id, last_updated, document::jsonb from locations
-    where generation = (select active from read_model_generations where model = 'locations')`,
+    where generation = (select active from read_model_generations where model = 'locations') and party_id = 'BEN'`,
 );
 await stack.pool.query('analyze peer_locations');
 // The hub's CPU per request counts the ingress, the projector and the broker (Postgres not included).
@@ -68,10 +74,15 @@ const hubPids = [ingress.child.pid ?? 0, projector.child.pid ?? 0, Number(proces
 const headers = { authorization: authHeader(cpoToken), 'content-type': 'application/json' };
 let n = 0;
 /** A durable PATCH of `kind` spread over the locations. */
-const patchTarget = (label: string, kind: PatchKind, port = hubPort, serverPids = hubPids) => ({
+const patchTarget = (label: string, kind: PatchKind, port = hubPort, serverPids = hubPids, version: '2.1.1' | '2.2.1' = '2.2.1') => ({
   label,
-  url: `http://127.0.0.1:${port}/ocpi/2.2.1/locations/NL/BEN/LOC-0${patchKinds[kind].below}`,
-  options: { method: 'PATCH' as const, headers, serverPids, setupRequest: (req: { path: string; body?: string }) => Object.assign(req, patchRequest(kind, ++n, locations)) },
+  url: `http://127.0.0.1:${port}/ocpi/${version}/locations/${version === '2.1.1' ? 'NL/OLD' : 'NL/BEN'}/LOC-0${patchKinds[kind].below}`,
+  options: {
+    method: 'PATCH' as const,
+    headers: version === '2.1.1' ? { ...headers, authorization: `Token ${cpo211Token}` } : headers,
+    serverPids,
+    setupRequest: (req: { path: string; body?: string }) => Object.assign(req, patchRequest(kind, ++n, locations, version)),
+  },
 });
 const withPeer = process.env['BENCH_PATCH_PEER'] !== '0';
 const targets = [
@@ -80,6 +91,8 @@ const targets = [
   patchTarget('CRUD peer PATCH EVSE status', 'EVSE status', peerPort, [peer.child.pid ?? 0]),
   patchTarget('hub PATCH connector', 'connector'),
   patchTarget('CRUD peer PATCH connector', 'connector', peerPort, [peer.child.pid ?? 0]),
+  patchTarget('hub 2.1.1 CPO PATCH EVSE status', 'EVSE status', hubPort, hubPids, '2.1.1'),
+  patchTarget('hub 2.1.1 CPO PATCH connector', 'connector', hubPort, hubPids, '2.1.1'),
 ].filter((t) => withPeer || !t.label.startsWith('CRUD peer'));
 // the ingress's RSS at full PATCH load (sampled during the hub's rounds).
 let ingressRssMax = 0;
@@ -139,6 +152,12 @@ for (const kind of withPeer ? ['EVSE status', 'connector'] : []) {
     figures[`hub_at_peer_rate_${slug(kind)}_req_per_s`] = paced.result.requestsPerSecond;
     process.stdout.write(`hub PATCH ${kind} paced at the CRUD peer's ${paced.rate.toFixed(0)} req/s: ${paced.result.requestsPerSecond.toFixed(0)} req/s achieved, p50 ${paced.result.p50.toFixed(1)} ms, p99 ${paced.result.p99.toFixed(1)} ms (${paced.result.errors + paced.result.non2xx} errors)\n`);
   }
+}
+// A 2.1.1 CPO's PATCH against a 2.2.1 one in the same run: CPU per request (target at most 1.10x).
+for (const kind of ['EVSE status', 'connector']) {
+  const ratio = pairedRatio(runs, `hub 2.1.1 CPO PATCH ${kind}`, `hub PATCH ${kind}`, (x) => x.cpuMicrosPerRequest);
+  figures[`cpo211_to_221_${slug(kind)}_cpu_ratio`] = ratio;
+  process.stdout.write(`hub 2.1.1 CPO PATCH ${kind}: ${ratio.toFixed(2)}x the CPU per request of a 2.2.1 CPO's (median of per-round ratios)\n`);
 }
 process.stdout.write(`ingress RSS at full PATCH load: max ${ingressRssMax.toFixed(0)} MiB, ${ingressRssEnd.toFixed(0)} MiB after the last hub round\n`);
 process.stdout.write(`(${seconds} s per run after ${warmupSeconds} s of warm-up, ${connections} connections, ${new Date().toISOString()}, node ${process.version})\n`);

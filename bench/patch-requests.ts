@@ -8,8 +8,14 @@ export const patchKinds = {
 } as const;
 export type PatchKind = keyof typeof patchKinds;
 
-/** Request n of a kind: spread over the bench's locations (LOC-0 .. LOC-{locations - 1} of NL/BEN). */
-export function patchRequest(kind: PatchKind, n: number, locations: number): { path: string; body: string } {
+/**
+ * Request n of a kind: spread over the bench's locations (LOC-0 .. LOC-{locations - 1} of NL/BEN), or
+ * as an OCPI 2.1.1 CPO (NL/OLD) sends it: its own locations, a connector's single tariff_id.
+ */
+export function patchRequest(kind: PatchKind, n: number, locations: number, version: '2.1.1' | '2.2.1' = '2.2.1'): { path: string; body: string } {
   const { below, fields } = patchKinds[kind];
-  return { path: `/ocpi/2.2.1/locations/NL/BEN/LOC-${n % locations}${below}`, body: JSON.stringify({ ...fields(n), last_updated: new Date().toISOString() }) };
+  const body = fields(n) as Record<string, unknown>;
+  const wire = version === '2.1.1' && Array.isArray(body['tariff_ids']) ? { tariff_id: (body['tariff_ids'] as string[])[0] } : body;
+  const party = version === '2.1.1' ? 'NL/OLD' : 'NL/BEN';
+  return { path: `/ocpi/${version}/locations/${party}/LOC-${n % locations}${below}`, body: JSON.stringify({ ...wire, last_updated: new Date().toISOString() }) };
 }
