@@ -87,12 +87,13 @@ const patchTarget = (label: string, kind: PatchKind, port = hubPort, serverPids 
 const withPeer = process.env['BENCH_PATCH_PEER'] !== '0';
 const targets = [
   { label: 'bare express GET /hello', url: `http://127.0.0.1:${helloPort}/hello`, options: { serverPids: [hello.child.pid ?? 0] } },
+  // Each 2.1.1 row right after its 2.2.1 row, so both meet the same machine state (the ratio is paired per round).
   patchTarget('hub PATCH EVSE status', 'EVSE status'),
+  patchTarget('hub 2.1.1 CPO PATCH EVSE status', 'EVSE status', hubPort, hubPids, '2.1.1'),
   patchTarget('CRUD peer PATCH EVSE status', 'EVSE status', peerPort, [peer.child.pid ?? 0]),
   patchTarget('hub PATCH connector', 'connector'),
-  patchTarget('CRUD peer PATCH connector', 'connector', peerPort, [peer.child.pid ?? 0]),
-  patchTarget('hub 2.1.1 CPO PATCH EVSE status', 'EVSE status', hubPort, hubPids, '2.1.1'),
   patchTarget('hub 2.1.1 CPO PATCH connector', 'connector', hubPort, hubPids, '2.1.1'),
+  patchTarget('CRUD peer PATCH connector', 'connector', peerPort, [peer.child.pid ?? 0]),
 ].filter((t) => withPeer || !t.label.startsWith('CRUD peer'));
 // the ingress's RSS at full PATCH load (sampled during the hub's rounds).
 let ingressRssMax = 0;

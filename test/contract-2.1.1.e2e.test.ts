@@ -148,4 +148,11 @@ describe('contract: the OCPI 2.1.1 operations answer as docs/openapi.json says',
     assert.ok(documented.length > 30);
     assert.deepEqual(documented.filter((op) => !covered.has(op)), [], 'every documented 2.1.1 operation was called at least once');
   });
+
+  it('nothing the hub sent a 2.1.1 partner breaks the 2.1.1 schemas (schemas/ocpi-2.1.1)', () => {
+    assert.ok(emsp.partner.received.length + emsp.partner.commands.length > 0 || emsp.partner.requests.length > 0);
+    assert.deepEqual(emsp.partner.violations211, []);
+    assert.ok(cpo.partner.received.length + cpo.partner.commands.length > 0 || cpo.partner.requests.length > 0);
+    assert.deepEqual(cpo.partner.violations211, []);
+  });
 });

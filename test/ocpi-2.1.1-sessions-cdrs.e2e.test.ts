@@ -323,6 +323,35 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     assert.equal(result?.['result'], 'REJECTED');
   });
 
+  it('STOP_SESSION, RESERVE_NOW and UNLOCK_CONNECTOR from a 2.2.1 eMSP reach the 2.1.1 CPO in 2.1.1, and their results come back', async () => {
+    cpo211.partner.commandAnswer = 'ACCEPTED';
+    cpo211.partner.commandResult = 'ACCEPTED';
+    const url = (id: string) => `${emsp221.partner.baseUrl}/ocpi/2.2.1/command-results/${id}`;
+    const token = { country_code: 'DE', party_id: 'NEW', uid: 'TOKEN221', type: 'RFID', contract_id: contractId221, issuer: 'New eMSP', valid: true, whitelist: 'ALLOWED', last_updated: '2026-01-01T00:00:00Z' };
+    const commands: Array<[string, Json, string]> = [
+      ['STOP_SESSION', { response_url: url('stop-1'), session_id: 'S1' }, 'ocpi-2.1.1/stop_session.json'],
+      ['RESERVE_NOW', { response_url: url('reserve-1'), token, expiry_date: '2026-11-26T20:00:00Z', reservation_id: '42', location_id: String(location['id']), evse_uid: String(evse['uid']) }, 'ocpi-2.1.1/reserve_now.json'],
+      ['UNLOCK_CONNECTOR', { response_url: url('unlock-1'), location_id: String(location['id']), evse_uid: String(evse['uid']), connector_id: '1' }, 'ocpi-2.1.1/unlock_connector.json'],
+    ];
+    for (const [command, body, schema] of commands) {
+      const res = await call<Json>(hub, 'POST', `/ocpi/2.2.1/commands/${command}`, { token: emsp221.token, body });
+      assert.equal(res.body.data?.['result'], 'ACCEPTED', `${command}: ${res.text}`);
+      const atCpo = cpo211.partner.commands.at(-1);
+      assert.equal(atCpo?.command, command);
+      assertValid(schema, atCpo?.body);
+      if (command === 'RESERVE_NOW') assert.equal(atCpo?.body['reservation_id'], 42, 'a 2.1.1 reservation_id is an int');
+    }
+    for (const id of ['stop-1', 'reserve-1', 'unlock-1']) {
+      let result: Json | undefined;
+      for (let i = 0; i < 100 && !result; i++) {
+        result = emsp221.partner.received.find((x) => x.kind === 'command_result' && x.path.endsWith(`/${id}`))?.body;
+        if (!result) await new Promise((x) => setTimeout(x, 100));
+      }
+      assertValid('ocpi/command_result.json', result);
+      assert.equal(result?.['result'], 'ACCEPTED', id);
+    }
+  });
+
   it('CANCEL_RESERVATION, which 2.1.1 lacks: NOT_SUPPORTED to a 2.2.1 eMSP asking a 2.1.1 CPO; 2001 from a 2.1.1 eMSP', async () => {
     const cancel = await call<Json>(hub, 'POST', '/ocpi/2.2.1/commands/CANCEL_RESERVATION', {
       token: emsp221.token,
@@ -334,5 +363,12 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     const from211 = await call(hub, 'POST', '/ocpi/2.1.1/commands/CANCEL_RESERVATION', { token: emsp211.token, body: { response_url: `${emsp211.partner.baseUrl}/x`, reservation_id: 'R1' } });
     assert.equal(from211.body.status_code, 2001);
     assert.match(String(from211.body.status_message), /unsupported command CANCEL_RESERVATION; use START_SESSION, STOP_SESSION, RESERVE_NOW, UNLOCK_CONNECTOR/);
+  });
+
+  it('nothing the hub sent a 2.1.1 partner breaks the 2.1.1 schemas (schemas/ocpi-2.1.1)', () => {
+    assert.ok(emsp211.partner.received.length + emsp211.partner.commands.length > 0 || emsp211.partner.requests.length > 0);
+    assert.deepEqual(emsp211.partner.violations211, []);
+    assert.ok(cpo211.partner.received.length + cpo211.partner.commands.length > 0 || cpo211.partner.requests.length > 0);
+    assert.deepEqual(cpo211.partner.violations211, []);
   });
 });

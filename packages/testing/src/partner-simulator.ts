@@ -1,3 +1,4 @@
+import { createSchemaValidator, describeViolations } from '@hub/schemas';
 import express from 'express';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -51,11 +52,26 @@ export interface PartnerSimulator {
   profileTimeoutSeconds: number;
   /** Charging profile requests the CPO received: PUT (SetChargingProfile), GET or DELETE, with the query and body. */
   readonly profileRequests: Array<{ method: string; sessionId: string; query: Record<string, string>; body: Record<string, unknown> | undefined; headers: Record<string, string | string[] | undefined> }>;
+  /**
+   * What the hub sent to the simulator's OCPI 2.1.1 endpoints that breaks the 2.1.1 schemas
+   * (schemas/ocpi-2.1.1): "<path>: <violations>", one per body. A test of a 2.1.1 partner expects none.
+   */
+  readonly violations211: string[];
   readonly received: Array<{ kind: ReceivedKind; path: string; /** With the query string. */ url: string; body: Record<string, unknown>; headers: Record<string, string | string[] | undefined>; at: number }>;
   goDown(): Promise<void>;
   comeUp(): Promise<void>;
   close(): Promise<void>;
 }
+
+const validator = createSchemaValidator();
+
+/** The 2.1.1 object each receiver takes (a command result is a CommandResponse in 2.1.1: mod_commands.md). */
+const RECEIVED_SCHEMA_211: Partial<Record<ReceivedKind, string>> = {
+  session: 'ocpi-2.1.1/session.json',
+  cdr: 'ocpi-2.1.1/cdr.json',
+  token: 'ocpi-2.1.1/token.json',
+  command_result: 'ocpi-2.1.1/command_response.json',
+};
 
 export async function startPartnerSimulator(
   options: {
@@ -75,6 +91,7 @@ export async function startPartnerSimulator(
     versionsUrl: '',
     token: options.token ?? `partner-token-${Math.random().toString(36).slice(2)}`,
     requests: [],
+    violations211: [],
     versions: ['2.1.1', '2.2.1'],
     handlers: new Map(),
     receiverMode: 'ok',
@@ -115,6 +132,16 @@ export async function startPartnerSimulator(
     next();
   });
   const ok = (data: unknown) => ({ status_code: 1000, data, timestamp: new Date().toISOString() });
+  // Every body the hub sends to a 2.1.1 endpoint, checked against the 2.1.1 schema of what it must be.
+  const checkIn211 = (req: express.Request, schema: string | undefined) => {
+    if (req.params['v'] !== '2.1.1' || !schema) return;
+    if (!validator.ids().includes(schema)) {
+      sim.violations211.push(`${req.method} ${req.path}: no 2.1.1 object ${schema}`);
+      return;
+    }
+    const { violations } = validator.validate(schema, req.body);
+    if (violations.length > 0) sim.violations211.push(`${req.method} ${req.path}: ${describeViolations(violations)}`);
+  };
   // eMSP receiver interface (interface document, Receiver endpoints), in the version of the URL (the
   // simulator speaks 2.1.1 and 2.2.1 alike: it records what it received and a test checks the form).
   const receiver = (kind: ReceivedKind) => (req: express.Request, res: express.Response) => {
@@ -127,6 +154,7 @@ export async function startPartnerSimulator(
       res.json({ status_code: 2001, status_message: 'rejected', timestamp: new Date().toISOString() });
       return;
     }
+    checkIn211(req, RECEIVED_SCHEMA_211[kind]);
     sim.received.push({ kind, path: req.path, url: req.originalUrl, body: req.body as Record<string, unknown>, headers: req.headers, at: performance.now() });
     if (kind === 'cdr') res.setHeader('Location', `${sim.baseUrl}/ocpi/2.2.1/cdrs/${String((req.body as { id?: string }).id)}`);
     res.json({ status_code: 1000, timestamp: new Date().toISOString() });
@@ -189,6 +217,7 @@ export async function startPartnerSimulator(
   // CPO commands receiver: answers at once, then posts the result to the response_url it was given.
   app.post('/ocpi/:v/commands/:command', (req, res) => {
     const body = req.body as Record<string, unknown>;
+    checkIn211(req, `ocpi-2.1.1/${String(req.params.command).toLowerCase()}.json`);
     sim.commands.push({ command: String(req.params.command), body });
     if (sim.commandAnswer === 'hang') return;
     // A 2.1.1 CommandResponse has no timeout (mod_commands.md 4.2, 2.1.1); its result is one too.

@@ -1,19 +1,15 @@
-// The OCPI versions the hub speaks with partners. Events and read models hold one canonical form (the
-// 2.2.1 object, docs/decisions/0008-one-canonical-form-translated-at-the-edge.md); every other version
-// is translated at the edge by its adapter.
+// The OCPI versions the hub speaks with partners (@hub/ocpi, OCPI_VERSIONS). Events and read models
+// hold one canonical form (the 2.2.1 object, docs/decisions/0008-one-canonical-form-translated-at-the-edge.md);
+// every other version is translated at the edge by its adapter.
+import { isOcpiVersion, OCPI_VERSION, OCPI_VERSIONS, type OcpiVersion } from '@hub/ocpi';
 
-/** An OCPI version the hub has an adapter for. */
-export type OcpiVersion = '2.1.1' | '2.2.1';
+export { isOcpiVersion, type OcpiVersion };
 
 /** Every supported version, newest first (the order the hub offers them in, version_information_endpoint.md). */
-export const SUPPORTED_VERSIONS: readonly OcpiVersion[] = ['2.2.1', '2.1.1'];
+export const SUPPORTED_VERSIONS: readonly OcpiVersion[] = [...OCPI_VERSIONS].reverse();
 
 /** The version whose objects are the canonical form. */
-export const CANONICAL_VERSION: OcpiVersion = '2.2.1';
-
-export function isOcpiVersion(value: unknown): value is OcpiVersion {
-  return typeof value === 'string' && (SUPPORTED_VERSIONS as readonly string[]).includes(value);
-}
+export const CANONICAL_VERSION: OcpiVersion = OCPI_VERSION;
 
 /** The version a string names (a URL segment, a registry field), or undefined when the hub speaks no such version. */
 export function parseOcpiVersion(value: unknown): OcpiVersion | undefined {
