@@ -99,6 +99,10 @@ describe('contract: the OCPI 2.1.1 operations answer as docs/openapi.json says',
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.equal((await send('GET', '/ocpi/2.1.1/tariffs', { token: emsp.token })).body.status_code, 1000);
+    // The eMSP reads a Location and an EVSE by their ids alone (mod_locations.md 2.1.2, 2.1.1).
+    assert.equal((await send('GET', '/ocpi/2.1.1/locations/LOC1', { token: emsp.token })).body.status_code, 1000);
+    assert.equal((await send('GET', '/ocpi/2.1.1/locations/LOC1/3256', { token: emsp.token })).body.status_code, 1000);
+    assert.equal((await send('GET', '/ocpi/2.1.1/locations/NOPE', { token: emsp.token })).body.status_code, 2003);
     assert.equal((await send('DELETE', tariffPath, { token: cpo.token })).body.status_code, 1000);
     assert.deepEqual(problems, []);
   });

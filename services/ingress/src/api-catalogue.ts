@@ -160,4 +160,10 @@ const SERVED_IN_211 = ['locations', 'tariffs', 'sessions', 'cdrs', 'tokens', 'co
 /** mod_tokens.md (2.1.1): an eMSP asks no real-time authorization in 2.1.1 (only the CPO does). */
 const notIn211 = (r: RouteSpec) => r.method === 'put' && r.path.endsWith('/authorize');
 
-export const API_CATALOGUE: readonly RouteSpec[] = [...ROUTES_221, ...ROUTES_221.filter((r) => SERVED_IN_211.includes(r.module) && r.path.startsWith(`${V}/`) && !notIn211(r)).map(in211)];
+/** mod_locations.md 2.1.2 (2.1.1, CPO interface): an eMSP reads a Location or EVSE by its ids alone. */
+const ONLY_211: readonly RouteSpec[] = [
+  { method: 'get', path: `${V211}/locations/{location_id}`, module: 'locations', summary: 'eMSP read of one Location of a routed CPO by its id (OCPI 2.1.1 objects)', auth: 'hub-token', data: { schema: 'ocpi-2.1.1/location.json' }, errors: ['FOREIGN_PARTY', 'NOT_ENOUGH_INFORMATION', 'UNKNOWN_LOCATION'] },
+  { method: 'get', path: `${V211}/locations/{location_id}/{evse_uid}`, module: 'locations', summary: 'eMSP read of one EVSE of a routed CPO by its ids (OCPI 2.1.1 objects)', auth: 'hub-token', data: { schema: 'ocpi-2.1.1/evse.json' }, errors: ['FOREIGN_PARTY', 'NOT_ENOUGH_INFORMATION', 'UNKNOWN_LOCATION'] },
+];
+
+export const API_CATALOGUE: readonly RouteSpec[] = [...ROUTES_221, ...ROUTES_221.filter((r) => SERVED_IN_211.includes(r.module) && r.path.startsWith(`${V}/`) && !notIn211(r)).map(in211), ...ONLY_211];

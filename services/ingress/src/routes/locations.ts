@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { locationEventTypes, tariffEventTypes, topics } from '@hub/events';
 import { HubError } from '@hub/ocpi';
 import { mergePatch, type ObjectPath } from '@hub/modules';
-import { handle, okEmpty } from '../http.ts';
+import { handle, ok, okEmpty } from '../http.ts';
 import { notServed, refuseOtherMethods } from '../method-not-allowed.ts';
 import type { Location } from '@hub/schemas/generated/ocpi/location';
 import { appendObjectEvent, asJson, KnownObjects, type OcpiPatch, objectPath, refuseEmptySegments, requireExisting, requireOwnCpo, requireSameIds } from '../ocpi-objects.ts';
@@ -79,11 +79,31 @@ function push(deps: ObjectRoutesDeps, method: 'put' | 'patch', known: KnownObjec
   });
 }
 
+function locationByIdForEmsp(deps: ObjectRoutesDeps, edge: VersionEdge) {
+  return handle(async (req: Request, res: Response) => {
+    const emsp = req.caller.parties.find((p) => p.role === 'EMSP' && !p.suspended);
+    if (!emsp) throw new HubError('FOREIGN_PARTY', { detail: 'only an eMSP reads locations by their ids alone' });
+    const id = String(req.params['id']);
+    const evseUid = req.params['evseUid'] as string | undefined;
+    const owners = await deps.readModels.locationOwners(id, emsp);
+    if (owners.length > 1) throw new HubError('NOT_ENOUGH_INFORMATION', { detail: `several routed CPOs have location ${id}` });
+    const [owner] = owners;
+    const path: ObjectPath = { countryCode: owner?.countryCode ?? '', partyId: owner?.partyId ?? '', id, ...(evseUid ? { evseUid } : {}) };
+    const found = owner && (await deps.readModels.findVisible('locations', req.caller.platformId, path));
+    const shown = found && edge.objectOut(levelOf(path), found);
+    if (!shown) throw new HubError('UNKNOWN_LOCATION');
+    ok(res, shown);
+  });
+}
+
 export function locationsRouter(deps: ObjectRoutesDeps, edge: VersionEdge): Router {
   const router = Router();
   router.use(refuseEmptySegments(['country_code', 'party_id', 'location_id', 'evse_uid', 'connector_id']));
   const paths = ['/:cc/:pid/:id', '/:cc/:pid/:id/:evseUid', '/:cc/:pid/:id/:evseUid/:connectorId'];
   router.get('/', listObjects(deps, 'locations', (documents) => edge.listOut('location', documents)));
+  // mod_locations.md 2.1.2 (2.1.1, CPO interface): an eMSP gets one Location or EVSE by its ids alone,
+  // {location_id}[/{evse_uid}]; the hub finds the routed CPO that has it.
+  if (edge.version === '2.1.1') router.get(['/:id', '/:id/:evseUid'], locationByIdForEmsp(deps, edge));
   router.get(paths, objectDetail(deps, 'locations', objectPath, (document, path) => edge.objectOut(levelOf(path), document)));
   const known = new KnownObjects();
   router.put(paths, push(deps, 'put', known, edge));
