@@ -7,13 +7,12 @@ import { readFileSync } from 'node:fs';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { openApiContract, type ObservedResponse } from '@hub/schemas/api-doc-contract';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { freePort, hubctl, onboard211, type OnboardedPlatform } from './helpers.ts';
+import { example211, freePort, hubctl, onboard211, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const doc = (name: string) => JSON.parse(readFileSync(new URL(`../docs/${name}`, import.meta.url), 'utf8')) as Json;
-const spec211 = readFileSync(new URL('../../shared/ocpi-2.1.1/mod_locations.md', import.meta.url), 'utf8');
-const location211 = JSON.parse(/```json\n([\s\S]*?)```/.exec(spec211.slice(spec211.indexOf('### 3.1 _Location_ Object')))?.[1] ?? '') as Json;
+const location211 = example211('mod_locations.md', '### 3.1 _Location_ Object');
 
 describe('contract: the OCPI 2.1.1 operations answer as docs/openapi.json says', () => {
   const openapi = openApiContract(doc('openapi.json'));

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import type { SchemaValidator } from '@hub/schemas';
 import { repoRoot, type PartnerSimulator, type TestStack } from '@hub/testing';
 
 export { freePort } from '../infra/stack/proc.ts';
@@ -160,3 +161,20 @@ export const ocpiExamples = new URL('../../shared/ocpi-2.2.1/examples/', import.
 export function ocpiExample(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(new URL(name, ocpiExamples), 'utf8')) as Record<string, unknown>;
 }
+
+/** The first JSON example after a heading of an OCPI 2.1.1 chapter (shared/ocpi-2.1.1/*.md). */
+export function example211(chapter: string, heading: string): Record<string, unknown> {
+  const text = readFileSync(new URL(`../../shared/ocpi-2.1.1/${chapter}`, import.meta.url), 'utf8');
+  const from = text.indexOf(heading);
+  if (from < 0) throw new Error(`${chapter}: no heading ${heading}`);
+  return JSON.parse(/```json\n([\s\S]*?)```/.exec(text.slice(from))?.[1] ?? '') as Record<string, unknown>;
+}
+
+/** Fails naming every violation when `value` is not valid against a schema of schemas/ (e.g. ocpi-2.1.1/session.json). */
+export async function assertValid(schema: string, value: unknown): Promise<void> {
+  const { createSchemaValidator, describeViolations } = await import('@hub/schemas');
+  validator ??= createSchemaValidator();
+  const { violations } = validator.validate(schema, value);
+  if (violations.length > 0) throw new Error(`${schema}: ${describeViolations(violations)}\n${JSON.stringify(value)}`);
+}
+let validator: SchemaValidator | undefined;

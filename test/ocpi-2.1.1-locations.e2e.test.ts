@@ -5,29 +5,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { createSchemaValidator, describeViolations } from '@hub/schemas';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { followPages, freePort, hubctl, onboard, onboard211, type OnboardedPlatform } from './helpers.ts';
+import { assertValid, example211, followPages, freePort, hubctl, onboard, onboard211, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
-const validator = createSchemaValidator();
-const spec211 = (chapter: string) => readFileSync(new URL(`../../shared/ocpi-2.1.1/${chapter}`, import.meta.url), 'utf8');
 const examples221 = new URL('../../shared/ocpi-2.2.1/examples/', import.meta.url);
 const example221 = (name: string) => JSON.parse(readFileSync(new URL(name, examples221), 'utf8')) as Json;
-
-/** The first JSON example after a heading of a 2.1.1 chapter. */
-function example211(chapter: string, heading: string): Json {
-  const text = spec211(chapter);
-  const from = text.indexOf(heading);
-  assert.ok(from >= 0, `${chapter}: ${heading}`);
-  const block = /```json\n([\s\S]*?)```/.exec(text.slice(from))?.[1] ?? '';
-  return JSON.parse(block) as Json;
-}
-
-function assertValid(schema: string, value: unknown): void {
-  const { violations } = validator.validate(schema, value);
-  assert.deepEqual(violations, [], `${schema}: ${describeViolations(violations)}\n${JSON.stringify(value)}`);
-}
 
 describe('OCPI 2.1.1 locations and tariffs beside 2.2.1', () => {
   let stack: TestStack;
@@ -68,7 +51,7 @@ describe('OCPI 2.1.1 locations and tariffs beside 2.2.1', () => {
   const v221 = (path: string) => `/ocpi/2.2.1/${path}`;
 
   it('a 2.1.1 CPO pushes the 2.1.1 Location example (no country_code or party_id: they come from its credentials)', async () => {
-    assertValid('ocpi-2.1.1/location.json', location211);
+    await assertValid('ocpi-2.1.1/location.json', location211);
     const res = await call(hub, 'PUT', v211(`locations/BE/BEC/${String(location211['id'])}`), { token: cpo211.token, body: location211 });
     assert.equal(res.body.status_code, 1000, res.text);
   });
@@ -87,7 +70,7 @@ describe('OCPI 2.1.1 locations and tariffs beside 2.2.1', () => {
   });
 
   it('a 2.1.1 CPO pushes the 2.1.1 Tariff example', async () => {
-    assertValid('ocpi-2.1.1/tariff.json', tariff211);
+    await assertValid('ocpi-2.1.1/tariff.json', tariff211);
     const res = await call(hub, 'PUT', v211(`tariffs/BE/BEC/${String(tariff211['id'])}`), { token: cpo211.token, body: tariff211 });
     assert.equal(res.body.status_code, 1000, res.text);
   });
@@ -109,7 +92,7 @@ describe('OCPI 2.1.1 locations and tariffs beside 2.2.1', () => {
     }
     assert.equal(pulled.length, 2);
     for (const l of pulled) {
-      assertValid('ocpi/location.json', l);
+      await assertValid('ocpi/location.json', l);
       assert.ok(!('hub_version_fields' in l), 'the hub-private member never reaches a 2.2.1 reader');
     }
     const fromOld = pulled.find((l) => l['party_id'] === 'BEC') as Json;
@@ -120,7 +103,7 @@ describe('OCPI 2.1.1 locations and tariffs beside 2.2.1', () => {
     assert.deepEqual(connector['tariff_ids'], ['13']);
     const tariffs = (await followPages<Json>(hub, v221('tariffs'), emsp221.token)).items;
     assert.equal(tariffs.length, 2);
-    for (const t of tariffs) assertValid('ocpi/tariff.json', t);
+    for (const t of tariffs) await assertValid('ocpi/tariff.json', t);
   });
 
   it('a 2.1.1 eMSP pulls both CPOs as valid 2.1.1 objects, paginated with Link, X-Total-Count and X-Limit', async () => {
@@ -131,7 +114,7 @@ describe('OCPI 2.1.1 locations and tariffs beside 2.2.1', () => {
     assert.match(String(first.headers['link']), /^<http:\/\/127\.0\.0\.1:\d+\/ocpi\/2\.1\.1\/locations\?offset=1&limit=1>; rel="next"$/);
     const pulled = (await followPages<Json>(hub, v211('locations?limit=1'), emsp211.token)).items;
     assert.equal(pulled.length, 2);
-    for (const l of pulled) assertValid('ocpi-2.1.1/location.json', l);
+    for (const l of pulled) await assertValid('ocpi-2.1.1/location.json', l);
     // What the 2.1.1 CPO sent comes back as it was sent, but for the updates since.
     const fromOld = pulled.find((l) => l['id'] === location211['id']) as Json;
     assert.equal(fromOld['type'], location211['type']);
@@ -140,7 +123,7 @@ describe('OCPI 2.1.1 locations and tariffs beside 2.2.1', () => {
     assert.equal(connector['tariff_id'], '13');
     const tariffs = (await followPages<Json>(hub, v211('tariffs'), emsp211.token)).items;
     assert.equal(tariffs.length, 2);
-    for (const t of tariffs) assertValid('ocpi-2.1.1/tariff.json', t);
+    for (const t of tariffs) await assertValid('ocpi-2.1.1/tariff.json', t);
     const oldTariff = tariffs.find((t) => t['id'] === tariff211['id']) as Json;
     assert.deepEqual(oldTariff['elements'], tariff211['elements']);
   });
@@ -148,7 +131,7 @@ describe('OCPI 2.1.1 locations and tariffs beside 2.2.1', () => {
   it('the 2.1.1 CPO reads its own Location back in 2.1.1; a 2.2.1-only party gets 404 on 2.1.1 URLs', async () => {
     const own = await call<Json>(hub, 'GET', v211(`locations/BE/BEC/${String(location211['id'])}`), { token: cpo211.token });
     assert.equal(own.body.status_code, 1000, own.text);
-    assertValid('ocpi-2.1.1/location.json', own.body.data);
+    await assertValid('ocpi-2.1.1/location.json', own.body.data);
     const refused = await call(hub, 'GET', v211('locations'), { token: emsp221.token });
     assert.equal(refused.status, 404);
     assert.equal(refused.body.status_code, 2000);

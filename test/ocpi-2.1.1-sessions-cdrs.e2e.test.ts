@@ -6,24 +6,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { createSchemaValidator, describeViolations } from '@hub/schemas';
 import { call, createTestStack, startService, type PartnerSimulator, type ServiceProcess, type TestStack } from '@hub/testing';
-import { freePort, hubctl, onboard, onboard211, type OnboardedPlatform } from './helpers.ts';
+import { assertValid, example211, freePort, hubctl, onboard, onboard211, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
-const validator = createSchemaValidator();
 
-function assertValid(schema: string, value: unknown): void {
-  const { violations } = validator.validate(schema, value);
-  assert.deepEqual(violations, [], `${schema}: ${describeViolations(violations)}\n${JSON.stringify(value)}`);
-}
-
-/** The 2.1.1 Location example (mod_locations.md 3.1), one EVSE with one connector. */
-function location211(): Json {
-  const text = readFileSync(new URL('../../shared/ocpi-2.1.1/mod_locations.md', import.meta.url), 'utf8');
-  const block = /```json\n([\s\S]*?)```/.exec(text.slice(text.indexOf('### 3.1 _Location_ Object')))?.[1] ?? '';
-  return JSON.parse(block) as Json;
-}
+/** The 2.1.1 Location example (mod_locations.md 3.1). */
+const location211 = (): Json => example211('mod_locations.md', '### 3.1 _Location_ Object');
 
 async function received(partner: PartnerSimulator, kind: string, id: string): Promise<{ body: Json; headers: Record<string, unknown>; path: string }> {
   for (let i = 0; i < 150; i++) {
@@ -106,7 +95,7 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     }
     assert.equal(res?.body.status_code, 1000, res?.text);
     const got = await received(emsp221.partner, 'session', 'S1');
-    assertValid('ocpi/session.json', got.body);
+    await assertValid('ocpi/session.json', got.body);
     assert.deepEqual(got.body['cdr_token'], { country_code: 'DE', party_id: 'NEW', uid: 'TOKEN221', type: 'RFID', contract_id: contractId221 });
     assert.deepEqual([got.body['country_code'], got.body['party_id'], got.body['location_id'], got.body['evse_uid'], got.body['connector_id']], ['BE', 'BEC', location['id'], evse['uid'], '1']);
     assert.equal(got.body['start_date_time'], '2026-11-26T10:00:00Z');
@@ -118,7 +107,7 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     const res = await call(hub, 'PUT', '/ocpi/2.1.1/sessions/BE/BEC/S2', { token: cpo211.token, body: session211('S2', 'NL-OLD-C00000001-1') });
     assert.equal(res.body.status_code, 1000, res.text);
     const got = await received(emsp211.partner, 'session', 'S2');
-    assertValid('ocpi-2.1.1/session.json', got.body);
+    await assertValid('ocpi-2.1.1/session.json', got.body);
     assert.equal(got.body['auth_id'], 'NL-OLD-C00000001-1');
     assert.deepEqual((got.body['location'] as Json)['id'], location['id']);
     assert.equal(got.headers['authorization'], `Token ${emsp211.partner.token}`);
@@ -134,7 +123,7 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     }
     const patched = emsp211.partner.received.filter((r) => r.kind === 'session' && r.body['id'] === 'S2').at(-1);
     assert.equal(patched?.body['kwh'], 5.5);
-    assertValid('ocpi-2.1.1/session.json', patched?.body);
+    await assertValid('ocpi-2.1.1/session.json', patched?.body);
   });
 
   it('a 2.1.1 CDR reaches the 2.2.1 eMSP as a valid 2.2.1 CDR; the CPO reads it back in 2.1.1', async () => {
@@ -152,17 +141,17 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
       total_time: 1.5,
       last_updated: '2026-11-26T11:30:00Z',
     };
-    assertValid('ocpi-2.1.1/cdr.json', cdr);
+    await assertValid('ocpi-2.1.1/cdr.json', cdr);
     const res = await call(hub, 'POST', '/ocpi/2.1.1/cdrs', { token: cpo211.token, body: cdr });
     assert.equal(res.body.status_code, 1000, res.text);
     assert.match(String(res.headers['location']), /\/ocpi\/2\.1\.1\/cdrs\/BE\/BEC\/CDR1$/);
     const got = await received(emsp221.partner, 'cdr', 'CDR1');
-    assertValid('ocpi/cdr.json', got.body);
+    await assertValid('ocpi/cdr.json', got.body);
     assert.deepEqual(got.body['total_cost'], { excl_vat: 4 });
     assert.equal((got.body['cdr_token'] as Json)['uid'], 'TOKEN221');
     const back = await call<Json>(hub, 'GET', '/ocpi/2.1.1/cdrs/BE/BEC/CDR1', { token: cpo211.token });
     assert.equal(back.body.status_code, 1000, back.text);
-    assertValid('ocpi-2.1.1/cdr.json', back.body.data);
+    await assertValid('ocpi-2.1.1/cdr.json', back.body.data);
     assert.equal(back.body.data?.['total_cost'], 4);
   });
 
@@ -182,7 +171,7 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     const res = await call(hub, 'PUT', '/ocpi/2.2.1/sessions/NL/NEW/S3', { token: cpo221.token, body: session });
     assert.equal(res.body.status_code, 1000, res.text);
     const got = await received(emsp211.partner, 'session', 'S3');
-    assertValid('ocpi-2.1.1/session.json', got.body);
+    await assertValid('ocpi-2.1.1/session.json', got.body);
     assert.equal(got.body['auth_id'], 'NL-OLD-C00000002-2');
     const sent = got.body['location'] as Json;
     assert.equal(sent['id'], location221['id']);
@@ -207,7 +196,7 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
   const token211 = { uid: 'OLD1', type: 'RFID', auth_id: 'NL-OLD-C00000003-3', visual_number: 'OLD 1', issuer: 'Old eMSP', valid: true, whitelist: 'ALLOWED', last_updated: '2026-11-26T09:00:00Z' };
 
   it('a 2.1.1 eMSP pushes a 2.1.1 Token: the 2.2.1 CPO receives it in 2.2.1, the 2.1.1 CPO pulls both eMSPs\' tokens in 2.1.1', async () => {
-    assertValid('ocpi-2.1.1/token.json', token211);
+    await assertValid('ocpi-2.1.1/token.json', token211);
     const pushed = await call(hub, 'PUT', '/ocpi/2.1.1/tokens/NL/OLD/OLD1', { token: emsp211.token, body: token211 });
     assert.equal(pushed.body.status_code, 1000, pushed.text);
     const got = await received(cpo221.partner, 'token', 'OLD1').catch(async () => {
@@ -215,7 +204,7 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
       if (!byUid) throw new Error(`no token OLD1 at the 2.2.1 CPO: ${JSON.stringify(cpo221.partner.received.map((r) => r.body))}`);
       return byUid;
     });
-    assertValid('ocpi/token.json', got.body);
+    await assertValid('ocpi/token.json', got.body);
     assert.deepEqual([got.body['country_code'], got.body['party_id'], got.body['contract_id']], ['NL', 'OLD', 'NL-OLD-C00000003-3']);
     let pulled: Json[] = [];
     for (let i = 0; i < 50 && pulled.length < 2; i++) {
@@ -225,7 +214,7 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
       if (pulled.length < 2) await new Promise((r) => setTimeout(r, 200));
     }
     assert.deepEqual(pulled.map((t) => t['uid']).sort(), ['OLD1', 'TOKEN221']);
-    for (const t of pulled) assertValid('ocpi-2.1.1/token.json', t);
+    for (const t of pulled) await assertValid('ocpi-2.1.1/token.json', t);
     assert.equal(pulled.find((t) => t['uid'] === 'TOKEN221')?.['auth_id'], contractId221);
   });
 
@@ -233,7 +222,7 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     emsp221.partner.authorizeAnswer = 'ALLOWED';
     const res = await call<Json>(hub, 'POST', '/ocpi/2.1.1/tokens/TOKEN221/authorize', { token: cpo211.token, body: { location_id: String(location['id']), evse_uids: [String(evse['uid'])], connector_ids: ['1'] } });
     assert.equal(res.body.status_code, 1000, res.text);
-    assertValid('ocpi-2.1.1/authorization_info.json', res.body.data);
+    await assertValid('ocpi-2.1.1/authorization_info.json', res.body.data);
     assert.equal(res.body.data?.['allowed'], 'ALLOWED');
     assert.ok(!('token' in (res.body.data ?? {})), '2.1.1 AuthorizationInfo has no token');
     const asked = emsp221.partner.requests.filter((r) => r.path === '/ocpi/2.2.1/tokens/TOKEN221/authorize').at(-1);
@@ -244,7 +233,7 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     emsp211.partner.authorizeAnswer = 'BLOCKED';
     const res = await call<Json>(hub, 'POST', '/ocpi/2.2.1/tokens/OLD1/authorize', { token: cpo221.token, body: {} });
     assert.equal(res.body.status_code, 1000, res.text);
-    assertValid('ocpi/authorization_info.json', res.body.data);
+    await assertValid('ocpi/authorization_info.json', res.body.data);
     assert.equal(res.body.data?.['allowed'], 'BLOCKED');
     assert.equal((res.body.data?.['token'] as Json | undefined)?.['contract_id'], 'NL-OLD-C00000003-3');
     const asked = emsp211.partner.requests.filter((r) => r.path === '/ocpi/2.1.1/tokens/OLD1/authorize').at(-1);
@@ -277,11 +266,11 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     };
     const res = await call<Json>(hub, 'POST', '/ocpi/2.2.1/commands/START_SESSION', { token: emsp221.token, body: start });
     assert.equal(res.body.status_code, 1000, res.text);
-    assertValid('ocpi/command_response.json', res.body.data);
+    await assertValid('ocpi/command_response.json', res.body.data);
     assert.equal(res.body.data?.['result'], 'ACCEPTED');
     const atCpo = cpo211.partner.commands.at(-1);
     assert.equal(atCpo?.command, 'START_SESSION');
-    assertValid('ocpi-2.1.1/start_session.json', atCpo?.body);
+    await assertValid('ocpi-2.1.1/start_session.json', atCpo?.body);
     assert.equal((atCpo?.body['token'] as Json)['auth_id'], contractId221);
     assert.match(String(atCpo?.body['response_url']), /\/ocpi\/2\.1\.1\/commands\/callback\//);
     const result = await (async () => {
@@ -292,7 +281,7 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
       }
       throw new Error('no command result at the eMSP');
     })();
-    assertValid('ocpi/command_result.json', result.body);
+    await assertValid('ocpi/command_result.json', result.body);
     assert.equal(result.body['result'], 'ACCEPTED');
   });
 
@@ -307,19 +296,19 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
       location_id: String(loc['id']),
       evse_uid: String(evse221['uid']),
     };
-    assertValid('ocpi-2.1.1/start_session.json', start211);
+    await assertValid('ocpi-2.1.1/start_session.json', start211);
     const res = await call<Json>(hub, 'POST', '/ocpi/2.1.1/commands/START_SESSION', { token: emsp211.token, body: start211 });
     assert.equal(res.body.status_code, 1000, res.text);
-    assertValid('ocpi-2.1.1/command_response.json', res.body.data);
+    await assertValid('ocpi-2.1.1/command_response.json', res.body.data);
     const atCpo = cpo221.partner.commands.at(-1);
-    assertValid('ocpi/start_session.json', atCpo?.body);
+    await assertValid('ocpi/start_session.json', atCpo?.body);
     assert.deepEqual([(atCpo?.body['token'] as Json)['country_code'], (atCpo?.body['token'] as Json)['contract_id']], ['NL', 'NL-OLD-C00000003-3']);
     let result: Json | undefined;
     for (let i = 0; i < 100 && !result; i++) {
       result = emsp211.partner.received.find((x) => x.kind === 'command_result' && x.path.endsWith('/start-2'))?.body;
       if (!result) await new Promise((x) => setTimeout(x, 100));
     }
-    assertValid('ocpi-2.1.1/command_response.json', result);
+    await assertValid('ocpi-2.1.1/command_response.json', result);
     assert.equal(result?.['result'], 'REJECTED');
   });
 
@@ -338,7 +327,7 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
       assert.equal(res.body.data?.['result'], 'ACCEPTED', `${command}: ${res.text}`);
       const atCpo = cpo211.partner.commands.at(-1);
       assert.equal(atCpo?.command, command);
-      assertValid(schema, atCpo?.body);
+      await assertValid(schema, atCpo?.body);
       if (command === 'RESERVE_NOW') assert.equal(atCpo?.body['reservation_id'], 42, 'a 2.1.1 reservation_id is an int');
     }
     for (const id of ['stop-1', 'reserve-1', 'unlock-1']) {
@@ -347,7 +336,7 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
         result = emsp221.partner.received.find((x) => x.kind === 'command_result' && x.path.endsWith(`/${id}`))?.body;
         if (!result) await new Promise((x) => setTimeout(x, 100));
       }
-      assertValid('ocpi/command_result.json', result);
+      await assertValid('ocpi/command_result.json', result);
       assert.equal(result?.['result'], 'ACCEPTED', id);
     }
   });

@@ -177,22 +177,12 @@ export function createIngressApp(deps: IngressDeps): Express {
   };
   app.use('/ocpi/2.2.1/chargingprofiles/callback', json, chargingProfileCallbackRouter(chargingProfilesDeps));
   app.use('/ocpi/2.2.1/chargingprofiles', hubToken, json, chargingProfilesRouter(chargingProfilesDeps));
-  app.use(
-    '/ocpi/2.2.1/tokens',
-    hubToken,
-    json,
-    tokensRouter({ ...deps.tokens, validator: deps.validator, targets: deps.routing, readModels: deps.objects.readModels, rateLimiter: deps.objects.rateLimiter }, edges['2.2.1']),
-    tokenObjectsRouter({ ...objects, targets: deps.routing, hub: deps.credentials.hub }, edges['2.2.1']),
-  );
-  // OCPI 2.1.1: an eMSP pushes tokens to the CPO interface and a CPO pulls them from the eMSP interface
+  // In 2.1.1 an eMSP pushes tokens to the CPO interface and a CPO pulls them from the eMSP interface
   // and asks it for real-time authorization (mod_tokens.md, 2.1.1).
-  app.use(
-    '/ocpi/2.1.1/tokens',
-    hubToken211,
-    json,
-    tokensRouter({ ...deps.tokens, validator: deps.validator, targets: deps.routing, readModels: deps.objects.readModels, rateLimiter: deps.objects.rateLimiter }, edges['2.1.1']),
-    tokenObjectsRouter({ ...objects, targets: deps.routing, hub: deps.credentials.hub }, edges['2.1.1']),
-  );
+  const tokensDeps = { ...deps.tokens, validator: deps.validator, targets: deps.routing, readModels: deps.objects.readModels, rateLimiter: deps.objects.rateLimiter };
+  for (const [version, guard] of [['2.2.1', hubToken], ['2.1.1', hubToken211]] as const) {
+    app.use(`/ocpi/${version}/tokens`, guard, json, tokensRouter(tokensDeps, edges[version]), tokenObjectsRouter({ ...objects, targets: deps.routing, hub: deps.credentials.hub }, edges[version]));
+  }
   app.use(() => {
     throw new HubError('NOT_FOUND');
   });
