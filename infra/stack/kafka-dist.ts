@@ -8,6 +8,8 @@ import { run, say } from './proc.ts';
 
 /** The newest Kafka 4.x that Maven Central serves here; KAFKA_VERSION=3.9.1 runs the previous line. */
 export const DEFAULT_KAFKA_VERSION = '4.4.0';
+/** The last release of the 3.x line: what the compat test tier runs. */
+export const PREVIOUS_KAFKA_VERSION = '3.9.1';
 
 /**
  * KAFKA_VERSION: which Apache Kafka the local stack and the tests start. 4.x (the default) or 3.9.x,
@@ -16,7 +18,7 @@ export const DEFAULT_KAFKA_VERSION = '4.4.0';
 export function kafkaVersion(setting: string | undefined = process.env['KAFKA_VERSION']): string {
   const v = setting?.trim() || DEFAULT_KAFKA_VERSION;
   const m = /^(\d+)\.(\d+)\.(\d+)$/.exec(v);
-  if (!m || !(m[1] === '4' || (m[1] === '3' && m[2] === '9'))) throw new Error(`KAFKA_VERSION must be a Kafka 4.x or 3.9.x release such as ${DEFAULT_KAFKA_VERSION} or 3.9.1, got "${v}"`);
+  if (!m || !(m[1] === '4' || (m[1] === '3' && m[2] === '9'))) throw new Error(`KAFKA_VERSION must be a Kafka 4.x or 3.9.x release such as ${DEFAULT_KAFKA_VERSION} or ${PREVIOUS_KAFKA_VERSION}, got "${v}"`);
   return v;
 }
 
