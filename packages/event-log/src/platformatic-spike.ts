@@ -1,0 +1,63 @@
+// SPIKE, not wired into any service: the append and consume halves of the event log over
+// @platformatic/kafka, beside the kafkajs adapter (kafka-event-log.ts), so that the two clients can be
+// measured through the same calls (bench/event-log-clients.bench.ts). Plain TCP only: no TLS, SASL,
+// failure translation, position checks or quarantine yet.
+import { Consumer, Producer, stringDeserializers, stringSerializers, type Message } from '@platformatic/kafka';
+import { eventHeaders, type HubEvent } from '@hub/events';
+import { decodeRecord } from './subscription.ts';
+
+export interface SpikeAppender {
+  /** acks=all with the idempotent producer; appends made while a send is in flight go in the next one (group commit, as kafka-appender.ts). */
+  append(topic: string, events: readonly HubEvent[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createPlatformaticAppender(options: { brokers: readonly string[]; clientId: string }): SpikeAppender {
+  const producer = new Producer({ clientId: options.clientId, bootstrapBrokers: [...options.brokers], serializers: stringSerializers, idempotent: true, acks: -1, retries: 8, retryDelay: 200 });
+  let queue: Array<{ topic: string; events: readonly HubEvent[]; resolve: () => void; reject: (e: unknown) => void }> = [];
+  let inFlight = false;
+  const flush = async (): Promise<void> => {
+    if (inFlight || queue.length === 0) return;
+    inFlight = true;
+    const batch = queue;
+    queue = [];
+    try {
+      const messages = batch.flatMap((entry) => entry.events.map((e) => ({ topic: entry.topic, key: e.key, value: JSON.stringify(e.data), headers: eventHeaders(e) })));
+      await producer.send({ messages });
+      for (const entry of batch) entry.resolve();
+    } catch (e) {
+      for (const entry of batch) entry.reject(e);
+    } finally {
+      inFlight = false;
+      void flush();
+    }
+  };
+  return {
+    append(topic, events) {
+      return new Promise<void>((resolve, reject) => {
+        queue.push({ topic, events, resolve, reject });
+        void flush();
+      });
+    },
+    close: () => producer.close(),
+  };
+}
+
+/** Reads `count` hub events of a topic from its start in a consumer group; resolves with how many decoded. */
+export async function consumePlatformatic(options: { brokers: readonly string[]; clientId: string; groupId: string; topic: string; count: number }): Promise<number> {
+  const consumer = new Consumer({ clientId: options.clientId, groupId: options.groupId, bootstrapBrokers: [...options.brokers], deserializers: stringDeserializers });
+  try {
+    const stream = await consumer.consume({ topics: [options.topic], mode: 'earliest', autocommit: false, sessionTimeout: 10_000, heartbeatInterval: 500 });
+    let decoded = 0;
+    let seen = 0;
+    for await (const message of stream as AsyncIterable<Message<string, string, string, string>>) {
+      const event = decodeRecord({ key: message.key, value: message.value, headers: Object.fromEntries(message.headers) });
+      if (event) decoded++;
+      if (++seen >= options.count) break;
+    }
+    await stream.close();
+    return decoded;
+  } finally {
+    await consumer.close(true);
+  }
+}
