@@ -50,11 +50,16 @@ export async function consumePlatformatic(options: { brokers: readonly string[];
     const stream = await consumer.consume({ topics: [options.topic], mode: 'earliest', autocommit: false, sessionTimeout: 10_000, heartbeatInterval: 500 });
     let decoded = 0;
     let seen = 0;
-    for await (const message of stream as AsyncIterable<Message<string, string, string, string>>) {
-      const event = decodeRecord({ key: message.key, value: message.value, headers: Object.fromEntries(message.headers) });
-      if (event) decoded++;
-      if (++seen >= options.count) break;
-    }
+    // 'data' events: the stream's async iterator costs a promise per record.
+    await new Promise<void>((resolve, reject) => {
+      stream.on('error', reject);
+      stream.on('data', (message: Message<string, string, string, string>) => {
+        if (seen >= options.count) return;
+        const event = decodeRecord({ key: message.key, value: message.value, headers: Object.fromEntries(message.headers) });
+        if (event) decoded++;
+        if (++seen >= options.count) resolve();
+      });
+    });
     await stream.close();
     return decoded;
   } finally {
