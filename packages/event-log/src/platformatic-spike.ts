@@ -4,6 +4,7 @@
 // failure translation, position checks or quarantine yet.
 import { Consumer, Producer, stringDeserializers, stringSerializers, type Message } from '@platformatic/kafka';
 import { eventHeaders, type HubEvent } from '@hub/events';
+import { fetchLimits } from './fetch-limits.ts';
 import { decodeRecord } from './subscription.ts';
 
 export interface SpikeAppender {
@@ -47,7 +48,8 @@ export function createPlatformaticAppender(options: { brokers: readonly string[]
 export async function consumePlatformatic(options: { brokers: readonly string[]; clientId: string; groupId: string; topic: string; count: number }): Promise<number> {
   const consumer = new Consumer({ clientId: options.clientId, groupId: options.groupId, bootstrapBrokers: [...options.brokers], deserializers: stringDeserializers });
   try {
-    const stream = await consumer.consume({ topics: [options.topic], mode: 'earliest', autocommit: false, sessionTimeout: 10_000, heartbeatInterval: 500 });
+    // The same fetch bounds as the kafkajs consumers (fetch-limits.ts).
+    const stream = await consumer.consume({ topics: [options.topic], mode: 'earliest', autocommit: false, sessionTimeout: 10_000, heartbeatInterval: 500, ...fetchLimits() });
     let decoded = 0;
     let seen = 0;
     // 'data' events: the stream's async iterator costs a promise per record.
