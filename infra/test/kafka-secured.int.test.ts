@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createKafkaEventLog, ensureTopics, KafkaAccessError, verifyKafkaAccess, type EventLogOptions } from '@hub/event-log';
+import { consumePlatformatic, createKafkaEventLog, createPlatformaticAppender, ensureTopics, KafkaAccessError, verifyKafkaAccess, type EventLogOptions } from '@hub/event-log';
 import { newEvent } from '@hub/events';
 import { createLogger } from '@hub/observability';
 import { makeServerCertificates } from '../stack/certs.ts';
@@ -101,6 +101,29 @@ describe('a SASL_SSL Kafka listener', () => {
   it('logs in with SCRAM-SHA-512 and with PLAIN', async () => {
     await verifyKafkaAccess(options({ sasl: { mechanism: 'scram-sha-512', ...SCRAM_512 } }));
     await verifyKafkaAccess(options({ sasl: { mechanism: 'plain', ...PLAIN } }));
+  });
+
+  // The client spike beside kafkajs (docs/decisions/0010-kafka-4-by-default.md): the same listener, the
+  // same settings, each SASL mechanism the hub offers.
+  it('the @platformatic/kafka spike appends with acks=all and consumes over TLS with SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN', async () => {
+    const log = createKafkaEventLog(options());
+    try {
+      const admin = log.admin();
+      await admin.connect();
+      await ensureTopics(admin, [{ name: 'secured.spike.v1', partitions: 2, replicationFactor: 1, config: {} }]);
+    } finally {
+      await log.close();
+    }
+    const logins = [options(), options({ sasl: { mechanism: 'scram-sha-512', ...SCRAM_512 } }), options({ sasl: { mechanism: 'plain', ...PLAIN } })];
+    for (const [i, login] of logins.entries()) {
+      const appender = createPlatformaticAppender(login);
+      try {
+        await appender.append('secured.spike.v1', [newEvent({ type: 't', source: 'test', subject: `s${i}`, key: `s${i}`, data: { n: i } })]);
+      } finally {
+        await appender.close();
+      }
+      assert.equal(await consumePlatformatic({ ...login, groupId: `secured-spike-${i}`, topic: 'secured.spike.v1', count: i + 1 }), i + 1, `${login.sasl?.mechanism}: every event read back`);
+    }
   });
 
   it('a wrong password is a KafkaAccessError naming the SASL settings, found by one attempt', async () => {

@@ -1,9 +1,10 @@
 // SPIKE, not wired into any service: the append and consume halves of the event log over
 // @platformatic/kafka, beside the kafkajs adapter (kafka-event-log.ts), so that the two clients can be
-// measured through the same calls (bench/event-log-clients.bench.ts). Plain TCP only: no TLS, SASL,
-// failure translation, position checks or quarantine yet.
+// measured through the same calls (bench/event-log-clients.bench.ts) and against a SASL_SSL listener
+// (infra/test/kafka-secured.int.test.ts). No failure translation, position checks or quarantine yet.
 import { Consumer, Producer, stringDeserializers, stringSerializers, type Message } from '@platformatic/kafka';
 import { eventHeaders, type HubEvent } from '@hub/events';
+import type { EventLogOptions } from './kafka-config.ts';
 import { fetchLimits } from './fetch-limits.ts';
 import { decodeRecord } from './subscription.ts';
 
@@ -13,8 +14,22 @@ export interface SpikeAppender {
   close(): Promise<void>;
 }
 
-export function createPlatformaticAppender(options: { brokers: readonly string[]; clientId: string }): SpikeAppender {
-  const producer = new Producer({ clientId: options.clientId, bootstrapBrokers: [...options.brokers], serializers: stringSerializers, idempotent: true, acks: -1, retries: 8, retryDelay: 200 });
+type SpikeOptions = Pick<EventLogOptions, 'brokers' | 'clientId' | 'ssl' | 'sasl'>;
+
+/** The connection settings of EventLogOptions in @platformatic/kafka's terms (kafka-config.ts has kafkajs's). */
+function connection(options: SpikeOptions) {
+  const { ssl, sasl } = options;
+  return {
+    clientId: options.clientId,
+    bootstrapBrokers: [...options.brokers],
+    // rejectUnauthorized stays true: a broker whose certificate does not chain to the CA is refused.
+    ...(ssl ? { tls: { rejectUnauthorized: true, ...ssl } } : {}),
+    ...(sasl ? { sasl: { mechanism: ({ plain: 'PLAIN', 'scram-sha-256': 'SCRAM-SHA-256', 'scram-sha-512': 'SCRAM-SHA-512' } as const)[sasl.mechanism], username: sasl.username, password: sasl.password } } : {}),
+  };
+}
+
+export function createPlatformaticAppender(options: SpikeOptions): SpikeAppender {
+  const producer = new Producer({ ...connection(options), serializers: stringSerializers, idempotent: true, acks: -1, retries: 8, retryDelay: 200 });
   let queue: Array<{ topic: string; events: readonly HubEvent[]; resolve: () => void; reject: (e: unknown) => void }> = [];
   let inFlight = false;
   const flush = async (): Promise<void> => {
@@ -45,8 +60,8 @@ export function createPlatformaticAppender(options: { brokers: readonly string[]
 }
 
 /** Reads `count` hub events of a topic from its start in a consumer group; resolves with how many decoded. */
-export async function consumePlatformatic(options: { brokers: readonly string[]; clientId: string; groupId: string; topic: string; count: number }): Promise<number> {
-  const consumer = new Consumer({ clientId: options.clientId, groupId: options.groupId, bootstrapBrokers: [...options.brokers], deserializers: stringDeserializers });
+export async function consumePlatformatic(options: SpikeOptions & { groupId: string; topic: string; count: number }): Promise<number> {
+  const consumer = new Consumer({ ...connection(options), groupId: options.groupId, deserializers: stringDeserializers });
   try {
     // The same fetch bounds as the kafkajs consumers (fetch-limits.ts).
     const stream = await consumer.consume({ topics: [options.topic], mode: 'earliest', autocommit: false, sessionTimeout: 10_000, heartbeatInterval: 500, ...fetchLimits() });
