@@ -2,7 +2,7 @@
 // @platformatic/kafka, beside the kafkajs adapter (kafka-event-log.ts), so that the two clients can be
 // measured through the same calls (bench/event-log-clients.bench.ts) and against a SASL_SSL listener
 // (infra/test/kafka-secured.int.test.ts). No failure translation, position checks or quarantine yet.
-import { Consumer, Producer, stringDeserializers, stringSerializers, type Message } from '@platformatic/kafka';
+import { Admin, Consumer, Producer, stringDeserializers, stringSerializers, type Message } from '@platformatic/kafka';
 import { eventHeaders, type HubEvent } from '@hub/events';
 import type { EventLogOptions } from './kafka-config.ts';
 import { fetchLimits } from './fetch-limits.ts';
@@ -81,5 +81,19 @@ export async function consumePlatformatic(options: SpikeOptions & { groupId: str
     return decoded;
   } finally {
     await consumer.close(true);
+  }
+}
+
+/**
+ * Kafka's topic id (a UUID given at creation, Metadata v10+) of each physical topic: a topic deleted
+ * and created again under the same name gets a new one, whatever its offsets. kafkajs cannot read it.
+ */
+export async function topicIdsPlatformatic(options: SpikeOptions, topics: readonly string[]): Promise<Map<string, string>> {
+  const admin = new Admin(connection(options));
+  try {
+    const metadata = await admin.metadata({ topics: [...topics], forceUpdate: true });
+    return new Map([...metadata.topics].map(([name, t]) => [name, t.id]));
+  } finally {
+    await admin.close();
   }
 }
