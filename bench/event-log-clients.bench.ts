@@ -5,6 +5,7 @@
 // the adapter services use (kafka-event-log.ts); @platformatic/kafka is the spike beside it
 // (packages/event-log/src/platformatic-spike.ts). Each client gets its own topic, same partitions.
 // Run: npm run bench -- event-log-clients [events=20000] [concurrency=50] [clients=kafkajs,platformatic]
+// (platformatic-kip848: its consumer in the KIP-848 group protocol, Kafka 4.x only)
 import { consumePlatformatic, createKafkaEventLog, createPlatformaticAppender } from '@hub/event-log';
 import { newEvent, type HubEvent } from '@hub/events';
 import { printFigures } from './figures.ts';
@@ -77,24 +78,25 @@ try {
       }));
       await consumer.disconnect();
       await log.close();
-    } else if (client === 'platformatic') {
+    } else if (client === 'platformatic' || client === 'platformatic-kip848') {
       const appender = createPlatformaticAppender({ brokers, clientId: 'bench-platformatic' });
       append = await measure(total, () => appendAll((t, e) => appender.append(t, e), topic));
       await appender.close();
       consume = await measure(total, async () => {
-        const decoded = await consumePlatformatic({ brokers, clientId: 'bench-platformatic', groupId: `bench-platformatic-${run}`, topic, count: total });
+        const groupProtocol = client === 'platformatic-kip848' ? 'consumer' : 'classic';
+        const decoded = await consumePlatformatic({ brokers, clientId: 'bench-platformatic', groupId: `bench-${client}-${run}`, topic, count: total, groupProtocol });
         if (decoded !== total) throw new Error(`decoded ${decoded} of ${total}`);
       });
     } else {
-      throw new Error(`unknown client ${client}: kafkajs or platformatic`);
+      throw new Error(`unknown client ${client}: kafkajs, platformatic or platformatic-kip848`);
     }
-    lines.push(`${client.padEnd(12)} append ${append.eventsPerS.toFixed(0).padStart(6)} events/s ${append.cpuUsPerEvent.toFixed(1).padStart(6)} µs CPU/event rss ${append.rssMb.toFixed(0)} MB | consume ${consume.eventsPerS.toFixed(0).padStart(6)} events/s ${consume.cpuUsPerEvent.toFixed(1).padStart(6)} µs CPU/event rss ${consume.rssMb.toFixed(0)} MB heap ${consume.heapMb.toFixed(0)} MB`);
+    lines.push(`${client.padEnd(19)} append ${append.eventsPerS.toFixed(0).padStart(6)} events/s ${append.cpuUsPerEvent.toFixed(1).padStart(6)} µs CPU/event rss ${append.rssMb.toFixed(0)} MB | consume ${consume.eventsPerS.toFixed(0).padStart(6)} events/s ${consume.cpuUsPerEvent.toFixed(1).padStart(6)} µs CPU/event rss ${consume.rssMb.toFixed(0)} MB heap ${consume.heapMb.toFixed(0)} MB`);
     Object.assign(figures, {
-      [`${client}_append_events_per_s`]: append.eventsPerS,
-      [`${client}_append_cpu_us_per_event`]: append.cpuUsPerEvent,
-      [`${client}_consume_events_per_s`]: consume.eventsPerS,
-      [`${client}_consume_cpu_us_per_event`]: consume.cpuUsPerEvent,
-      [`${client}_rss_mb`]: consume.rssMb,
+      [`${client.replace('-', '_')}_append_events_per_s`]: append.eventsPerS,
+      [`${client.replace('-', '_')}_append_cpu_us_per_event`]: append.cpuUsPerEvent,
+      [`${client.replace('-', '_')}_consume_events_per_s`]: consume.eventsPerS,
+      [`${client.replace('-', '_')}_consume_cpu_us_per_event`]: consume.cpuUsPerEvent,
+      [`${client.replace('-', '_')}_rss_mb`]: consume.rssMb,
     });
   }
 } finally {

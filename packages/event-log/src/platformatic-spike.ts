@@ -60,11 +60,14 @@ export function createPlatformaticAppender(options: SpikeOptions): SpikeAppender
 }
 
 /** Reads `count` hub events of a topic from its start in a consumer group; resolves with how many decoded. */
-export async function consumePlatformatic(options: SpikeOptions & { groupId: string; topic: string; count: number }): Promise<number> {
-  const consumer = new Consumer({ ...connection(options), groupId: options.groupId, deserializers: stringDeserializers });
+export async function consumePlatformatic(options: SpikeOptions & { groupId: string; topic: string; count: number; groupProtocol?: 'classic' | 'consumer' }): Promise<number> {
+  // 'consumer': the broker-driven group protocol of KIP-848 (Kafka 4.0 on), no JoinGroup/SyncGroup rounds.
+  const group = options.groupProtocol === 'consumer' ? { groupProtocol: 'consumer' as const } : {};
+  const consumer = new Consumer({ ...connection(options), groupId: options.groupId, deserializers: stringDeserializers, ...group });
   try {
     // The same fetch bounds as the kafkajs consumers (fetch-limits.ts).
-    const stream = await consumer.consume({ topics: [options.topic], mode: 'earliest', autocommit: false, sessionTimeout: 10_000, heartbeatInterval: 500, ...fetchLimits() });
+    const classic = options.groupProtocol === 'consumer' ? {} : { sessionTimeout: 10_000, heartbeatInterval: 500 };
+    const stream = await consumer.consume({ topics: [options.topic], mode: 'earliest', autocommit: false, ...classic, ...fetchLimits() });
     let decoded = 0;
     let seen = 0;
     // 'data' events: the stream's async iterator costs a promise per record.
