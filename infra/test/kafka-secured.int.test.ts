@@ -5,6 +5,7 @@
 // and hubctl at start with one message naming the setting, instead of a retry loop.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -165,7 +166,8 @@ describe('a SASL_SSL Kafka listener', () => {
   });
 
   it('hubctl fails with the message when the broker certificate is not trusted', async () => {
-    const { code, stderr } = await runEntry('packages/hubctl/src/main.ts', ['party', 'list'], env({ KAFKA_SSL_CA_FILE: '', KAFKA_SSL: 'true' }));
+    // hubctl reads its whole configuration, the sealing key included, before it calls Kafka.
+    const { code, stderr } = await runEntry('packages/hubctl/src/main.ts', ['party', 'list'], env({ KAFKA_SSL_CA_FILE: '', KAFKA_SSL: 'true', HUB_SECRET_KEY: randomBytes(32).toString('hex') }));
     assert.equal(code, 1);
     assert.match(stderr, /hubctl failed: Kafka's TLS certificate is not trusted/);
   });
