@@ -253,11 +253,13 @@ const USAGE: Record<string, string> = {
   Installs what is missing (Node 24, pnpm, dependencies, Kafka jars, the database), creates the
   topics, runs the migrations and starts ingress, projector, dispatcher and prober; Ctrl-C stops them.
   KAFKA_BROKERS and DATABASE_URL use existing clusters; KAFKA_NODES=3 starts a three-node Kafka;
-  HUB_PORT (8080) is the partner API's port. Configuration: README, Configuration.
+  KAFKA_VERSION=3.9.1 starts the previous Kafka line instead of 4.4.0;
+  HUB_PORT (8080) is the partner API's port. Configuration: docs/reference/configuration.md.
 `,
   test: `usage: npm test [-- TIER [FILE...]]
   Runs lint, typecheck and every test tier against a real Kafka and Postgres it starts or finds.
   TIER is one of lint, ${Object.keys(TIERS).join(', ')}; FILEs narrow a tier to those files.
+  KAFKA_VERSION=3.9.1 runs the tiers on the previous Kafka line (compat runs on it always).
 `,
   bench: `usage: npm run bench -- NAME [ARGS...]
   Runs bench/NAME.bench.ts against a Kafka and Postgres of its own; each benchmark's header comment

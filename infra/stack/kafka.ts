@@ -1,28 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKafkaEventLog } from '@hub/event-log';
-import { brokerLog4j } from './kafka-log4j.ts';
-import { infra, local } from './paths.ts';
+import { ensureKafkaJars, kafkaMajor, kafkaVersion, recordVersion, refuseDowngrade } from './kafka-dist.ts';
+import { brokerLogging } from './kafka-log4j.ts';
+import { local } from './paths.ts';
 import { pidAlive, portOpen, run, say, stopProcess, waitFor } from './proc.ts';
 
-// Local Apache Kafka in KRaft mode (one node, or a quorum of N with startCluster): the broker jars come from Maven Central through
-// infra/kafka/pom.xml (maven-dependency-plugin copy-dependencies) into .local/kafka/libs once; the
-// storage is formatted once per data directory; the broker runs as `java -cp 'libs/*' kafka.Kafka`.
-
-const libs = join(local, 'kafka', 'libs');
-
-export async function ensureKafkaJars(): Promise<void> {
-  const present = existsSync(libs) && readdirSync(libs).some((f) => /^kafka_2\.13-3\.9\.\d+\.jar$/.test(f));
-  if (present) return;
-  say('fetching Apache Kafka broker jars from Maven Central (once)');
-  mkdirSync(libs, { recursive: true });
-  await run('mvn', [
-    '-B', '-q', '-f', join(infra, 'kafka', 'pom.xml'),
-    'dependency:copy-dependencies', '-DincludeScope=runtime', `-DoutputDirectory=${libs}`,
-  ]);
-}
+// Local Apache Kafka in KRaft mode (one node, or a quorum of N with startCluster): the jars of the
+// chosen release (kafka-dist.ts), the storage formatted once per data directory; the broker runs as
+// `java -cp 'libs/*' kafka.Kafka`.
 
 export interface BrokerOptions {
   /** Directory holding server.properties, the data and the log for this broker. */
@@ -36,6 +24,8 @@ export interface BrokerOptions {
   readonly heapMb?: number;
   /** A SASL_SSL listener besides the PLAINTEXT one (what a managed cluster offers its clients). */
   readonly secured?: SecuredListener;
+  /** The Kafka release to run; KAFKA_VERSION or DEFAULT_KAFKA_VERSION when absent. */
+  readonly version?: string;
 }
 
 export interface SecuredListener {
@@ -53,6 +43,8 @@ export interface RunningBroker {
   readonly brokers: string;
   readonly pid: number;
   readonly child: ChildProcess;
+  /** The Kafka release this process runs. */
+  readonly version: string;
   stop(): Promise<void>;
 }
 
@@ -124,7 +116,8 @@ interface LaunchedBroker extends RunningBroker {
 }
 
 async function launchBroker(o: BrokerOptions): Promise<LaunchedBroker> {
-  await ensureKafkaJars();
+  const version = kafkaVersion(o.version);
+  const libs = await ensureKafkaJars(version);
   const dataDir = join(o.home, 'data');
   const logsDir = join(o.home, 'logs');
   mkdirSync(dataDir, { recursive: true });
@@ -132,9 +125,11 @@ async function launchBroker(o: BrokerOptions): Promise<LaunchedBroker> {
   const pidFile = join(o.home, 'broker.pid');
   await stopStaleBroker(o.home);
   if (await portOpen(o.port)) throw new Error(`port ${o.port} is in use by another program: set KAFKA_BROKERS to use that Kafka, or free the port`);
+  refuseDowngrade(o.home, version);
   const props = join(o.home, 'server.properties');
   writeFileSync(props, serverProperties(o, dataDir), { mode: 0o600 });
-  writeFileSync(join(o.home, 'log4j.properties'), brokerLog4j(process.env['BENCH_KAFKA_REQUEST_LOG']));
+  const logging = brokerLogging(kafkaMajor(version), process.env['BENCH_KAFKA_REQUEST_LOG']);
+  writeFileSync(join(o.home, logging.file), logging.text);
   const java = ['-cp', `${libs}/*`];
   if (!existsSync(join(dataDir, 'meta.properties'))) {
     const clusterId = o.clusterId ?? randomBytes(16).toString('base64url');
@@ -143,6 +138,7 @@ async function launchBroker(o: BrokerOptions): Promise<LaunchedBroker> {
     // "--cluster-id=<id>": a base64url id may start with "-", which would read as an option.
     await run('java', [...java, 'kafka.tools.StorageTool', 'format', `--cluster-id=${clusterId}`, '-c', props, '--ignore-formatted', ...scram]);
   }
+  recordVersion(o.home, version);
   const out = openSync(join(logsDir, 'stdout.log'), 'a');
   const heap = o.heapMb ?? 512;
   const child = spawn(
@@ -151,7 +147,7 @@ async function launchBroker(o: BrokerOptions): Promise<LaunchedBroker> {
       `-Xms${Math.min(256, heap)}m`, `-Xmx${heap}m`, '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-Djava.awt.headless=true',
       // BENCH_KAFKA_GC_LOG=FILE: every collection of the broker's JVM, with its wall-clock time and pause (benchmarks).
       ...(process.env['BENCH_KAFKA_GC_LOG'] ? [`-Xlog:gc:file=${process.env['BENCH_KAFKA_GC_LOG']}:time`] : []),
-      `-Dkafka.logs.dir=${logsDir}`, `-Dlog4j.configuration=file:${join(o.home, 'log4j.properties')}`,
+      `-Dkafka.logs.dir=${logsDir}`, logging.jvmFlag(join(o.home, logging.file)),
       ...java, 'kafka.Kafka', props,
     ],
     // Its own process group: Ctrl-C in the terminal reaches the services, and the stack stops Kafka
@@ -164,6 +160,7 @@ async function launchBroker(o: BrokerOptions): Promise<LaunchedBroker> {
     brokers: `127.0.0.1:${o.port}`,
     pid: child.pid ?? 0,
     child,
+    version,
     ready: () => waitFor(`Kafka broker on 127.0.0.1:${o.port}`, () => portOpen(o.port), 90_000, child),
     async stop() {
       await stopProcess(child, 30_000);
@@ -185,6 +182,8 @@ export interface ClusterOptions {
   /** Client port of node N is ports[N-1].port; its controller port ports[N-1].controllerPort. */
   readonly ports: ReadonlyArray<{ readonly port: number; readonly controllerPort: number }>;
   readonly heapMb?: number;
+  /** The Kafka release every node runs; KAFKA_VERSION or DEFAULT_KAFKA_VERSION when absent. */
+  readonly version?: string;
 }
 
 export interface RunningCluster {
@@ -210,7 +209,7 @@ export async function startCluster(o: ClusterOptions): Promise<RunningCluster> {
   const clusterId = clusterIdOf(o.home, o.nodes) ?? randomBytes(16).toString('base64url');
   const nodes: LaunchedBroker[] = [];
   const stopAll = () => Promise.all(nodes.map((n) => n.stop())).then(() => undefined);
-  const nodeOptions = (i: number): BrokerOptions => ({ home: join(o.home, `node-${i + 1}`), ...ports[i]!, nodeId: i + 1, quorumVoters: voters, clusterId, ...(o.heapMb ? { heapMb: o.heapMb } : {}) });
+  const nodeOptions = (i: number): BrokerOptions => ({ home: join(o.home, `node-${i + 1}`), ...ports[i]!, nodeId: i + 1, quorumVoters: voters, clusterId, ...(o.heapMb ? { heapMb: o.heapMb } : {}), ...(o.version ? { version: o.version } : {}) });
   try {
     for (const i of ports.keys()) nodes.push(await launchBroker(nodeOptions(i)));
     await Promise.all(nodes.map((n) => n.ready()));

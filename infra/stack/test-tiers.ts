@@ -1,7 +1,8 @@
-// The tiers of `npm test` (README, Tests): which files each runs, in what order, and what they need.
+// The tiers of `npm test` (docs/how-to/tests.md): which files each runs, in what order, and what they need.
 // `npm test` runs them all; `npm test -- <tier> [FILE...]` one tier (or only the files named).
 import { join } from 'node:path';
 import { buildImage } from '../image/build.ts';
+import { ensureKafkaJars, PREVIOUS_KAFKA_VERSION } from './kafka-dist.ts';
 import { root } from './paths.ts';
 import { say } from './proc.ts';
 import { generateTypes, runChild } from './supervise.ts';
@@ -17,6 +18,8 @@ interface Tier {
   /** Files run side by side; the cluster tier runs one at a time (each starts three brokers). */
   readonly concurrency?: number;
   readonly timeoutMs?: number;
+  /** Set for this tier's files only (the compat tier's KAFKA_VERSION). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export const TIERS = {
@@ -30,6 +33,19 @@ export const TIERS = {
   image: { title: 'image tests (the OCI image\'s services under buildah, real Kafka and Postgres)', stack: { kafka: true }, globs: ['test/image/*.image.test.ts'], concurrency: 1 },
   // Broker loss and replicated services on three-node quorums each test file starts.
   cluster: { title: 'cluster tests (three Kafka brokers per file, real services and Postgres)', stack: { kafka: false }, globs: ['test/cluster/*.cluster.test.ts'], concurrency: 1, timeoutMs: 480_000 },
+  // The previous Kafka line (a managed 3.x cluster) on what differs by broker release: leader and
+  // controller SIGKILL under load on a three-node quorum, and the SASL_SSL listener with SCRAM
+  // credentials formatted into the metadata. A second whole cluster tier would not fit the suite's
+  // time; the replicas file (service replicas, the brokers untouched) runs on 4.x only, and on
+  // 3.9.1 with `KAFKA_VERSION=3.9.1 npm test -- cluster` (docs/how-to/tests.md).
+  compat: {
+    title: `Kafka ${PREVIOUS_KAFKA_VERSION} compatibility (KAFKA_VERSION=${PREVIOUS_KAFKA_VERSION}): broker loss on three brokers, SASL_SSL with SCRAM`,
+    stack: { kafka: false },
+    globs: ['test/cluster/broker-loss.cluster.test.ts', 'infra/test/kafka-secured.int.test.ts'],
+    concurrency: 1,
+    timeoutMs: 480_000,
+    env: { KAFKA_VERSION: PREVIOUS_KAFKA_VERSION },
+  },
 } satisfies Record<string, Tier>;
 
 export type TierName = keyof typeof TIERS;
@@ -58,7 +74,7 @@ export async function runTests(args: string[], provideStack: (kafka: boolean) =>
     if ((await runChild(bin('tsc'), ['-p', 'tsconfig.json'])) !== 0) return 1;
   }
   // The whole suite runs integration and end-to-end files side by side, as one run.
-  const runs: TierName[][] = only === 'lint' ? [] : only ? [[only as TierName]] : [['unit'], ['integration', 'e2e'], ['fuzz'], ['image'], ['cluster']];
+  const runs: TierName[][] = only === 'lint' ? [] : only ? [[only as TierName]] : [['unit'], ['integration', 'e2e'], ['fuzz'], ['image'], ['cluster'], ['compat']];
   const tiers = runs.flat();
   // The image is built while the tiers before it run (its cost is mostly disk and network, theirs
   // CPU); its tier waits for it, and fails with it: it never runs, or skips, without a fresh image.
@@ -77,7 +93,10 @@ export async function runTests(args: string[], provideStack: (kafka: boolean) =>
       if (run.includes('image') && !(await image)) return 1;
       say(run.map((t) => TIERS[t].title).join('; '));
       const runStarted = Date.now();
-      const code = await nodeTest(tier, files.length > 0 ? files : run.flatMap((t) => TIERS[t].globs), stack?.env ?? process.env);
+      const env = { ...(stack?.env ?? process.env), ...tier.env };
+      // Its jars fetched before its files start (their set-up timeouts are for the brokers).
+      if (tier.env?.['KAFKA_VERSION']) await ensureKafkaJars(tier.env['KAFKA_VERSION']);
+      const code = await nodeTest(tier, files.length > 0 ? files : run.flatMap((t) => TIERS[t].globs), env);
       say(`${run.join(' and ')} finished in ${((Date.now() - runStarted) / 1000).toFixed(0)} s`);
       if (code !== 0) return code;
     }

@@ -5,11 +5,12 @@
 // positions are bound anew.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { RecordBatch, StoredPositions, TopicBinding } from '@hub/event-log';
+import { topicIdsPlatformatic, type RecordBatch, type StoredPositions, type TopicBinding } from '@hub/event-log';
 import { newEvent } from '@hub/events';
 import { createTestStack, type TestStack } from '@hub/testing';
 
 const TOPIC = 'probe.positions.v1';
+const REFILLED = 'probe.refilled.v1';
 
 function memoryPositions(initial: Map<number, bigint>) {
   const state = { positions: initial, binding: undefined as TopicBinding | undefined };
@@ -132,6 +133,53 @@ describe('event log: stored positions bound to the cluster and the topic', () =>
       assert.deepEqual(first?.records[0]?.event?.data, { k: 0 });
     } finally {
       await subscription.stop();
+    }
+  });
+
+  // The client spike (docs/decisions/0010-kafka-4-by-default.md): the binding holds the cluster id, the
+  // partition count and the ends seen, so a topic recreated while nothing ran and refilled past the
+  // old end passes it; its topic id, which @platformatic/kafka reads and kafkajs cannot, differs.
+  it('with topic ids, a topic recreated and refilled past the old end is told apart; the binding alone lets it pass', async () => {
+    const physical = stack.eventLog.physical(REFILLED);
+    const admin = stack.eventLog.admin();
+    await admin.connect();
+    const create = async () => {
+      for (let i = 0; !(await admin.createTopics({ topics: [{ topic: physical, numPartitions: 1, replicationFactor: 1 }] }).catch(() => false)); i++) {
+        if (i > 100) throw new Error('the topic could not be created');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    const fill = async (n: number) => {
+      for (let i = 0; ; i++) {
+        try {
+          return await stack.eventLog.append(REFILLED, Array.from({ length: n }, (_, k) => newEvent({ type: 'test.v1', source: 'test', subject: `NL/STK/${k}`, key: 'K', data: { k } })));
+        } catch (e) {
+          if (i > 50) throw e;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      }
+    };
+    try {
+      await create();
+      await fill(3);
+      const before = (await topicIdsPlatformatic({ brokers: stack.brokers, clientId: 'positions-test' }, [physical])).get(physical);
+      assert.match(before ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a topic id');
+      const { port } = memoryPositions(new Map([[0, 3n]]));
+      assert.deepEqual(await stack.eventLog.verifyPositions([REFILLED], port), []);
+
+      await admin.deleteTopics({ topics: [physical] });
+      await create();
+      await fill(5);
+      for (let tries = 0; (await stack.eventLog.latestOffsets(REFILLED)).get(0) !== 5n; tries++) {
+        if (tries > 100) throw new Error('the recreated topic never showed its five records');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.deepEqual(await stack.eventLog.verifyPositions([REFILLED], port), [], 'the ends went forward: the binding cannot tell');
+      const after = (await topicIdsPlatformatic({ brokers: stack.brokers, clientId: 'positions-test' }, [physical])).get(physical);
+      assert.match(after ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      assert.notEqual(after, before, 'the recreated topic has another id');
+    } finally {
+      await admin.disconnect();
     }
   });
 });

@@ -1,11 +1,12 @@
 // The local stack's broker is a real Apache Kafka: a produce/consume round trip through kafkajs with
 // acks=all, and the broker answers the Kafka protocol's metadata and API-versions requests as
-// Kafka 3.9 in KRaft mode does.
+// Kafka in KRaft mode does; the process runs the release KAFKA_VERSION names (4.x by default).
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { newEvent } from '@hub/events';
 import { createTestStack, type TestStack } from '@hub/testing';
+import { kafkaVersion } from '../stack/kafka-dist.ts';
 
 describe('the test stack broker', () => {
   let stack: TestStack;
@@ -16,13 +17,14 @@ describe('the test stack broker', () => {
     await stack?.cleanup();
   });
 
-  it('is a Kafka 3.9 broker process from the Maven Central jars', () => {
+  it(`is a Kafka ${kafkaVersion()} broker process from the Maven Central jars`, () => {
     const pid = process.env['TEST_BROKER_PID'];
     // Only when npm test started the broker itself; with KAFKA_BROKERS it is someone else's cluster.
     if (!pid) return;
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     assert.ok(cmdline.includes('kafka.Kafka'), cmdline.join(' '));
-    assert.ok(cmdline.some((a) => /\.local\/kafka\/libs\/\*$/.test(a)), 'classpath is the jar cache');
+    const version = kafkaVersion();
+    assert.ok(cmdline.some((a) => a.endsWith(`.local/kafka/${version}/libs/*`)), 'classpath is the jar cache of that release');
     // The JVM keeps the jars it loaded classes from open.
     const open = readdirSync(`/proc/${pid}/fd`).map((fd) => {
       try {
@@ -31,7 +33,12 @@ describe('the test stack broker', () => {
         return '';
       }
     });
-    assert.ok(open.some((f) => /kafka_2\.13-3\.9\.\d+\.jar$/.test(f)), 'kafka_2.13 3.9.x jar is loaded');
+    assert.ok(open.some((f) => f.endsWith(`/kafka_2.13-${version}.jar`)), `kafka_2.13-${version}.jar is loaded`);
+    // Its own log goes to server.log through the logging of that line (log4j2 from 4.0, reload4j before).
+    const logging = version.startsWith('3.') ? '-Dlog4j.configuration=file:' : '-Dlog4j2.configurationFile=file:';
+    assert.ok(cmdline.some((a) => a.startsWith(logging)), `${logging} is set`);
+    const home = cmdline.find((a) => a.startsWith(logging))!.slice(logging.length).replace(/\/[^/]+$/, '');
+    assert.match(readFileSync(`${home}/logs/server.log`, 'utf8'), /INFO .*\[KafkaRaftServer nodeId=\d+\] Kafka Server started/);
   });
 
   it('describes a KRaft cluster with a controller', async () => {

@@ -5,10 +5,11 @@
 // and hubctl at start with one message naming the setting, instead of a retry loop.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createKafkaEventLog, ensureTopics, KafkaAccessError, verifyKafkaAccess, type EventLogOptions } from '@hub/event-log';
+import { consumePlatformatic, createKafkaEventLog, createPlatformaticAppender, ensureTopics, KafkaAccessError, verifyKafkaAccess, type EventLogOptions } from '@hub/event-log';
 import { newEvent } from '@hub/events';
 import { createLogger } from '@hub/observability';
 import { makeServerCertificates } from '../stack/certs.ts';
@@ -103,6 +104,29 @@ describe('a SASL_SSL Kafka listener', () => {
     await verifyKafkaAccess(options({ sasl: { mechanism: 'plain', ...PLAIN } }));
   });
 
+  // The client spike beside kafkajs (docs/decisions/0010-kafka-4-by-default.md): the same listener, the
+  // same settings, each SASL mechanism the hub offers.
+  it('the @platformatic/kafka spike appends with acks=all and consumes over TLS with SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN', async () => {
+    const log = createKafkaEventLog(options());
+    try {
+      const admin = log.admin();
+      await admin.connect();
+      await ensureTopics(admin, [{ name: 'secured.spike.v1', partitions: 2, replicationFactor: 1, config: {} }]);
+    } finally {
+      await log.close();
+    }
+    const logins = [options(), options({ sasl: { mechanism: 'scram-sha-512', ...SCRAM_512 } }), options({ sasl: { mechanism: 'plain', ...PLAIN } })];
+    for (const [i, login] of logins.entries()) {
+      const appender = createPlatformaticAppender(login);
+      try {
+        await appender.append('secured.spike.v1', [newEvent({ type: 't', source: 'test', subject: `s${i}`, key: `s${i}`, data: { n: i } })]);
+      } finally {
+        await appender.close();
+      }
+      assert.equal(await consumePlatformatic({ ...login, groupId: `secured-spike-${i}`, topic: 'secured.spike.v1', count: i + 1 }), i + 1, `${login.sasl?.mechanism}: every event read back`);
+    }
+  });
+
   it('a wrong password is a KafkaAccessError naming the SASL settings, found by one attempt', async () => {
     const err = await verifyKafkaAccess(options({ sasl: { mechanism: 'scram-sha-256', username: 'hub', password: 'wrong' } })).then(() => undefined, (e: unknown) => e);
     assert.ok(err instanceof KafkaAccessError, String(err));
@@ -142,7 +166,8 @@ describe('a SASL_SSL Kafka listener', () => {
   });
 
   it('hubctl fails with the message when the broker certificate is not trusted', async () => {
-    const { code, stderr } = await runEntry('packages/hubctl/src/main.ts', ['party', 'list'], env({ KAFKA_SSL_CA_FILE: '', KAFKA_SSL: 'true' }));
+    // hubctl reads its whole configuration, the sealing key included, before it calls Kafka.
+    const { code, stderr } = await runEntry('packages/hubctl/src/main.ts', ['party', 'list'], env({ KAFKA_SSL_CA_FILE: '', KAFKA_SSL: 'true', HUB_SECRET_KEY: randomBytes(32).toString('hex') }));
     assert.equal(code, 1);
     assert.match(stderr, /hubctl failed: Kafka's TLS certificate is not trusted/);
   });

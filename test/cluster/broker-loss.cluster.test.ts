@@ -94,7 +94,7 @@ describe('broker loss under load (three brokers)', () => {
       duplicateDetail(emsp.partner, t0),
       `${cdrCopiesLine(copies)}; CDR receipts still pending when the topic was read: ${stillPending}`,
       `duplicate deliveries by cause: ${causes.afterFailedAttempt} retried after a failed (timed-out) attempt, ${causes.pushedTwice} pushed twice, ${causes.otherwise} other (reported, not asserted: at least once)`,
-      `load: ${pushes.length} pushes at 60/s over ${((Math.max(...pushes.map((p) => p.sentAt)) - Math.min(...pushes.map((p) => p.sentAt))) / 1000).toFixed(0)} s, ${load.skipped()} not sent (400 unanswered), 3 brokers, RF 3, min.insync.replicas 2`,
+      `load: ${pushes.length} pushes at 60/s over ${((Math.max(...pushes.map((p) => p.sentAt)) - Math.min(...pushes.map((p) => p.sentAt))) / 1000).toFixed(0)} s, ${load.skipped()} not sent (400 unanswered), 3 brokers of Kafka ${cut.cluster.nodes[0]?.version}, RF 3, min.insync.replicas 2`,
     ]);
 
     const others = pushes.filter((p) => !acknowledged(p) && !retryable(p));

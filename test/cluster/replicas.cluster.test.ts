@@ -123,7 +123,7 @@ describe('every service replicated on three brokers', () => {
       `faults at: ${faults.map((f) => `${f.fault} +${((f.at - t0) / 1000).toFixed(1)} s`).join('; ')}`,
       duplicateDetail(emsp.partner, t0),
       `duplicate deliveries by cause: ${causes.afterFailedAttempt} retried after a failed (timed-out) attempt, ${causes.pushedTwice} pushed twice by the CPO, ${causes.otherwise} other (in flight at the killed dispatcher)`,
-      `load: ${pushes.length} pushes at 60/s over two ingress replicas, ${resent} resent to the other replica after no answer; probes of the eMSP: ${probes} in ${loadSeconds.toFixed(0)} s at a ${PROBE_INTERVAL_MS} ms interval with two probers (${probesAfterKill} after the active prober was killed)`,
+      `load: ${pushes.length} pushes at 60/s over two ingress replicas on three brokers of Kafka ${cut.cluster.nodes[0]?.version}, ${resent} resent to the other replica after no answer; probes of the eMSP: ${probes} in ${loadSeconds.toFixed(0)} s at a ${PROBE_INTERVAL_MS} ms interval with two probers (${probesAfterKill} after the active prober was killed)`,
     ]);
 
     const others = pushes.filter((p) => !acknowledged(p) && !retryable(p));

@@ -6,3 +6,4 @@ export * from './topics-admin.ts';
 export * from './kafka-failure.ts';
 export * from './kafka-access.ts';
 export * from './fetch-limits.ts';
+export * from './platformatic-spike.ts';
