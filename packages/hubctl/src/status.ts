@@ -16,6 +16,9 @@ export interface PartyStatus {
   readonly status: 'active' | 'suspended';
   /** platform_health of the party's platform; unknown until the prober has probed it. */
   readonly health: 'CONNECTED' | 'OFFLINE' | 'unknown';
+  /** The OCPI versions the party's platform may use, and the one it chose (null before it registered). */
+  readonly versions: string[];
+  readonly version: string | null;
   readonly last_probe_at: string | null;
   /** Enabled routing rules with the party on its side (eMSP or CPO). */
   readonly routing_rules: number;
@@ -49,6 +52,7 @@ export async function readHubStatus(pool: Pool, eventLog: EventLog): Promise<Hub
        select p.country_code, p.party_id, p.role, p.name,
               case when p.suspended_at is null then 'active' else 'suspended' end as status,
               coalesce(h.status, 'unknown') as health, h.last_probe_at, coalesce(r.n, 0) as routing_rules,
+              pl.versions, case when pl.registered_at is not null then pl.version end as version,
               case when c.ok then 'passed' when not c.ok then 'failed' end as check, c.checked_at as last_check_at, c.first_failure as check_failure
          from parties p
          left join platform_health h on h.platform_id = p.platform_id
@@ -142,10 +146,10 @@ export function formatHubStatus(s: HubStatus): string {
   const attention = (p: PartyStatus) => p.health !== 'CONNECTED' || p.status === 'suspended' || p.check === 'failed';
   const shown = s.parties.length <= PARTY_LINES ? s.parties : s.parties.filter(attention).slice(0, PARTY_LINES);
   if (shown.length > 0) {
-    out.push('  PARTY       ROLE  STATUS     HEALTH     RULES  LAST PROBE            CHECK   NAME');
+    out.push('  PARTY       ROLE  STATUS     HEALTH     RULES  LAST PROBE            CHECK   OCPI   NAME');
     for (const p of shown) {
       const check = p.check === 'passed' ? 'ok' : p.check === 'failed' ? 'FAILED' : '-';
-      out.push(`  ${`${p.country_code}/${p.party_id}`.padEnd(10)}  ${p.role.padEnd(4)}  ${p.status.padEnd(9)}  ${p.health.padEnd(9)}  ${String(p.routing_rules).padStart(5)}  ${(p.last_probe_at ?? '-').slice(0, 19).padEnd(20)}  ${check.padEnd(6)}  ${p.name}`);
+      out.push(`  ${`${p.country_code}/${p.party_id}`.padEnd(10)}  ${p.role.padEnd(4)}  ${p.status.padEnd(9)}  ${p.health.padEnd(9)}  ${String(p.routing_rules).padStart(5)}  ${(p.last_probe_at ?? '-').slice(0, 19).padEnd(20)}  ${check.padEnd(6)}  ${(p.version ?? p.versions.join(',')).padEnd(5)}  ${p.name}`);
       // The reason where the operator looks first, above all for a partner the probe calls CONNECTED.
       if (p.check === 'failed') out.push(`              last check ${(p.last_check_at ?? '').slice(0, 19)} failed: ${p.check_failure ?? '?'} (hubctl partner check ${p.country_code}/${p.party_id})`);
     }

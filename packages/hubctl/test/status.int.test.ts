@@ -76,7 +76,7 @@ describe('hubctl status', () => {
 
     assert.deepEqual(status.totals, { parties: 2_000, cpo: 1_000, emsp: 1_000, suspended: 7, connected: 1_200, offline: 500, unknown: 300, routing_rules: 994 });
     const e01 = status.parties.find((p) => p.party_id === 'E01' && p.role === 'EMSP');
-    assert.deepEqual({ ...e01, last_probe_at: typeof e01?.last_probe_at }, { country_code: 'NL', party_id: 'E01', role: 'EMSP', name: 'emsp 1', status: 'active', health: 'CONNECTED', last_probe_at: 'string', routing_rules: 4, check: null, last_check_at: null, check_failure: null });
+    assert.deepEqual({ ...e01, last_probe_at: typeof e01?.last_probe_at }, { country_code: 'NL', party_id: 'E01', role: 'EMSP', name: 'emsp 1', status: 'active', health: 'CONNECTED', last_probe_at: 'string', routing_rules: 4, check: null, last_check_at: null, check_failure: null, versions: ['2.2.1'], version: null });
     const c01 = status.parties.find((p) => p.party_id === 'C01' && p.role === 'CPO');
     assert.equal(c01?.status, 'suspended');
     assert.equal(c01?.routing_rules, 0); // its one rule (with E01) is disabled
