@@ -47,10 +47,10 @@ describe('routing directory on Postgres', () => {
     assert.deepEqual(await routing.deliveryTarget('session', emsp, cpo), { ok: false, reason: 'no active routing rule NL/EMP <- BE/CPO' });
   });
 
-  it('with an enabled rule: the route is active and sessions go to the eMSP receiver with its token', async () => {
+  it('with an enabled rule: the route is active and sessions go to the eMSP receiver with its token, in the version the eMSP chose', async () => {
     await setRoutingRule(deps, { emsp, cpo, enabled: true });
     assert.deepEqual(await activeRoutes(), [{ emsp: 'NL/EMP', cpo: 'BE/CPO' }]);
-    assert.deepEqual(await routing.deliveryTarget('session', emsp, cpo), { ok: true, url: 'https://emsp.example.com/ocpi/2.2.1/sessions', partnerTokenSealed: Buffer.from('sealed') });
+    assert.deepEqual(await routing.deliveryTarget('session', emsp, cpo), { ok: true, url: 'https://emsp.example.com/ocpi/2.2.1/sessions', partnerTokenSealed: Buffer.from('sealed'), version: '2.2.1' });
     // A command result goes to the response_url it came with.
     const result = await routing.deliveryTarget('command_result', emsp, cpo, 'https://emsp.example.com/cb/1');
     assert.equal(result.ok && result.url, 'https://emsp.example.com/cb/1');
