@@ -79,7 +79,7 @@ describe('event log: stored positions bound to the cluster and the topic', () =>
     // Deletion is asynchronous: until the broker serves the new topic, its offsets may still be the
     // old one's (a fresh-clone run once read an end of 3 here and found nothing to refuse).
     for (let tries = 0; (await stack.eventLog.latestOffsets(TOPIC)).get(0) !== 1n; tries++) {
-      if (tries > 100) throw new Error('the recreated topic never showed its one record');
+      if (tries > 300) throw new Error('the recreated topic never showed its one record');
       await new Promise((r) => setTimeout(r, 100));
     }
     const [recreated] = await stack.eventLog.verifyPositions([TOPIC], port);
@@ -171,7 +171,7 @@ describe('event log: stored positions bound to the cluster and the topic', () =>
       await create();
       await fill(5);
       for (let tries = 0; (await stack.eventLog.latestOffsets(REFILLED)).get(0) !== 5n; tries++) {
-        if (tries > 100) throw new Error('the recreated topic never showed its five records');
+        if (tries > 300) throw new Error('the recreated topic never showed its five records');
         await new Promise((r) => setTimeout(r, 100));
       }
       assert.deepEqual(await stack.eventLog.verifyPositions([REFILLED], port), [], 'the ends went forward: the binding cannot tell');

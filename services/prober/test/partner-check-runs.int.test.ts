@@ -91,7 +91,7 @@ describe('partner check: run by the prober, stored, shown, and run by hubctl', (
       assert.match(broken?.check_failure ?? '', /^probe sessions: not an OCPI envelope: /);
       assert.match(await metrics(), new RegExp(`hub_partner_check_failures\\{platform="${platformId}",parties="DE/EMS/EMSP",service="prober"\\} 1`));
       const screen = (await hubctl('status')).out;
-      assert.match(screen, /^ {2}DE\/EMS +EMSP +active +CONNECTED +0 +\S+ +FAILED +Sim eMSP$/m);
+      assert.match(screen, /^ {2}DE\/EMS +EMSP +active +CONNECTED +0 +\S+ +FAILED +2\.2\.1 +Sim eMSP$/m);
       assert.match(screen, /^ +last check \S+ failed: probe sessions: not an OCPI envelope: .* \(hubctl partner check DE\/EMS\)$/m);
       assert.match(screen, /^partner checks: 0 parties passed, 1 failed, 0 not checked$/m);
       const show = await hubctl('party', 'show', '--country', 'DE', '--party', 'EMS', '--role', 'EMSP');
