@@ -13,7 +13,8 @@ const brokers = r.list('KAFKA_BROKERS', DEFAULT_KAFKA_BROKERS);
 const topicPrefix = r.optionalString('TOPIC_PREFIX') ?? '';
 const kafkaSecurity = readKafkaSecurity(r);
 // partner check calls the partner as the prober does: its key, outbound policy, timeout and hub party.
-const secretKey = readSecretKey(r);
+// Optional here: only partner check opens partner tokens, and says so when the key is missing.
+const secretKey = r.optionalString('HUB_SECRET_KEY') === undefined ? Buffer.alloc(0) : readSecretKey(r);
 const policy = { allowHttp: r.bool('ALLOW_HTTP_PARTNER_URLS', false), allowedHosts: r.list('PARTNER_ALLOWED_HOSTS') };
 const timeoutMs = r.int('PROBE_TIMEOUT_MS', 10_000, { min: 100 });
 const hub = readHubParty(r);
