@@ -123,7 +123,8 @@ describe('contract: the OCPI 2.1.1 operations answer as docs/openapi.json says',
     assert.equal((await send('POST', '/ocpi/2.1.1/tokens/T1/authorize', { token: cpo.token, body: { location_id: 'LOC1' } })).body.status_code, 1000);
     assert.equal((await send('POST', '/ocpi/2.1.1/tokens/NOPE/authorize', { token: cpo.token })).body.status_code, 2000);
 
-    const place = { ...location211, evses: [{ ...(location211['evses'] as Json[])[0], connectors: [((location211['evses'] as Json[])[0] as Json)['connectors'] as Json[]][0]?.slice(0, 1) }] };
+    const evse = (location211['evses'] as Json[])[0] as Json;
+    const place = { ...location211, evses: [{ ...evse, connectors: (evse['connectors'] as Json[]).slice(0, 1) }] };
     const session = { id: 'S1', start_datetime: '2026-01-01T10:00:00Z', kwh: 0, auth_id: 'NL-TST-C00000001-1', auth_method: 'WHITELIST', location: place, currency: 'EUR', status: 'ACTIVE', last_updated: '2026-01-01T10:00:00Z' };
     assert.equal((await send('PUT', '/ocpi/2.1.1/sessions/BE/BEC/S1', { token: cpo.token, body: session })).body.status_code, 1000);
     assert.equal((await send('PATCH', '/ocpi/2.1.1/sessions/BE/BEC/S1', { token: cpo.token, body: { kwh: 2 } })).body.status_code, 1000);

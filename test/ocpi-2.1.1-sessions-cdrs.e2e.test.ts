@@ -240,6 +240,14 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     assert.equal(asked?.headers['authorization'], `Token ${emsp211.partner.token}`);
   });
 
+  it('a 2.1.1 CPO whose eMSP answers garbage gets 3000 (2.1.1 has no 4xxx) and no 2.2.1-shaped data', async () => {
+    emsp221.partner.authorizeAnswer = 'garbage';
+    const res = await call<Json>(hub, 'POST', '/ocpi/2.1.1/tokens/TOKEN221/authorize', { token: cpo211.token });
+    assert.equal(res.body.status_code, 3000, res.text);
+    assert.equal(res.body.data, undefined);
+    emsp221.partner.authorizeAnswer = 'ALLOWED';
+  });
+
   it('2.1.1 callers get codes of their version: an unknown token is 2000 (2.1.1 has no 2004), and a 2.2.1 eMSP asking a 2.1.1 CPO is refused', async () => {
     const unknown = await call(hub, 'POST', '/ocpi/2.1.1/tokens/NOPE/authorize', { token: cpo211.token });
     assert.equal(unknown.status, 404);

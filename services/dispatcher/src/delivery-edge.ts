@@ -1,5 +1,5 @@
 import type { DeliveryKind } from '@hub/modules';
-import { authorizationHeader, type OcpiVersion, type PartyRef } from '@hub/ocpi';
+import type { OcpiVersion, PartyRef } from '@hub/ocpi';
 import { adapterFor, isNotRepresentable, versionFields, withoutVersionFields, type Location } from '@hub/versions';
 
 // What a delivery sends, in the receiver's OCPI version (docs/decisions/0008-one-canonical-form-translated-at-the-edge.md):
@@ -47,13 +47,4 @@ export async function deliveryBody(kind: DeliveryKind, version: OcpiVersion, pay
     if (isNotRepresentable(e)) return { ok: false, reason: e.message };
     throw e;
   }
-}
-
-/**
- * The headers of a delivery: OCPI 2.2.1's routing headers (transport_and_format.asciidoc, Message
- * routing headers) where the kind takes them; a 2.1.1 receiver gets neither those (2.1.1 has none)
- * nor a Base64 token (transport_and_format.md, 2.1.1).
- */
-export function deliveryHeaders(version: OcpiVersion, token: string, routing: Record<string, string>): Record<string, string> {
-  return version === '2.1.1' ? { authorization: authorizationHeader(token, version) } : routing;
 }

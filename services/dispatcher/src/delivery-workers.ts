@@ -1,12 +1,12 @@
 import { Counter, Histogram } from '@hub/observability';
 import { isSuccessCode } from '@hub/ocpi';
 import { deliveryRuleOf, isDeliveredKind } from '@hub/modules';
-import { ocpiPartnerClient } from '@hub/partners';
+import { ocpiPartnerClient, partnerHeaders } from '@hub/partners';
 import { aesGcmTokenCipher, cachedLookup, PartnerCallError, type RoutingDirectory } from '@hub/registry';
 import type { ServiceShell } from '@hub/service-kit';
 import { DELIVERIES_CHANNEL, listen, recipientOfDelivery, type Delivery, type DeliveryQueue } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
-import { deliveryBody, deliveryHeaders, type LocationOf } from './delivery-edge.ts';
+import { deliveryBody, type LocationOf } from './delivery-edge.ts';
 
 // The dispatcher's delivery workers (interface document, Events; reference design, Delivery rules):
 // they send due records to the eMSP's receiver with retries and backoff, a few at a time per eMSP, so
@@ -101,12 +101,8 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
     let accepted = false;
     try {
       // Hub Client Info goes without them (the module table's routingHeaders).
-      const routingHeaders: Record<string, string> =
-        rule.routingHeaders === false
-          ? {}
-          : { 'ocpi-from-country-code': from.countryCode, 'ocpi-from-party-id': from.partyId, 'ocpi-to-country-code': to.countryCode, 'ocpi-to-party-id': to.partyId };
       const token = cipher.open(target.partnerTokenSealed);
-      const headers = deliveryHeaders(target.version, token, routingHeaders);
+      const headers = partnerHeaders(target.version, token, rule.routingHeaders === false ? undefined : { from, to });
       const result = await partners.call(rule.method, url, token, { correlationId: d.correlationId ?? `delivery-${d.id}` }, out.body, headers);
       // status_codes.asciidoc: 1xxx is success (1000, and 19xx for custom success codes).
       if (result.httpStatus < 200 || result.httpStatus > 299 || !isSuccessCode(result.envelope.status_code)) {

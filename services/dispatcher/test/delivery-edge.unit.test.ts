@@ -2,7 +2,7 @@
 // Location read model stood in for by a function.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { deliveryBody, deliveryHeaders } from '../src/delivery-edge.ts';
+import { deliveryBody } from '../src/delivery-edge.ts';
 
 const cpo = { countryCode: 'NL', partyId: 'CPO' };
 const session = {
@@ -30,12 +30,5 @@ describe('deliveryBody', () => {
   it('parks what 2.1.1 has no module for (ClientInfo), with the reason', async () => {
     const out = await deliveryBody('client_info', '2.1.1', { party_id: 'X' }, cpo, noLocation);
     assert.deepEqual(out, { ok: false, reason: 'OCPI 2.1.1 has no client_info to deliver' });
-  });
-});
-
-describe('deliveryHeaders', () => {
-  it('gives a 2.1.1 receiver its token as it is and no routing headers; a 2.2.1 one the routing headers', () => {
-    assert.deepEqual(deliveryHeaders('2.1.1', 'tok', { 'ocpi-to-party-id': 'EMS' }), { authorization: 'Token tok' });
-    assert.deepEqual(deliveryHeaders('2.2.1', 'tok', { 'ocpi-to-party-id': 'EMS' }), { 'ocpi-to-party-id': 'EMS' });
   });
 });

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import { commandEventTypes, newEvent, topics } from '@hub/events';
-import { authorizationHeader, HubError, isSuccessCode, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
+import { HubError, isSuccessCode, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
 import { adapterFor, isNotRepresentable, type VersionAdapter } from '@hub/versions';
 import type { VersionEdge } from '../version-edge.ts';
 import { PartnerCallError } from '@hub/registry';
+import { partnerHeaders } from '@hub/partners';
 import { describeViolations, type SchemaValidator } from '@hub/schemas';
 import type { CommandStore } from '@hub/store';
 import type { ReadModelReads } from '../ports.ts';
@@ -159,10 +160,7 @@ export function commandsRouter(deps: CommandsDeps, edge: VersionEdge): Router {
       let answer: CommandResponse | undefined;
       try {
         const partnerToken = deps.cipher.open(target.partnerTokenSealed);
-        const headers: Record<string, string> =
-          target.version === '2.1.1'
-            ? { authorization: authorizationHeader(partnerToken, '2.1.1') }
-            : { 'ocpi-from-country-code': emsp.countryCode, 'ocpi-from-party-id': emsp.partyId, 'ocpi-to-country-code': cpo.countryCode, 'ocpi-to-party-id': cpo.partyId };
+        const headers = partnerHeaders(target.version, partnerToken, { from: emsp, to: cpo });
         const r = await deps.realtime.call('POST', `${target.url.replace(/\/+$/, '')}/${command}`, partnerToken, { correlationId: req.ctx.correlationId }, forwarded, headers);
         // The CPO's answer as the schema layer normalized it (no null members), as every body the hub
         // passes on, in the CPO's version and then as the canonical CommandResponse.

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
-import { authorizationHeader, HubError, isSuccessCode, partyKey, sameParty, statusCodeIn, success, type OcpiVersion, type PartyRef } from '@hub/ocpi';
+import { HubError, isSuccessCode, partyKey, sameParty, statusCodeIn, success, type OcpiVersion, type PartyRef } from '@hub/ocpi';
 import { tokenObjectId } from '@hub/modules';
-import type { OcpiPartnerClient } from '@hub/partners';
+import { partnerHeaders, type OcpiPartnerClient } from '@hub/partners';
 import { cachedLookup, PartnerCallError, type RoutingDirectory, type RoutingTarget, type TokenCipher } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
 import type { RateLimiter } from '@hub/store';
@@ -119,10 +119,7 @@ async function forwardAuthorization(deps: TokensDeps, req: Request, res: Respons
   const callee = adapterFor(f.target.version);
   const caller = adapterFor(f.callerVersion);
   const partnerToken = deps.cipher.open(f.target.partnerTokenSealed);
-  const headers: Record<string, string> =
-    f.target.version === '2.1.1'
-      ? { authorization: authorizationHeader(partnerToken, '2.1.1') }
-      : { 'ocpi-from-country-code': f.from.countryCode, 'ocpi-from-party-id': f.from.partyId, 'ocpi-to-country-code': f.to.countryCode, 'ocpi-to-party-id': f.to.partyId };
+  const headers = partnerHeaders(f.target.version, partnerToken, { from: f.from, to: f.to });
   try {
     const body = f.body && callee.locationReferencesOut(f.body);
     const answer = await deps.realtime.call(f.method, f.url, partnerToken, { requestId: req.ctx.requestId, correlationId: req.ctx.correlationId }, body, headers);
