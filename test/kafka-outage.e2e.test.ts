@@ -5,7 +5,7 @@
 // behaviour (the partner is not kept waiting past the configured timeout), not a benchmark: 2 s slack
 // on a 2 s timeout. This test runs its own broker and stops only that one.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
@@ -63,6 +63,13 @@ describe('Kafka away: pushes are refused with 503 within APPEND_TIMEOUT_MS', () 
 
     // 20 pushes a second for 8 s while the broker is stopped, each answered in its own time.
     process.kill(pid, 'SIGSTOP');
+    // The signal takes effect asynchronously: on a loaded machine the broker once answered a push sent
+    // right after kill() returned. Pushes start once the kernel shows the process stopped (state T).
+    const stopped = () => readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').startsWith('T');
+    for (let i = 0; !stopped(); i++) {
+      if (i > 200) throw new Error(`broker ${pid} did not stop on SIGSTOP`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
     const hungAt = Date.now();
     let answers: Array<Awaited<ReturnType<typeof push>>>;
     try {
