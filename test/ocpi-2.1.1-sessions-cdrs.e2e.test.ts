@@ -85,15 +85,37 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     last_updated: '2026-11-26T10:00:00Z',
   });
 
-  it('a 2.1.1 session whose auth_id is a routed eMSP token reaches the 2.2.1 eMSP with that token as cdr_token', async () => {
-    let res;
-    // The token is projected asynchronously: the CPO's retry finds it once it is.
-    for (let i = 0; i < 50; i++) {
-      res = await call(hub, 'PUT', '/ocpi/2.1.1/sessions/BE/BEC/S1', { token: cpo211.token, body: session211('S1', contractId221) });
-      if (res.body.status_code === 1000) break;
-      await new Promise((r) => setTimeout(r, 200));
+  const cdr211 = (id: string, authId: string): Json => ({
+    id,
+    start_date_time: '2026-11-26T10:00:00Z',
+    stop_date_time: '2026-11-26T11:30:00Z',
+    auth_id: authId,
+    auth_method: 'WHITELIST',
+    location: oneEvse,
+    currency: 'EUR',
+    charging_periods: [{ start_date_time: '2026-11-26T10:00:00Z', dimensions: [{ type: 'ENERGY', volume: 15 }] }],
+    total_cost: 4,
+    total_energy: 15,
+    total_time: 1.5,
+    last_updated: '2026-11-26T11:30:00Z',
+  });
+
+  /** Waits until the 2.1.1 CPO can pull a token with this contract_id (the token read model holds it). */
+  async function tokenProjected(contractId: string): Promise<void> {
+    for (let i = 0; i < 100; i++) {
+      const res = await call<Json[]>(hub, 'GET', '/ocpi/2.1.1/tokens?limit=1000', { token: cpo211.token });
+      if ((res.body.data ?? []).some((t) => t['auth_id'] === contractId)) return;
+      await new Promise((r) => setTimeout(r, 100));
     }
-    assert.equal(res?.body.status_code, 1000, res?.text);
+    throw new Error(`token with contract_id ${contractId} never projected`);
+  }
+
+  it('a 2.1.1 session whose auth_id is a routed eMSP token reaches the 2.2.1 eMSP with that token as cdr_token', async () => {
+    // The token is projected asynchronously: the CPO pushes once the hub holds it (before, the session
+    // would be parked under the hub until re-driven: the test below).
+    await tokenProjected(contractId221);
+    const res = await call(hub, 'PUT', '/ocpi/2.1.1/sessions/BE/BEC/S1', { token: cpo211.token, body: session211('S1', contractId221) });
+    assert.equal(res.body.status_code, 1000, res.text);
     const got = await received(emsp221.partner, 'session', 'S1');
     await assertValid('ocpi/session.json', got.body);
     assert.deepEqual(got.body['cdr_token'], { country_code: 'DE', party_id: 'NEW', uid: 'TOKEN221', type: 'RFID', contract_id: contractId221 });
@@ -127,20 +149,7 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
   });
 
   it('a 2.1.1 CDR reaches the 2.2.1 eMSP as a valid 2.2.1 CDR; the CPO reads it back in 2.1.1', async () => {
-    const cdr = {
-      id: 'CDR1',
-      start_date_time: '2026-11-26T10:00:00Z',
-      stop_date_time: '2026-11-26T11:30:00Z',
-      auth_id: contractId221,
-      auth_method: 'WHITELIST',
-      location: oneEvse,
-      currency: 'EUR',
-      charging_periods: [{ start_date_time: '2026-11-26T10:00:00Z', dimensions: [{ type: 'ENERGY', volume: 15 }] }],
-      total_cost: 4,
-      total_energy: 15,
-      total_time: 1.5,
-      last_updated: '2026-11-26T11:30:00Z',
-    };
+    const cdr = cdr211('CDR1', contractId221);
     await assertValid('ocpi-2.1.1/cdr.json', cdr);
     const res = await call(hub, 'POST', '/ocpi/2.1.1/cdrs', { token: cpo211.token, body: cdr });
     assert.equal(res.body.status_code, 1000, res.text);
@@ -178,17 +187,53 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     assert.deepEqual((sent['evses'] as Json[]).map((e) => e['uid']), [evse221['uid']]);
   });
 
-  it('an auth_id that names no eMSP at all is refused with 2001; an eMA-ID of an eMSP the hub does not route is parked as unroutable', async () => {
-    const refused = await call(hub, 'PUT', '/ocpi/2.1.1/sessions/BE/BEC/S9', { token: cpo211.token, body: session211('S9', '04A2B3C4D5') });
-    assert.equal(refused.body.status_code, 2001);
-    assert.match(String(refused.body.status_message), /auth_id 04A2B3C4D5 is no token/);
+  async function listedUnroutable(what: RegExp): Promise<string> {
+    let listed = '';
+    for (let i = 0; i < 100 && !what.test(listed); i++) {
+      listed = (await hubctl(env, ['deliveries', 'list', '--state', 'unroutable'])).stdout;
+      if (!what.test(listed)) await new Promise((r) => setTimeout(r, 200));
+    }
+    return listed;
+  }
+
+  it('a session and a CDR whose auth_id names no eMSP are accepted, parked as unroutable with the reason, and reach the eMSP when re-driven after it pushed the token', async () => {
+    const authId = '04A2B3C4D5';
+    const session = await call(hub, 'PUT', '/ocpi/2.1.1/sessions/BE/BEC/S9', { token: cpo211.token, body: session211('S9', authId) });
+    assert.equal(session.body.status_code, 1000, session.text);
+    const cdr = await call(hub, 'POST', '/ocpi/2.1.1/cdrs', { token: cpo211.token, body: cdr211('CDR9', authId) });
+    assert.equal(cdr.body.status_code, 1000, cdr.text);
+    // Still the CPO's to read back as it sent it.
+    const back = await call<Json>(hub, 'GET', '/ocpi/2.1.1/cdrs/BE/BEC/CDR9', { token: cpo211.token });
+    assert.equal(back.body.data?.['auth_id'], authId);
+    const listed = await listedUnroutable(/S9[\s\S]*CDR9|CDR9[\s\S]*S9/);
+    assert.match(listed, /S9/);
+    assert.match(listed, /CDR9/);
+    assert.match(listed, /auth_id names no eMSP: no eMSP routed to BE\/BEC pushed a token with it as contract_id/);
+    // A PATCH of the parked session is accepted too (the hub holds the session) and merged into it.
+    const patch = await call(hub, 'PATCH', '/ocpi/2.1.1/sessions/BE/BEC/S9', { token: cpo211.token, body: { kwh: 7.5 } });
+    assert.equal(patch.body.status_code, 1000, patch.text);
+    // The eMSP pushes the token; the operator re-drives what was parked.
+    const token = { country_code: 'DE', party_id: 'NEW', uid: 'RFID9', type: 'RFID', contract_id: authId, issuer: 'New eMSP', valid: true, whitelist: 'ALLOWED', last_updated: '2026-01-01T00:00:00Z' };
+    assert.equal((await call(hub, 'PUT', '/ocpi/2.2.1/tokens/DE/NEW/RFID9', { token: emsp221.token, body: token })).body.status_code, 1000);
+    await tokenProjected(authId);
+    const redriven = await hubctl(env, ['deliveries', 'redrive', '--cpo', 'BE/BEC']);
+    assert.equal(redriven.code, 0, redriven.stderr);
+    const gotSession = await received(emsp221.partner, 'session', 'S9');
+    await assertValid('ocpi/session.json', gotSession.body);
+    assert.deepEqual(gotSession.body['cdr_token'], { country_code: 'DE', party_id: 'NEW', uid: 'RFID9', type: 'RFID', contract_id: authId });
+    assert.equal(gotSession.body['kwh'], 7.5);
+    const gotCdr = await received(emsp221.partner, 'cdr', 'CDR9');
+    await assertValid('ocpi/cdr.json', gotCdr.body);
+    assert.deepEqual(gotCdr.body['cdr_token'], { country_code: 'DE', party_id: 'NEW', uid: 'RFID9', type: 'RFID', contract_id: authId });
+    assert.deepEqual(gotCdr.body['total_cost'], { excl_vat: 4 });
+    assert.equal(gotCdr.body['total_energy'], 15);
+    assert.doesNotMatch((await hubctl(env, ['deliveries', 'list', '--state', 'unroutable'])).stdout, /S9|CDR9/);
+  });
+
+  it('an eMA-ID of an eMSP the hub does not route is parked as unroutable under that eMSP', async () => {
     const parked = await call(hub, 'PUT', '/ocpi/2.1.1/sessions/BE/BEC/S8', { token: cpo211.token, body: session211('S8', 'FR-XYZ-C00000001-1') });
     assert.equal(parked.body.status_code, 1000, parked.text);
-    let listed = '';
-    for (let i = 0; i < 100 && !listed.includes('S8'); i++) {
-      listed = (await hubctl(env, ['deliveries', 'list', '--state', 'unroutable'])).stdout;
-      if (!listed.includes('S8')) await new Promise((r) => setTimeout(r, 200));
-    }
+    const listed = await listedUnroutable(/S8/);
     assert.match(listed, /S8/);
     assert.match(listed, /FR\/XYZ/);
   });
@@ -207,13 +252,14 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     await assertValid('ocpi/token.json', got.body);
     assert.deepEqual([got.body['country_code'], got.body['party_id'], got.body['contract_id']], ['NL', 'OLD', 'NL-OLD-C00000003-3']);
     let pulled: Json[] = [];
-    for (let i = 0; i < 50 && pulled.length < 2; i++) {
+    // Both eMSPs' tokens: TOKEN221 and RFID9 of the 2.2.1 eMSP (tests above), OLD1 of the 2.1.1 one.
+    for (let i = 0; i < 50 && pulled.length < 3; i++) {
       const res = await call<Json[]>(hub, 'GET', '/ocpi/2.1.1/tokens', { token: cpo211.token });
       assert.equal(res.body.status_code, 1000, res.text);
       pulled = res.body.data ?? [];
-      if (pulled.length < 2) await new Promise((r) => setTimeout(r, 200));
+      if (pulled.length < 3) await new Promise((r) => setTimeout(r, 200));
     }
-    assert.deepEqual(pulled.map((t) => t['uid']).sort(), ['OLD1', 'TOKEN221']);
+    assert.deepEqual(pulled.map((t) => t['uid']).sort(), ['OLD1', 'RFID9', 'TOKEN221']);
     for (const t of pulled) await assertValid('ocpi-2.1.1/token.json', t);
     assert.equal(pulled.find((t) => t['uid'] === 'TOKEN221')?.['auth_id'], contractId221);
   });

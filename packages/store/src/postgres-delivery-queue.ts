@@ -8,6 +8,8 @@ import { groupCommit } from './group-commit.ts';
 // CDRs and command results to eMSPs, claimed per eMSP by the dispatcher's delivery workers, listed and
 // re-driven by operators. Where each goes is the RoutingDirectory's (postgres-routing-directory.ts).
 
+type Json = Record<string, unknown>;
+
 export interface DeliveryQueue {
   /**
    * Turns consumed events into delivery rows. Newest wins: a session row is replaced only by a later
@@ -43,6 +45,11 @@ export interface DeliveryQueue {
   delivered(id: string, offset: string): Promise<void>;
   failed(id: string, offset: string, error: string, retryInMs: number | undefined): Promise<void>;
   unroutable(id: string, reason: string): Promise<void>;
+  /**
+   * Gives a row to another eMSP with its payload as attributed (a 2.1.1 session or CDR whose driver
+   * the hub could name only later); 'taken' when that eMSP already holds a row of the same object.
+   */
+  reassign(id: string, emsp: { countryCode: string; partyId: string }, payload: Json): Promise<'reassigned' | 'taken'>;
   list(filter: DeliveryFilter): Promise<Delivery[]>;
   /** Makes matching dead or unroutable rows pending again; returns how many. */
   redrive(filter: DeliveryFilter): Promise<number>;
@@ -168,6 +175,16 @@ export function postgresDeliveryQueue(pool: Pool): DeliveryQueue {
          where id = $1`,
         [id, offset, error.slice(0, 1000), retryInMs ?? null],
       );
+    },
+    async reassign(id, emsp, payload) {
+      try {
+        await pool.query(`update deliveries set emsp_country_code = $2, emsp_party_id = $3, payload = $4, updated_at = now() where id = $1`, [id, emsp.countryCode, emsp.partyId, JSON.stringify(payload)]);
+        return 'reassigned';
+      } catch (e) {
+        // unique_violation: the eMSP's row of the same object (its own later PUT) is the one delivered.
+        if ((e as { code?: unknown }).code === '23505') return 'taken';
+        throw e;
+      }
     },
     async unroutable(id, reason) {
       await pool.query(`update deliveries set state = 'unroutable', reason = $2, claimed_until = null, updated_at = now() where id = $1`, [id, reason]);

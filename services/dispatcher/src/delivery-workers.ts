@@ -7,6 +7,7 @@ import type { ServiceShell } from '@hub/service-kit';
 import { DELIVERIES_CHANNEL, listen, recipientOfDelivery, type Delivery, type DeliveryQueue } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
 import { deliveryBody, type LocationOf } from './delivery-edge.ts';
+import { attribute, isUnattributed, type AttributionDeps } from './delivery-attribution.ts';
 
 // The dispatcher's delivery workers (interface document, Events; reference design, Delivery rules):
 // they send due records to the eMSP's receiver with retries and backoff, a few at a time per eMSP, so
@@ -25,7 +26,7 @@ export interface DeliveryWorkers {
   drain(): Promise<void>;
 }
 
-export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, deps: { deliveries: DeliveryQueue; routing: RoutingDirectory; locationOf: LocationOf }): DeliveryWorkers {
+export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, deps: { deliveries: DeliveryQueue; routing: RoutingDirectory; locationOf: LocationOf; tokensByContractId: AttributionDeps['tokensByContractId'] }): DeliveryWorkers {
   const { logger, metrics } = shell;
   const { deliveries, routing } = deps;
   const cipher = aesGcmTokenCipher(config.secretKey);
@@ -62,8 +63,23 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
   );
   const targetOf = (d: Delivery) => targets.get(d);
 
-  const deliver = async (d: Delivery): Promise<void> => {
-    const emsp = emspKey(d);
+  const attribution: AttributionDeps = { tokensByContractId: deps.tokensByContractId, reassign: (id, emsp, payload) => deliveries.reassign(id, emsp, payload) };
+
+  const deliver = async (claimed: Delivery): Promise<void> => {
+    let emsp = emspKey(claimed);
+    let d = claimed;
+    if (isUnattributed(d, config.hubParty)) {
+      // A 2.1.1 session or CDR whose auth_id named no eMSP when received (delivery-attribution.ts).
+      const attributed = await attribute(d, attribution);
+      if (!attributed.ok) {
+        await deliveries.unroutable(d.id, attributed.reason);
+        attempts.inc({ kind: d.kind, emsp, outcome: 'unroutable' });
+        logger.warn('delivery unattributed, kept for re-drive', { kind: d.kind, emsp, objectId: d.objectId, reason: attributed.reason, correlationId: d.correlationId });
+        return;
+      }
+      d = attributed.delivery;
+      emsp = emspKey(d);
+    }
     if (!isDeliveredKind(d.kind)) {
       // A kind this dispatcher has no rule for (a newer version wrote it): parked with its reason,
       // never claimed again and again; re-driven once a dispatcher that knows it runs.

@@ -32,6 +32,7 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
     deliveries,
     routing: postgresRoutingDirectory(pool),
     locationOf: (cpo, locationId) => readModels.findObject('locations', { ...cpo, id: locationId }),
+    tokensByContractId: (contractId, cpo) => readModels.tokensByContractId(contractId, cpo),
   });
   // 1. Consumer: events -> delivery records (delivery-consumer.ts).
   const consumer = await startDeliveryConsumer(config, shell, { deliveries, lag, wake: () => workers.wake(), reportSessionPatches: sessionPatchReporter(metrics, logger) });

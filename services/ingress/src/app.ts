@@ -124,7 +124,7 @@ export function createIngressApp(deps: IngressDeps): Express {
     }),
   );
   const objects: ObjectRoutesDeps = { ...deps.objects, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl };
-  const edges = versionEdges(deps.validator);
+  const edges = versionEdges(deps.validator, deps.credentials.hub);
   app.use('/ocpi/2.2.1/locations', hubToken, json, locationsRouter(objects, edges['2.2.1']));
   app.use('/ocpi/2.2.1/tariffs', hubToken, json, tariffsRouter(objects, edges['2.2.1']));
   // OCPI 2.1.1: a CPO pushes to {cc}/{pid}/{id} (the eMSP interface, mod_locations.md 3.2) and an eMSP

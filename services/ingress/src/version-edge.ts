@@ -22,8 +22,9 @@ export interface VersionEdge {
   /**
    * A CPO's Session (or PATCH) or CDR as the canonical object. A version that names the driver only by
    * auth_id (2.1.1) has it resolved to a cdr_token through `tokens` (docs/reference/version-mapping.md,
-   * Routing without cdr_token); one that resolves to no eMSP at all is refused like a 2.2.1 record
-   * without an eMSP in its cdr_token.
+   * Routing without cdr_token). One that resolves to no eMSP is accepted with a cdr_token naming the
+   * hub itself: its delivery is parked as unroutable and attributed again when re-driven (the
+   * dispatcher's delivery-attribution.ts); a PATCH's unresolved auth_id leaves the session's eMSP as it is.
    */
   chargingIn(object: 'session' | 'cdr', body: unknown, partial: boolean, owner: Owner, tokens: TokensByContractId): Promise<Record<string, unknown>>;
   /** A stored canonical CDR as this version's CPO reads it back. */
@@ -36,17 +37,21 @@ export type TokensByContractId = (contractId: string) => Promise<ReadonlyArray<R
 /**
  * The cdr_token of a 2.1.1 auth_id, in a documented order: the token an eMSP routed to the CPO pushed
  * with that contract_id (the first eMSP by country and party when several did), else the eMSP the
- * eMA-ID names (ISO 15118 contract id prefix), else none.
+ * eMA-ID names (ISO 15118 contract id prefix), else none (undefined).
  */
-async function resolveAuthId(authId: string, tokens: TokensByContractId): Promise<CdrToken> {
+async function resolveAuthId(authId: string, tokens: TokensByContractId): Promise<CdrToken | undefined> {
   const [known] = await tokens(authId);
   const resolution = cdrTokenFromAuthId(authId, known as Token | undefined);
-  if (resolution.how === 'unresolved') {
-    throw new HubError('INVALID_PARAMETERS', {
-      detail: `auth_id ${authId} is no token an eMSP routed to you pushed, nor an eMA-ID naming an eMSP: the hub cannot tell whose it is`,
-    });
-  }
-  return resolution.cdrToken;
+  return resolution.how === 'unresolved' ? undefined : resolution.cdrToken;
+}
+
+/**
+ * The cdr_token of an auth_id the hub cannot attribute yet: it names the hub itself (no eMSP is
+ * named falsely, and the record stays a valid 2.2.1 object in its topic), uid and contract_id the
+ * auth_id as sent (docs/reference/version-mapping.md, Routing without cdr_token).
+ */
+export function unattributedCdrToken(authId: string, hub: Owner): CdrToken {
+  return { country_code: hub.countryCode, party_id: hub.partyId, uid: authId, type: 'OTHER', contract_id: authId };
 }
 
 type In = (a: VersionAdapter, body: unknown, owner: Owner) => unknown;
@@ -99,7 +104,7 @@ function stamped(body: unknown, partial: boolean): unknown {
   return open ? { ...body, last_updated: new Date().toISOString() } : body;
 }
 
-function translatingEdge(validator: SchemaValidator, version: Exclude<OcpiVersion, '2.2.1'>): VersionEdge {
+function translatingEdge(validator: SchemaValidator, version: Exclude<OcpiVersion, '2.2.1'>, hub: Owner): VersionEdge {
   const adapter = adapterFor(version);
   const objectOut = (object: EdgeObject, document: Record<string, unknown>): Record<string, unknown> | undefined => {
     try {
@@ -120,9 +125,13 @@ function translatingEdge(validator: SchemaValidator, version: Exclude<OcpiVersio
     objectOut,
     async chargingIn(object, body, partial, owner, tokens) {
       const document = validateBody(validator, adapter.schemaId(object) as keyof OcpiBodies, stamped(body, partial), partial) as { auth_id?: string };
-      const cdrToken = typeof document.auth_id === 'string' ? await resolveAuthId(document.auth_id, tokens) : undefined;
-      const canonical: object =
-        object === 'cdr' ? adapter.cdrIn(document, owner, cdrToken as CdrToken) : partial ? adapter.sessionPatchIn(document, cdrToken) : adapter.sessionIn(document, owner, cdrToken as CdrToken);
+      const authId = document.auth_id;
+      const resolved = typeof authId === 'string' ? await resolveAuthId(authId, tokens) : undefined;
+      if (partial) return adapter.sessionPatchIn(document, resolved);
+      // The version's schema requires auth_id in a whole Session or CDR (mod_sessions.md 3.1, mod_cdrs.md 3.1).
+      if (authId === undefined) throw new HubError('INVALID_PARAMETERS', { detail: 'auth_id is required' });
+      const cdrToken = resolved ?? unattributedCdrToken(authId, hub);
+      const canonical: object = object === 'cdr' ? adapter.cdrIn(document, owner, cdrToken) : adapter.sessionIn(document, owner, cdrToken);
       return canonical as Record<string, unknown>;
     },
     cdrOut(document) {
@@ -141,6 +150,7 @@ function translatingEdge(validator: SchemaValidator, version: Exclude<OcpiVersio
   };
 }
 
-export function versionEdges(validator: SchemaValidator): Readonly<Record<OcpiVersion, VersionEdge>> {
-  return { '2.2.1': canonicalEdge(validator), '2.1.1': translatingEdge(validator, '2.1.1') };
+/** hub: the hub's own party, which an unattributed driver token names (unattributedCdrToken). */
+export function versionEdges(validator: SchemaValidator, hub: Owner): Readonly<Record<OcpiVersion, VersionEdge>> {
+  return { '2.2.1': canonicalEdge(validator), '2.1.1': translatingEdge(validator, '2.1.1', hub) };
 }
