@@ -275,6 +275,17 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     assert.deepEqual(asked?.body, { location_id: String(location['id']), evse_uids: [String(evse['uid'])] }, '2.2.1 LocationReferences have no connector_ids');
   });
 
+  it('a 2.1.1 CPO asks for real-time authorization of a token no eMSP pushed: an eMA-ID goes to the eMSP it names, anything else is unknown (2000)', async () => {
+    emsp211.partner.authorizeAnswer = 'ALLOWED';
+    const res = await call<Json>(hub, 'POST', '/ocpi/2.1.1/tokens/NL-OLD-C00000077-7/authorize', { token: cpo211.token, body: {} });
+    assert.equal(res.body.status_code, 1000, res.text);
+    await assertValid('ocpi-2.1.1/authorization_info.json', res.body.data);
+    assert.equal(res.body.data?.['allowed'], 'ALLOWED');
+    assert.ok(emsp211.partner.requests.some((r) => r.path === '/ocpi/2.1.1/tokens/NL-OLD-C00000077-7/authorize'), 'the 2.1.1 eMSP was asked');
+    const unknown = await call<Json>(hub, 'POST', '/ocpi/2.1.1/tokens/04FFFFFFFF/authorize', { token: cpo211.token, body: {} });
+    assert.equal(unknown.body.status_code, 2000, unknown.text);
+  });
+
   it('a 2.2.1 CPO asks for real-time authorization of a 2.1.1 eMSP token: the answer is a 2.2.1 AuthorizationInfo with the token', async () => {
     emsp211.partner.authorizeAnswer = 'BLOCKED';
     const res = await call<Json>(hub, 'POST', '/ocpi/2.2.1/tokens/OLD1/authorize', { token: cpo221.token, body: {} });

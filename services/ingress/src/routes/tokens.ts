@@ -11,7 +11,7 @@ import { refuseOtherMethods } from '../method-not-allowed.ts';
 import { objectPath, refuseEmptySegments, validateBody, type OcpiBodies } from '../ocpi-objects.ts';
 import type { VersionEdge } from '../version-edge.ts';
 import type { Token } from '@hub/schemas/generated/ocpi/token';
-import { adapterFor } from '@hub/versions';
+import { adapterFor, parseEmaId } from '@hub/versions';
 import type { LocationReferences } from '@hub/schemas/generated/ocpi/location_references';
 import type { ReadModelReads } from '../ports.ts';
 
@@ -74,12 +74,16 @@ async function targetCpo(deps: TokensDeps, req: Request, emsp: PartyRef, body: L
 
 /**
  * The eMSP: OCPI-to headers when present (an eMSP that does not push its tokens is reached so), else
- * the routed eMSP whose pushed token this is (tokens read model).
+ * the routed eMSP whose pushed token this is (tokens read model). A 2.1.1 CPO sends no OCPI-to headers
+ * (2.1.1 has none): for it, as for the auth_id of its sessions and CDRs, a token no eMSP pushed goes
+ * to the eMSP its eMA-ID names (docs/reference/version-mapping.md, Routing without cdr_token).
  */
-async function targetEmsp(deps: TokensDeps, req: Request, cpo: PartyRef, uid: string, type: string | undefined): Promise<PartyRef> {
+async function targetEmsp(deps: TokensDeps, req: Request, cpo: PartyRef, uid: string, type: string | undefined, version: OcpiVersion): Promise<PartyRef> {
   const named = namedReceiver(req);
   if (named) return named;
   const owners = await deps.readModels.tokenOwners(tokenObjectId(uid, type), cpo);
+  const ema = owners.length === 0 && version === '2.1.1' ? parseEmaId(uid) : undefined;
+  if (ema) return { countryCode: ema.countryCode, partyId: ema.providerId };
   // mod_tokens.asciidoc, POST Response Data: an unknown token is 2004 without data.
   if (owners.length === 0) throw new HubError('UNKNOWN_TOKEN_AUTHORIZE', { detail: `no eMSP routed to ${partyKey(cpo)} has pushed token ${uid} (${type ?? 'RFID'}); name the eMSP in the OCPI-to headers` });
   if (owners.length > 1) throw new HubError('NOT_ENOUGH_INFORMATION', { detail: `several eMSPs have token ${uid}: name one in the OCPI-to headers` });
@@ -234,7 +238,7 @@ export function tokensRouter(deps: TokensDeps, edge: VersionEdge): Router {
       const decisionPromise = deps.rateLimiter.hit('tokens-authorize-cpo', partyKey(cpo), deps.perMinute);
       decisionPromise.catch(() => undefined);
       const body = locationReferences(deps, req, edge);
-      const targetPromise = targetEmsp(deps, req, cpo, uid, type).then(async (emsp) => ({ emsp, target: await targets.get({ cpo, emsp, called: 'EMSP' }) }));
+      const targetPromise = targetEmsp(deps, req, cpo, uid, type, edge.version).then(async (emsp) => ({ emsp, target: await targets.get({ cpo, emsp, called: 'EMSP' }) }));
       targetPromise.catch(() => undefined);
       requireBudget(deps, await decisionPromise);
       const { emsp, target } = await targetPromise;
