@@ -24,20 +24,22 @@ export default tseslint.config(
       '@typescript-eslint/only-throw-error': 'error',
       '@typescript-eslint/require-await': 'off',
       'no-console': 'error',
+      'hub/no-issue-references': 'error',
     },
+    plugins: { hub: { rules: { 'no-issue-references': noIssueReferences() } } },
   },
   {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
-  // Small files, each about one thing (issue 12, item 4: no source file over 300 lines). Tests,
-  // benchmarks and generated types are not held to it.
+  // Small files, each about one thing: no source file over 300 lines. Tests, benchmarks and generated
+  // types are not held to it.
   {
     files: ['services/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'infra/stack/**/*.ts', 'infra/stack/**/*.mjs', 'schemas/*.ts'],
     rules: { 'max-lines': ['error', { max: 300 }] },
   },
-  // Adapters own their drivers (issue 12, item 3): the Kafka client only in packages/event-log, the
-  // Postgres driver only in packages/store (their tests included). Everything else uses their ports.
+  // Adapters own their drivers: the Kafka client only in packages/event-log, the Postgres driver only
+  // in packages/store (their tests included). Everything else uses their ports.
   ...driverBoundaries(),
 );
 
@@ -50,4 +52,25 @@ function driverBoundaries() {
     { files: ['packages/event-log/**'], rules: restrict(postgres) },
     { files: ['packages/store/**'], rules: restrict(kafka) },
   ];
+}
+
+/**
+ * Comments say why and cite what a reader can open: the OCPI chapters, docs/ and docs/decisions/.
+ * An issue number names a tracker the reader may not have, and goes stale; history belongs in commits.
+ */
+function noIssueReferences() {
+  const pattern = /\bissues?\s*#?\d+/i;
+  return {
+    meta: { type: 'suggestion', messages: { cite: 'comments cite the protocol, docs/ or a decision record (docs/decisions/), not an issue number: "{{text}}"' }, schema: [] },
+    create(context) {
+      return {
+        Program() {
+          for (const comment of context.sourceCode.getAllComments()) {
+            const found = pattern.exec(comment.value);
+            if (found) context.report({ loc: comment.loc, messageId: 'cite', data: { text: found[0] } });
+          }
+        },
+      };
+    },
+  };
 }

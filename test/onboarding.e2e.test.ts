@@ -1,4 +1,4 @@
-// The onboarding sequence (a)-(e) of the interface document, end to end against the real services
+// The onboarding sequence (a)-(e) of the interface document (What the service does 10), run end to end against the real services
 // (ingress and prober processes), real Kafka and real Postgres, with the partner a real HTTP server.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

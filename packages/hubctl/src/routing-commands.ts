@@ -3,7 +3,7 @@ import { setRoutingRule } from '@hub/registry';
 import { need, type CommandContext } from './command-context.ts';
 import { partyRef } from './delivery-filter.ts';
 
-// hubctl routing: enable, disable, list the routing rules between eMSPs and CPOs (interface document, Routing).
+// hubctl routing: enable, disable, list the routing rules between eMSPs and CPOs (interface document, What the service does 5).
 
 export async function runRoutingCommand(action: string, ctx: CommandContext): Promise<number | undefined> {
   const { deps, values, op, print, audit } = ctx;

@@ -1,7 +1,7 @@
 import type { OcpiVersion, PartyRef } from '@hub/ocpi';
 import type { DeliveryKind } from '@hub/modules';
 
-// Routing (interface document, Routing; Events, rule 2): which party receives what, and where. The
+// Routing (interface document, What the service does 5; Events, rule 2): which party receives what, and where. The
 // port the dispatcher's delivery workers and the ingress's tokens and commands routes ask; its
 // Postgres adapter (packages/store, postgres-routing-directory.ts) holds the one SQL condition of who
 // may see whom, which the eMSP list pulls use as well.

@@ -4,7 +4,7 @@ import type { RoutingDirectory, RoutingTarget } from '@hub/registry';
 import type { Pool } from './pool.ts';
 
 // The RoutingDirectory port (@hub/registry, routing.ts) on Postgres, and the one condition of who may
-// see whom (interface document, Routing): the eMSP list pulls (postgres-read-model-store.ts), the
+// see whom (interface document, What the service does 5): the eMSP list pulls (postgres-read-model-store.ts), the
 // deliveries and the tokens and commands forwards all decide by ACTIVE_ROUTES.
 
 /**

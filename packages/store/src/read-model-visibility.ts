@@ -2,7 +2,7 @@ import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
 import { ocpiModules, projectionOf } from '@hub/modules';
 import type { ReadModel } from './read-model-records.ts';
 
-// What a caller's routed list holds (interface document, Routing: an eMSP sees the objects of the CPOs
+// What a caller's routed list holds (interface document, What the service does 5: an eMSP sees the objects of the CPOs
 // routed to it), as SQL shared by the list pages (read-model-list.ts) and their rank anchors
 // (read-model-anchors.ts), so the two always count the same rows in the same order.
 

@@ -10,7 +10,7 @@ import type { EventAppender, ReadModelReads } from './ports.ts';
 
 // The pulls of a projected module (locations, tariffs, tokens), read from the module table: a routed,
 // paginated list for the role that reads the owner's objects, and a detail GET for the owner and the
-// routed readers (interface document, Routing, Pagination, Limits; transport_and_format.asciidoc,
+// routed readers (interface document, What the service does 5, Pagination, Limits; transport_and_format.asciidoc,
 // Pagination).
 
 export interface ObjectRoutesDeps {

@@ -141,7 +141,7 @@ export function tariffsRouter(deps: ObjectRoutesDeps, edge: VersionEdge): Router
       okEmpty(res);
     }),
   );
-  // Interface document, Locations and tariffs: no PATCH for tariffs; a tariff is replaced by PUT.
+  // Interface document, Endpoints (Summary): no PATCH for tariffs; a tariff is replaced by PUT.
   router.patch('/:cc/:pid/:id', notServed('push the full tariff with PUT'));
   return refuseOtherMethods(router);
 }
