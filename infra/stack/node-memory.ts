@@ -1,6 +1,6 @@
 // Memory settings of the hub's Node processes (README, Configuration, "Memory of the services"), set
 // where they are launched: `npm start` (cli.ts), `npm run hubctl`, and the benchmarks (bench/load.ts
-// startNode), so benchmarks measure what production runs. Target: <= 250 MB RSS each (bench/README.md, Scale).
+// startNode), so benchmarks measure what production runs. Target: <= 250 MB RSS each (bench/README.md, scale).
 //
 // Why flags at all: the consumers hold a bounded amount of data (fetch sizes and queues in
 // packages/event-log, services/projector, hubctl rebuild), but V8 sizes its heap from the machine's
