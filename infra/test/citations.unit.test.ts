@@ -34,7 +34,7 @@ function sections(doc: string): string[] {
   });
 }
 
-/** "interface document, Onboarding sequence a-e" -> "Onboarding sequence"; the item numbers and letters after a section go. */
+/** The section a citation names: "Onboarding sequence a-e" is "Onboarding sequence" (item numbers and letters after it go). */
 function sectionOf(cited: string): string {
   return cited
     .split(/[;,(:]/)[0]!
