@@ -1,24 +1,13 @@
 // hubctl entry point: the only place that reads process.env.
 import { hostname, userInfo } from 'node:os';
-import { configReader, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS, readHubParty, readKafkaSecurity, readSecretKey } from '@hub/config';
 import { appendInOrder, createKafkaEventLog, verifyKafkaAccessAtStart } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
 import { aesGcmTokenCipher } from '@hub/registry';
 import { createPool, drainOutbox, postgresDeliveryStore, postgresPositionBindings, postgresQuarantineStore, postgresReadModelStore, postgresRegistryStore, postgresTokenResend } from '@hub/store';
 import { runHubctl } from './cli.ts';
+import { readHubctlConfig } from './config.ts';
 
-const r = configReader(process.env);
-const databaseUrl = r.url('DATABASE_URL', DEFAULT_DATABASE_URL);
-const brokers = r.list('KAFKA_BROKERS', DEFAULT_KAFKA_BROKERS);
-const topicPrefix = r.optionalString('TOPIC_PREFIX') ?? '';
-const kafkaSecurity = readKafkaSecurity(r);
-// partner check calls the partner as the prober does: its key, outbound policy, timeout and hub party.
-// Optional here: only partner check opens partner tokens, and says so when the key is missing.
-const secretKey = r.optionalString('HUB_SECRET_KEY') === undefined ? Buffer.alloc(0) : readSecretKey(r);
-const policy = { allowHttp: r.bool('ALLOW_HTTP_PARTNER_URLS', false), allowedHosts: r.list('PARTNER_ALLOWED_HOSTS') };
-const timeoutMs = r.int('PROBE_TIMEOUT_MS', 10_000, { min: 100 });
-const hub = readHubParty(r);
-r.done();
+const { databaseUrl, brokers, topicPrefix, kafkaSecurity, secretKey, policy, timeoutMs, hub } = readHubctlConfig(process.env);
 
 const logger = createLogger({ service: 'hubctl', level: 'error', stream: process.stderr });
 // Five: a rebuild's three transactions at once, its progress reads and its ANALYZE.

@@ -1,1 +1,2 @@
 export { startWorker } from './worker.ts';
+export * from './config.ts';
