@@ -65,10 +65,10 @@ function scenario(options: { replaceAnsweringBroker: boolean }) {
     updateSequence: (_topic: string, partition: number, increment: number) => sequences.set(partition, (sequences.get(partition) ?? 0) + increment),
   };
   const retrier = async (attempt: (bail: (e: unknown) => void, retryCount: number, retryTime: number) => Promise<unknown>) => {
-    let bailed: unknown;
+    let bailed: Error | undefined;
     for (let retry = 0; retry < 5; retry++) {
       try {
-        return await attempt((e) => (bailed = e), retry, 0);
+        return await attempt((e) => (bailed = e instanceof Error ? e : new Error(String(e))), retry, 0);
       } catch (e) {
         if (bailed !== undefined) throw bailed;
         if (retry === 4) throw e;
