@@ -62,6 +62,16 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
     (t) => t.ok,
   );
   const targetOf = (d: Delivery) => targets.get(d);
+  // The Location a 2.1.1 session or CDR carries (delivery-edge.ts), read once per 2 s per Location: a
+  // charging session's PATCHes follow each other, and where it charges does not change under it.
+  // Only a found Location is kept: one not projected yet is looked for again at the retry.
+  const locations = cachedLookup(
+    2_000,
+    ({ cpo, id }: { cpo: Delivery['cpo']; id: string }) => deps.locationOf(cpo, id),
+    ({ cpo, id }) => `${cpo.countryCode}/${cpo.partyId}/${id.toUpperCase()}`,
+    (found) => found !== undefined,
+  );
+  const locationOf: LocationOf = (cpo, id) => locations.get({ cpo, id });
 
   const attribution: AttributionDeps = { tokensByContractId: deps.tokensByContractId, reassign: (id, emsp, payload) => deliveries.reassign(id, emsp, payload) };
 
@@ -97,7 +107,7 @@ export function deliveryWorkers(config: DispatcherConfig, shell: ServiceShell, d
     const rule = deliveryRuleOf(d.kind);
     const url = rule.url(target.url, d);
     // In the receiver's version (delivery-edge.ts); what it cannot carry is parked with the reason.
-    const out = await deliveryBody(d.kind, target.version, d.payload, d.cpo, deps.locationOf);
+    const out = await deliveryBody(d.kind, target.version, d.payload, d.cpo, locationOf);
     if (!out.ok && out.retry) {
       const retryIn = config.retryScheduleMs[d.attempts - 1];
       await deliveries.failed(d.id, d.offset, out.reason, retryIn);
