@@ -259,7 +259,7 @@ const USAGE: Record<string, string> = {
   test: `usage: npm test [-- TIER [FILE...]]
   Runs lint, typecheck and every test tier against a real Kafka and Postgres it starts or finds.
   TIER is one of lint, ${Object.keys(TIERS).join(', ')}; FILEs narrow a tier to those files.
-  KAFKA_VERSION=3.9.1 runs the tiers on the previous Kafka line (compat runs on it always).
+  KAFKA_VERSION=3.9.1 runs the tiers on the previous Kafka line (compat runs broker loss on it always).
 `,
   bench: `usage: npm run bench -- NAME [ARGS...]
   Runs bench/NAME.bench.ts against a Kafka and Postgres of its own; each benchmark's header comment

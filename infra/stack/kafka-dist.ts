@@ -7,22 +7,21 @@ import { infra, local } from './paths.ts';
 import { run, say } from './proc.ts';
 
 /**
- * The release the stack runs unless KAFKA_VERSION says otherwise: still the 3.x line, because on 4.4.0
- * the broker-loss cluster test once found records appended twice after the active controller was
- * killed (docs/decisions/0010-kafka-4-by-default.md, Open); KAFKA_VERSION=4.4.0 runs Kafka 4.
+ * The release the stack runs unless KAFKA_VERSION says otherwise: the newest Kafka 4.x that Maven
+ * Central serves here (docs/decisions/0010-kafka-4-by-default.md).
  */
-export const DEFAULT_KAFKA_VERSION = '3.9.1';
-/** The newest Kafka 4.x that Maven Central serves here: what the compat test tier runs. */
-export const KAFKA_4_VERSION = '4.4.0';
+export const DEFAULT_KAFKA_VERSION = '4.4.0';
+/** The previous line, what a managed 3.x cluster runs: what the compat test tier runs. */
+export const KAFKA_3_VERSION = '3.9.1';
 
 /**
- * KAFKA_VERSION: which Apache Kafka the local stack and the tests start: 3.9.x (the default, the last
- * 3.x line, what a managed 3.x cluster runs) or 4.x (KRaft in both).
+ * KAFKA_VERSION: which Apache Kafka the local stack and the tests start: 4.x (the default) or 3.9.x
+ * (the last 3.x line, what a managed 3.x cluster runs); KRaft in both.
  */
 export function kafkaVersion(setting: string | undefined = process.env['KAFKA_VERSION']): string {
   const v = setting?.trim() || DEFAULT_KAFKA_VERSION;
   const m = /^(\d+)\.(\d+)\.(\d+)$/.exec(v);
-  if (!m || !(m[1] === '4' || (m[1] === '3' && m[2] === '9'))) throw new Error(`KAFKA_VERSION must be a Kafka 4.x or 3.9.x release such as ${DEFAULT_KAFKA_VERSION} or ${KAFKA_4_VERSION}, got "${v}"`);
+  if (!m || !(m[1] === '4' || (m[1] === '3' && m[2] === '9'))) throw new Error(`KAFKA_VERSION must be a Kafka 4.x or 3.9.x release such as ${DEFAULT_KAFKA_VERSION} or ${KAFKA_3_VERSION}, got "${v}"`);
   return v;
 }
 
