@@ -4,14 +4,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { configReader, readKafkaSecurity } from '@hub/config';
 import { createKafkaEventLog, ensureTopics, readTopicDefinitions, verifyKafkaAccessAtStart } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
-import { createPool, ensureDatabase, migrate } from '@hub/store';
+import { createPool, dropDatabase, ensureDatabase, migrate } from '@hub/store';
 import { startBroker, startLocalKafka, stopStaleBroker, type RunningBroker, type RunningCluster } from './kafka.ts';
 import { MEMORY_ENV, nodeMemoryFlags } from './node-memory.ts';
-import { local, migrationsDir, root, stackEnvFile, topicsFile } from './paths.ts';
+import { local, migrationsDir, root, sandboxKafkaHome, sandboxSecretKeyFile, sandboxStackEnvFile, sandboxStateFile, stackEnvFile, topicsFile } from './paths.ts';
 import { provideDatabase, type Database } from './postgres.ts';
 import { freePort, say, stopProcess } from './proc.ts';
 import { secretKey } from './secret-key.ts';
@@ -28,17 +28,30 @@ interface Stack {
   stop(): Promise<void>;
 }
 
+/** Where a running stack's Kafka and Postgres come from: given clusters, or started here. */
+interface StackSource {
+  readonly brokers: string | undefined;
+  readonly databaseUrl: string | undefined;
+  readonly startKafka: () => Promise<RunningBroker | RunningCluster>;
+}
+
+const HUB_SOURCE: StackSource = {
+  brokers: process.env['KAFKA_BROKERS'],
+  databaseUrl: process.env['DATABASE_URL'],
+  startKafka: () => startLocalKafka(process.env['KAFKA_NODES']),
+};
+
 /** kafka false: Postgres only (the cluster tier's files start their own brokers). */
-async function provideStack(mode: 'start' | 'test', kafka = true): Promise<Stack> {
+async function provideStack(mode: 'start' | 'test', kafka = true, source: StackSource = HUB_SOURCE): Promise<Stack> {
   let broker: RunningBroker | RunningCluster | undefined;
-  let brokers = process.env['KAFKA_BROKERS'];
-  const db = await provideDatabase(process.env['DATABASE_URL']);
+  let brokers = source.brokers;
+  const db = await provideDatabase(source.databaseUrl);
   try {
     if (!kafka) {
       brokers = '';
     } else if (!brokers) {
       if (mode === 'start') {
-        broker = await startLocalKafka(process.env['KAFKA_NODES']);
+        broker = await source.startKafka();
       } else {
         // The test stack gets its own broker, fresh data and free ports: a running `npm start` is untouched.
         const home = join(local, 'kafka', 'test');
@@ -106,13 +119,90 @@ async function prepare(brokers: string, databaseUrl: string, topicPrefix = ''): 
 }
 
 const SERVICES = ['ingress', 'projector', 'dispatcher', 'prober'] as const;
-const OPERATOR_PORTS: Record<(typeof SERVICES)[number], number> = { ingress: 9464, projector: 9465, dispatcher: 9466, prober: 9467 };
+type Service = (typeof SERVICES)[number];
+const OPERATOR_PORTS: Record<Service, number> = { ingress: 9464, projector: 9465, dispatcher: 9466, prober: 9467 };
 
-async function start(): Promise<void> {
+/**
+ * What `npm start` and `npm run sandbox` run differently: the sandbox hub has its own Kafka broker
+ * (or topic prefix on given brokers), database, development key, ports, logs and stack.env, so the
+ * two never share data and can run side by side (docs/how-to/sandbox.md; decision 0011).
+ */
+interface Profile {
+  readonly name: 'hub' | 'sandbox';
+  readonly source: StackSource;
+  readonly databaseName: string;
+  readonly topicPrefix: string;
+  readonly port: string;
+  readonly operatorPort: (service: Service) => number;
+  readonly secretKey: () => string;
+  readonly logDir: string;
+  readonly stackEnvFile: string;
+  /** Set for the services beyond the common ones (the sandbox's marker and outbound policy). */
+  readonly serviceEnv: Readonly<Record<string, string>>;
+}
+
+const HUB_PROFILE: Profile = {
+  name: 'hub',
+  source: HUB_SOURCE,
+  databaseName: 'ocpi_hub',
+  topicPrefix: process.env['TOPIC_PREFIX'] ?? '',
+  port: process.env['HUB_PORT'] ?? '8080',
+  operatorPort: (service) => Number(process.env[`${service.toUpperCase()}_OPERATOR_PORT`] ?? OPERATOR_PORTS[service]),
+  secretKey: () => secretKey(),
+  logDir: process.env['HUB_LOG_DIR'] ?? join(local, 'logs'),
+  stackEnvFile,
+  serviceEnv: {},
+};
+
+const SANDBOX_PORTS = { hub: 8090, counterparts: 8091, kafka: 9192, kafkaController: 9193, operatorOffset: 10 } as const;
+
+function sandboxProfile(): Profile {
+  const env = process.env;
+  return {
+    name: 'sandbox',
+    source: {
+      brokers: env['SANDBOX_KAFKA_BROKERS'],
+      databaseUrl: env['SANDBOX_DATABASE_URL'],
+      startKafka: () => startBroker({ home: sandboxKafkaHome, port: SANDBOX_PORTS.kafka, controllerPort: SANDBOX_PORTS.kafkaController, heapMb: 512 }),
+    },
+    databaseName: 'ocpi_hub_sandbox',
+    topicPrefix: env['SANDBOX_TOPIC_PREFIX'] ?? 'sandbox',
+    port: env['SANDBOX_HUB_PORT'] ?? String(SANDBOX_PORTS.hub),
+    operatorPort: (service) => OPERATOR_PORTS[service] + SANDBOX_PORTS.operatorOffset,
+    secretKey: () => secretKey(env['SANDBOX_SECRET_KEY'], sandboxSecretKeyFile),
+    logDir: join(local, 'logs', 'sandbox'),
+    stackEnvFile: sandboxStackEnvFile,
+    // The counterparts are plain-http servers on loopback (README, Onboarding: a development hub).
+    serviceEnv: {
+      HUB_SANDBOX: 'true',
+      ALLOW_HTTP_PARTNER_URLS: env['ALLOW_HTTP_PARTNER_URLS'] ?? 'true',
+      PARTNER_ALLOWED_HOSTS: env['PARTNER_ALLOWED_HOSTS'] ?? '127.0.0.1,localhost',
+    },
+  };
+}
+
+/** `npm run sandbox -- --fresh`: forgets every sandbox datum (database, own broker's data, counterparts' tokens). */
+async function forgetSandbox(profile: Profile): Promise<void> {
+  const db = await provideDatabase(profile.source.databaseUrl);
+  try {
+    await dropDatabase(profile.source.databaseUrl ?? db.url(profile.databaseName));
+  } finally {
+    await db.stop();
+  }
+  if (!profile.source.brokers) {
+    await stopStaleBroker(sandboxKafkaHome);
+    rmSync(sandboxKafkaHome, { recursive: true, force: true });
+  }
+  rmSync(sandboxStateFile, { force: true });
+  say('sandbox data removed (database, Kafka data, counterparts\' tokens)');
+}
+
+async function start(profile: Profile = HUB_PROFILE): Promise<void> {
   const startedAt = Date.now();
-  const stack = await provideStack('start');
-  const databaseUrl = process.env['DATABASE_URL'] ?? stack.db.url('ocpi_hub');
-  const topicPrefix = process.env['TOPIC_PREFIX'] ?? '';
+  const sandbox = profile.name === 'sandbox';
+  const stack = await provideStack('start', true, profile.source);
+  const databaseUrl = profile.source.databaseUrl ?? stack.db.url(profile.databaseName);
+  const topicPrefix = profile.topicPrefix;
   const children = new Map<string, ChildProcess>();
   let stopping = false;
 
@@ -122,7 +212,7 @@ async function start(): Promise<void> {
     say('stopping services');
     await Promise.all([...children.values()].map((c) => stopProcess(c, 10_000)));
     await stack.stop();
-    rmSync(stackEnvFile, { force: true });
+    rmSync(profile.stackEnvFile, { force: true });
     say('stopped');
     process.exit(code);
   };
@@ -136,29 +226,40 @@ async function start(): Promise<void> {
     await stopAll(1);
     return;
   }
-  const port = process.env['HUB_PORT'] ?? '8080';
+  const port = profile.port;
   const env = {
     ...process.env,
+    ...profile.serviceEnv,
     KAFKA_BROKERS: stack.brokers,
     DATABASE_URL: databaseUrl,
-    HUB_SECRET_KEY: secretKey(),
+    HUB_SECRET_KEY: profile.secretKey(),
     HUB_PORT: port,
+    ...(topicPrefix ? { TOPIC_PREFIX: topicPrefix } : {}),
   };
-  writeFileSync(stackEnvFile, `KAFKA_BROKERS=${stack.brokers}\nDATABASE_URL=${databaseUrl}\n${topicPrefix ? `TOPIC_PREFIX=${topicPrefix}\n` : ''}`);
+  mkdirSync(dirname(profile.stackEnvFile), { recursive: true });
+  writeFileSync(profile.stackEnvFile, `KAFKA_BROKERS=${stack.brokers}\nDATABASE_URL=${databaseUrl}\n${topicPrefix ? `TOPIC_PREFIX=${topicPrefix}\n` : ''}`);
   // Services log to files; the terminal gets the banner and their warnings and errors (README, Running the hub).
-  const logDir = process.env['HUB_LOG_DIR'] ?? join(local, 'logs');
+  const logDir = profile.logDir;
   mkdirSync(logDir, { recursive: true });
-  const operatorPort = (service: (typeof SERVICES)[number]) => Number(process.env[`${service.toUpperCase()}_OPERATOR_PORT`] ?? OPERATOR_PORTS[service]);
-  const launch = (service: (typeof SERVICES)[number], restarts = 0) => {
+  const operatorPort = profile.operatorPort;
+  const launch = (service: Service | 'sandbox', restarts = 0) => {
     const logFile = createWriteStream(join(logDir, `${service}.log`), { flags: 'a' });
+    const script = service === 'sandbox' ? join(root, 'packages', 'sandbox', 'src', 'main.ts') : join(root, 'services', service, 'src', 'main.ts');
+    const childEnv = service === 'sandbox'
+      ? { ...env, SANDBOX_HUB_URL: `http://127.0.0.1:${port}`, SANDBOX_PORT: process.env['SANDBOX_PORT'] ?? String(SANDBOX_PORTS.counterparts), SANDBOX_STATE_FILE: sandboxStateFile }
+      : { ...MEMORY_ENV, ...env, OPERATOR_PORT: String(operatorPort(service)) };
     // Bounded heaps (node-memory.ts; README, Configuration, "Memory of the services").
-    const child = spawn(node, [...process.execArgv, ...nodeMemoryFlags(service), join(root, 'services', service, 'src', 'main.ts')], {
+    const child = spawn(node, [...process.execArgv, ...(service === 'sandbox' ? [] : nodeMemoryFlags(service)), script], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...MEMORY_ENV, ...env, OPERATOR_PORT: String(operatorPort(service)) },
+      env: childEnv,
     });
     children.set(service, child);
+    // The sandbox counterparts narrate what they do (a newcomer watches a session end in a CDR).
     const onLine = (line: string) => {
-      if (isProblem(line)) process.stderr.write(`[${service}] ${line}\n`);
+      if (service === 'sandbox') {
+        const shown = sandboxLine(line);
+        if (shown) process.stderr.write(`[sandbox] ${shown}\n`);
+      } else if (isProblem(line)) process.stderr.write(`[${service}] ${line}\n`);
     };
     for (const stream of [child.stdout, child.stderr]) {
       stream.pipe(logFile, { end: false });
@@ -181,21 +282,44 @@ async function start(): Promise<void> {
     say(`not ready after 90 s: ${unhealthy.join(', ')} failed their health check; see ${logDir}/<service>.log (the stack keeps running and restarting them)`);
     return;
   }
+  if (sandbox) launch('sandbox');
   say(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+  const hubctlCmd = sandbox ? 'npm run hubctl -- --sandbox' : 'npm run hubctl --';
   process.stdout.write(
     [
       '',
-      `  OCPI roaming hub is running. Partner API: ${base}/ocpi/versions`,
+      sandbox
+        ? `  OCPI roaming hub SANDBOX is running (answers carry X-Hub-Environment: sandbox). Partner API: ${base}/ocpi/versions`
+        : `  OCPI roaming hub is running. Partner API: ${base}/ocpi/versions`,
+      ...(sandbox
+        ? [
+            `  Sandbox CPO NL/SBX and sandbox eMSP DE/SBX: http://127.0.0.1:${process.env['SANDBOX_PORT'] ?? SANDBOX_PORTS.counterparts}/sandbox`,
+            '  Every party you register is routed to the counterpart of the other role. Guide: docs/how-to/sandbox.md',
+          ]
+        : []),
       `  Operator endpoints: /metrics and /healthz on ports ${SERVICES.map(operatorPort).join(', ')}`,
-      `  Service logs: ${logDir}/{${SERVICES.join(',')}}.log`,
+      `  Service logs: ${logDir}/{${[...SERVICES, ...(sandbox ? ['sandbox'] : [])].join(',')}}.log`,
       '',
       '  Register the first party (prints its initial token), in another terminal:',
-      '    npm run hubctl -- party register --role CPO --country NL --party ABC --name "Example CPO"',
+      `    ${hubctlCmd} party register --role ${sandbox ? 'EMSP' : 'CPO'} --country NL --party ABC --name "Example ${sandbox ? 'eMSP' : 'CPO'}"`,
       '  The partner then POSTs its credentials to ' + `${base}/ocpi/2.2.1/credentials with that token.`,
       '  Ctrl-C stops every service and Kafka.',
       '',
     ].join('\n') + '\n',
   );
+}
+
+/** A sandbox log line as the terminal shows it: its message and fields, or nothing for debug lines. */
+function sandboxLine(line: string): string | undefined {
+  if (line.trim() === '') return undefined;
+  try {
+    const { level, message, service: _s, timestamp: _t, ...fields } = JSON.parse(line) as Record<string, unknown>;
+    if (level === 'debug') return undefined;
+    const rest = Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
+    return `${level === 'info' ? '' : `${String(level)}: `}${String(message)}${rest}`;
+  } catch {
+    return line;
+  }
 }
 
 async function test(args: string[]): Promise<number> {
@@ -213,17 +337,34 @@ async function test(args: string[]): Promise<number> {
   });
 }
 
-async function hubctl(args: string[]): Promise<number> {
+async function hubctl(given: string[]): Promise<number> {
+  // `npm run hubctl -- --sandbox ...` administers the running `npm run sandbox` stack, with its key.
+  const sandbox = given.includes('--sandbox');
+  const args = given.filter((a) => a !== '--sandbox');
   const env = { ...process.env };
+  const envFile = sandbox ? sandboxStackEnvFile : stackEnvFile;
+  if (sandbox) {
+    // The sandbox's own clusters and outbound policy, never the production ones the shell may name.
+    for (const k of ['KAFKA_BROKERS', 'DATABASE_URL', 'TOPIC_PREFIX', 'HUB_SECRET_KEY']) delete env[k];
+    if (!existsSync(envFile)) {
+      say('no sandbox is running (start it with `npm run sandbox`)');
+      return 2;
+    }
+    const policy = sandboxProfile().serviceEnv;
+    env['ALLOW_HTTP_PARTNER_URLS'] ??= policy['ALLOW_HTTP_PARTNER_URLS'];
+    env['PARTNER_ALLOWED_HOSTS'] ??= policy['PARTNER_ALLOWED_HOSTS'];
+  }
   // Point at the running `npm start` stack unless the caller chose clusters explicitly.
-  if (existsSync(stackEnvFile)) {
-    for (const line of readFileSync(stackEnvFile, 'utf8').split('\n')) {
+  if (existsSync(envFile)) {
+    for (const line of readFileSync(envFile, 'utf8').split('\n')) {
       const [k, ...v] = line.split('=');
       if (k && v.length > 0 && !env[k]) env[k] = v.join('=');
     }
   }
   // The development key of `npm start` (secret-key.ts), for hubctl partner check; never made here.
-  if (!env['HUB_SECRET_KEY'] && existsSync(join(local, 'secret.key'))) env['HUB_SECRET_KEY'] = secretKey();
+  if (sandbox) {
+    if (existsSync(sandboxSecretKeyFile) || process.env['SANDBOX_SECRET_KEY']) env['HUB_SECRET_KEY'] = secretKey(process.env['SANDBOX_SECRET_KEY'], sandboxSecretKeyFile);
+  } else if (!env['HUB_SECRET_KEY'] && existsSync(join(local, 'secret.key'))) env['HUB_SECRET_KEY'] = secretKey();
   return runChild(node, [...process.execArgv, ...nodeMemoryFlags('hubctl'), join(root, 'packages', 'hubctl', 'src', 'main.ts'), ...args], { ...MEMORY_ENV, ...env });
 }
 
@@ -256,6 +397,13 @@ const USAGE: Record<string, string> = {
   KAFKA_VERSION=3.9.1 starts the previous Kafka line instead of 4.4.0;
   HUB_PORT (8080) is the partner API's port. Configuration: docs/reference/configuration.md.
 `,
+  sandbox: `usage: npm run sandbox [-- --fresh]
+  Starts a sandbox hub beside (or instead of) \`npm start\`'s: its own Kafka broker (port 9192), database
+  ocpi_hub_sandbox, topic prefix "sandbox", key .local/sandbox/secret.key, partner API on 8090
+  (SANDBOX_HUB_PORT), and the sandbox CPO NL/SBX and eMSP DE/SBX on 8091 (SANDBOX_PORT). Every party
+  registered with \`npm run hubctl -- --sandbox party register ...\` is routed to the counterpart of
+  the other role. --fresh forgets every sandbox datum first. Guide: docs/how-to/sandbox.md.
+`,
   test: `usage: npm test [-- TIER [FILE...]]
   Runs lint, typecheck and every test tier against a real Kafka and Postgres it starts or finds.
   TIER is one of lint, ${Object.keys(TIERS).join(', ')}; FILEs narrow a tier to those files.
@@ -270,10 +418,14 @@ const USAGE: Record<string, string> = {
 const [command, ...args] = process.argv.slice(2);
 const help = command !== undefined && command !== 'hubctl' && (args.includes('--help') || args.includes('-h'));
 try {
-  if (help) process.stdout.write(USAGE[command] ?? `usage: npm start | npm test | npm run hubctl | npm run bench\n`);
+  if (help) process.stdout.write(USAGE[command] ?? `usage: npm start | npm run sandbox | npm test | npm run hubctl | npm run bench\n`);
   else switch (command) {
     case 'start':
       await start();
+      break;
+    case 'sandbox':
+      if (args.includes('--fresh')) await forgetSandbox(sandboxProfile());
+      await start(sandboxProfile());
       break;
     case 'test':
       process.exitCode = await test(args);
@@ -288,7 +440,7 @@ try {
       await (await import('../image/build.ts')).buildImage();
       break;
     default:
-      say(`unknown command ${command}; use start, test, hubctl, bench or image`);
+      say(`unknown command ${command}; use start, sandbox, test, hubctl, bench or image`);
       process.exitCode = 2;
   }
 } catch (e) {
