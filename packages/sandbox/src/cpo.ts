@@ -189,7 +189,8 @@ export class SandboxCpo extends OcpiPlatform {
     const evseUid = typeof command['evse_uid'] === 'string' ? command['evse_uid'] : (evseUids(locationId)[0] ?? '');
     const now = new Date().toISOString();
     const s: SessionState = {
-      id: `SBX-${randomUUID()}`,
+      // CiString(36) (mod_sessions.asciidoc, Session Object); its CDR id CDR-… fits CiString(39).
+      id: `SBX-${randomUUID().replace(/-/g, '').slice(0, 24)}`,
       cpo: this.deps.party,
       token,
       locationId,

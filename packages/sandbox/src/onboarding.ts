@@ -56,7 +56,8 @@ const same = (a: PartyRef, b: PartyRef) => a.countryCode.toUpperCase() === b.cou
 
 /**
  * Sandbox routing: every CPO gets a routing rule with the sandbox eMSP and every eMSP one with the
- * sandbox CPO, once. A pair that has a rule (enabled or disabled by the account team) is left alone,
+ * sandbox CPO, once, after its credentials exchange: enabling a rule re-sends the eMSP's tokens and
+ * pushes ClientInfo, which reach only a party whose endpoints the hub knows. A pair that has a rule (enabled or disabled by the account team) is left alone,
  * so `hubctl routing disable` sticks. Returns the rules it enabled ("eMSP->CPO").
  */
 export async function routeToCounterparts(op: OperatorDeps, counterparts: { cpo: PartyRef; emsp: PartyRef }, publishAudit: () => Promise<void>): Promise<string[]> {
@@ -64,6 +65,7 @@ export async function routeToCounterparts(op: OperatorDeps, counterparts: { cpo:
   const has = (emsp: PartyRef, cpo: PartyRef) => rules.some((r) => same(r.emsp, emsp) && same(r.cpo, cpo));
   const enabled: string[] = [];
   for (const p of parties) {
+    if (!p.registered) continue;
     const pair = p.role === 'CPO' ? { emsp: counterparts.emsp, cpo: p } : { emsp: p, cpo: counterparts.cpo };
     if (has(pair.emsp, pair.cpo)) continue;
     await setRoutingRule(op, { emsp: pair.emsp, cpo: pair.cpo, enabled: true });
