@@ -67,7 +67,7 @@ export async function routeToCounterparts(op: OperatorDeps, counterparts: { cpo:
   for (const p of parties) {
     if (!p.registered) continue;
     const pair = p.role === 'CPO' ? { emsp: counterparts.emsp, cpo: p } : { emsp: p, cpo: counterparts.cpo };
-    if (has(pair.emsp, pair.cpo)) continue;
+    if (has(pair.emsp, pair.cpo) || enabled.includes(`${partyKey(pair.emsp)}->${partyKey(pair.cpo)}`)) continue;
     await setRoutingRule(op, { emsp: pair.emsp, cpo: pair.cpo, enabled: true });
     enabled.push(`${partyKey(pair.emsp)}->${partyKey(pair.cpo)}`);
   }
