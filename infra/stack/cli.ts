@@ -403,6 +403,9 @@ const USAGE: Record<string, string> = {
   (SANDBOX_HUB_PORT), and the sandbox CPO NL/SBX and eMSP DE/SBX on 8091 (SANDBOX_PORT). Every party
   registered with \`npm run hubctl -- --sandbox party register ...\` is routed to the counterpart of
   the other role. --fresh forgets every sandbox datum first. Guide: docs/how-to/sandbox.md.
+usage: npm run sandbox -- try-emsp --party CC/PID --token INITIAL_TOKEN
+  Against a running sandbox: an eMSP simulator for the party you registered exchanges credentials,
+  starts a session at the sandbox CPO, stops it and prints the CDR.
 `,
   test: `usage: npm test [-- TIER [FILE...]]
   Runs lint, typecheck and every test tier against a real Kafka and Postgres it starts or finds.
@@ -424,6 +427,11 @@ try {
       await start();
       break;
     case 'sandbox':
+      // The newcomer's eMSP simulator against a running sandbox (docs/how-to/sandbox.md).
+      if (args[0] === 'try-emsp') {
+        process.exitCode = await runChild(node, [...process.execArgv, join(root, 'packages', 'sandbox', 'src', 'try-emsp.ts'), ...args.slice(1)]);
+        break;
+      }
       if (args.includes('--fresh')) await forgetSandbox(sandboxProfile());
       await start(sandboxProfile());
       break;
