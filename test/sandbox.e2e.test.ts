@@ -3,10 +3,14 @@
 // HUB_SANDBOX=true, real Kafka and Postgres; the counterparts are the real @hub/sandbox servers,
 // onboarded by the registry operations and POST credentials; the partner platforms are simulators.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { appendInOrder } from '@hub/event-log';
 import { postgresRegistryStore, drainOutbox } from '@hub/store';
-import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
+import { call, createTestStack, repoRoot, startService, type ServiceProcess, type TestStack } from '@hub/testing';
 import { startSandbox, tariffCost, type RunningSandbox, type SandboxState } from '@hub/sandbox';
 import { freePort, hubctl, ocpiExample, onboard, until, type OnboardedPlatform } from './helpers.ts';
 
@@ -241,5 +245,32 @@ describe('a partner on a sandbox hub, against the sandbox counterparts', () => {
     const anonymous = await call(sandbox.url, 'POST', '/sandbox/emsp/authorize', { body: {} });
     assert.equal(anonymous.status, 401);
     assert.equal(anonymous.body.status_code, 2000);
+  });
+
+  it('runs as the process npm run sandbox starts, and stops at once and cleanly on SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-'));
+    const port = await freePort();
+    const child = spawn(process.execPath, [join(repoRoot, 'packages', 'sandbox', 'src', 'main.ts')], {
+      env: { ...env, SANDBOX_HUB_URL: hub, SANDBOX_PORT: String(port), SANDBOX_CPO: 'BE/SB2', SANDBOX_EMSP: 'FR/SB2', SANDBOX_STATE_FILE: join(dir, 'state.json'), SANDBOX_SESSION_TICK_MS: '200', SANDBOX_EVSE_STATUS_EVERY_MS: '200' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await until('the sandbox process running', () => output.includes('"sandbox running"'), 30_000);
+      const info = await call<Json>(`http://127.0.0.1:${port}`, 'GET', '/sandbox');
+      assert.deepEqual((info.body.data?.['cpo'] as Json)['party_id'], 'SB2');
+      const parties = JSON.parse((await hubctl(env, ['party', 'list', '--json'])).stdout) as Array<{ country_code: string; party_id: string; registered: boolean }>;
+      assert.ok(parties.some((p) => p.country_code === 'BE' && p.party_id === 'SB2' && p.registered), 'its CPO exchanged credentials');
+      const stoppedAt = Date.now();
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0, output.slice(-2000));
+      assert.ok(Date.now() - stoppedAt < 5_000, 'its timers and server do not hold it');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

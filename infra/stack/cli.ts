@@ -38,7 +38,7 @@ async function hubctl(given: string[]): Promise<number> {
   if (sandbox) {
     // The sandbox's own clusters and outbound policy, never the production ones the shell may name.
     for (const k of ['KAFKA_BROKERS', 'DATABASE_URL', 'TOPIC_PREFIX', 'HUB_SECRET_KEY']) delete env[k];
-    if (!existsSync(envFile)) {
+    if (!existsSync(envFile) && !args.includes('--help')) {
       say('no sandbox is running (start it with `npm run sandbox`)');
       return 2;
     }

@@ -37,7 +37,8 @@ r.done();
 
 const logger = createLogger({ service: 'sandbox', level });
 const pool = createPool(databaseUrl, { max: 2, application: 'sandbox', onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }) });
-const eventLog = createKafkaEventLog({ brokers, ...kafkaSecurity, clientId: 'sandbox', topicPrefix, logger });
+// The client's own notices (e.g. on the idempotent producer's retries) are no sandbox news: errors only.
+const eventLog = createKafkaEventLog({ brokers, ...kafkaSecurity, clientId: 'sandbox', topicPrefix, logger: createLogger({ service: 'sandbox', level: 'error' }) });
 
 const sandbox = await startSandbox({
   hubUrl,
