@@ -124,6 +124,11 @@ describe('a partner on a sandbox hub, against the sandbox counterparts', () => {
     assert.deepEqual(tariffs.body.data?.map((t) => t['id']), ['SBX-TARIFF-1']);
     // The sandbox eMSP pulls them as well.
     await until('the sandbox eMSP pulled the sandbox locations', () => sandbox.emsp.pulled.locations.some((l) => l['id'] === 'SBX-LOC-1'));
+    // Now and then the sandbox CPO PATCHes an EVSE's status (SBX-EVSE-2 goes OUTOFORDER and back).
+    await until('an EVSE status PATCH in the read model', async () => {
+      const res = await call<Json>(hub, 'GET', '/ocpi/2.2.1/locations/NL/SBX/SBX-LOC-1/SBX-EVSE-2', { token: emsp.token });
+      return res.body.data?.['status'] === 'OUTOFORDER' ? true : undefined;
+    });
   });
 
   it('runs START_SESSION to a CDR: PENDING, ACTIVE with kWh growing, COMPLETED after STOP_SESSION, then a CDR priced by the tariff', async () => {
@@ -272,5 +277,19 @@ describe('a partner on a sandbox hub, against the sandbox counterparts', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('lets a newcomer watch a whole session end in a CDR with npm run sandbox -- try-emsp', async () => {
+    const out = await hubctl(env, ['party', 'register', '--role', 'EMSP', '--country', 'NL', '--party', 'NEW', '--name', 'Newcomer', '--json']);
+    const { initial_token: initialToken } = JSON.parse(out.stdout) as { initial_token: string };
+    const child = spawn(process.execPath, [join(repoRoot, 'packages', 'sandbox', 'src', 'try-emsp.ts'), '--hub', hub, '--party', 'NL/NEW', '--token', initialToken], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    assert.equal(code, 0, output);
+    assert.match(output, /X-Hub-Environment: sandbox/);
+    assert.match(output, /session SBX-\w+: ACTIVE/);
+    assert.match(output, /6\. CDR CDR-SBX-\w+: [\d.]+ kWh/);
   });
 });
