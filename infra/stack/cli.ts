@@ -94,7 +94,7 @@ const USAGE: Record<string, string> = {
   ocpi_hub_sandbox, topic prefix "sandbox", key .local/sandbox/secret.key, partner API on 8090
   (SANDBOX_HUB_PORT), and the sandbox CPO NL/SBX and eMSP DE/SBX on 8091 (SANDBOX_PORT). Every party
   registered with \`npm run hubctl -- --sandbox party register ...\` is routed to the counterpart of
-  the other role. --fresh forgets every sandbox datum first. Guide: docs/how-to/sandbox.md.
+  the other role once it has exchanged credentials. --fresh forgets every sandbox datum first. Guide: docs/how-to/sandbox.md.
 usage: npm run sandbox -- try-emsp --party CC/PID --token INITIAL_TOKEN
   Against a running sandbox: an eMSP simulator for the party you registered exchanges credentials,
   starts a session at the sandbox CPO, stops it and prints the CDR.

@@ -192,7 +192,7 @@ export async function start(profile: Profile = HUB_PROFILE): Promise<void> {
       ...(sandbox
         ? [
             `  Sandbox CPO NL/SBX and sandbox eMSP DE/SBX: http://127.0.0.1:${process.env['SANDBOX_PORT'] ?? SANDBOX_PORTS.counterparts}/sandbox`,
-            '  Every party you register is routed to the counterpart of the other role. Guide: docs/how-to/sandbox.md',
+            '  Every party you register is routed to the counterpart of the other role once it has exchanged credentials. Guide: docs/how-to/sandbox.md',
           ]
         : []),
       `  Operator endpoints: /metrics and /healthz on ports ${SERVICES.map(operatorPort).join(', ')}`,
