@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MEMORY_ENV, nodeMemoryFlags } from './node-memory.ts';
-import { local, root, sandboxSecretKeyFile, sandboxStackEnvFile, stackEnvFile } from './paths.ts';
+import { local, root, stackEnvFile } from './paths.ts';
 import { say } from './proc.ts';
 import { provideStack } from './provide.ts';
 import { forgetSandbox, sandboxProfile, start } from './run.ts';
@@ -34,7 +34,8 @@ async function hubctl(given: string[]): Promise<number> {
   const sandbox = given.includes('--sandbox');
   const args = given.filter((a) => a !== '--sandbox');
   const env = { ...process.env };
-  const envFile = sandbox ? sandboxStackEnvFile : stackEnvFile;
+  const profile = sandbox ? sandboxProfile() : undefined;
+  const envFile = profile ? profile.stackEnvFile : stackEnvFile;
   if (sandbox) {
     // The sandbox's own clusters and outbound policy, never the production ones the shell may name.
     for (const k of ['KAFKA_BROKERS', 'DATABASE_URL', 'TOPIC_PREFIX', 'HUB_SECRET_KEY']) delete env[k];
@@ -42,7 +43,7 @@ async function hubctl(given: string[]): Promise<number> {
       say('no sandbox is running (start it with `npm run sandbox`)');
       return 2;
     }
-    const policy = sandboxProfile().serviceEnv;
+    const policy = profile?.serviceEnv ?? {};
     env['ALLOW_HTTP_PARTNER_URLS'] ??= policy['ALLOW_HTTP_PARTNER_URLS'];
     env['PARTNER_ALLOWED_HOSTS'] ??= policy['PARTNER_ALLOWED_HOSTS'];
   }
@@ -55,7 +56,7 @@ async function hubctl(given: string[]): Promise<number> {
   }
   // The development key of `npm start` (secret-key.ts), for hubctl partner check; never made here.
   if (sandbox) {
-    if (existsSync(sandboxSecretKeyFile) || process.env['SANDBOX_SECRET_KEY']) env['HUB_SECRET_KEY'] = secretKey(process.env['SANDBOX_SECRET_KEY'], sandboxSecretKeyFile);
+    if (profile && (existsSync(profile.secretKeyFile) || process.env['SANDBOX_SECRET_KEY'])) env['HUB_SECRET_KEY'] = profile.secretKey();
   } else if (!env['HUB_SECRET_KEY'] && existsSync(join(local, 'secret.key'))) env['HUB_SECRET_KEY'] = secretKey();
   return runChild(node, [...process.execArgv, ...nodeMemoryFlags('hubctl'), join(root, 'packages', 'hubctl', 'src', 'main.ts'), ...args], { ...MEMORY_ENV, ...env });
 }

@@ -8,8 +8,9 @@ export const migrationsDir = join(infra, 'migrations');
 export const topicsFile = join(infra, 'topics.json');
 export const stackEnvFile = join(local, 'stack.env');
 /** `npm run sandbox` keeps its own data apart from `npm start`'s (docs/how-to/sandbox.md). */
-export const sandboxDir = join(local, 'sandbox');
-export const sandboxStackEnvFile = join(sandboxDir, 'stack.env');
-export const sandboxSecretKeyFile = join(sandboxDir, 'secret.key');
-export const sandboxStateFile = join(sandboxDir, 'counterparts.json');
+export const defaultSandboxDir = join(local, 'sandbox');
+/** The files of a sandbox kept in `dir` (SANDBOX_DIR): its stack.env, development key and counterparts' tokens. */
+export function sandboxFiles(dir: string): { readonly stackEnvFile: string; readonly secretKeyFile: string; readonly stateFile: string } {
+  return { stackEnvFile: join(dir, 'stack.env'), secretKeyFile: join(dir, 'secret.key'), stateFile: join(dir, 'counterparts.json') };
+}
 export const sandboxKafkaHome = join(local, 'kafka', 'sandbox');

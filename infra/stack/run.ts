@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { dropDatabase } from '@hub/store';
 import { startBroker, stopStaleBroker } from './kafka.ts';
 import { MEMORY_ENV, nodeMemoryFlags } from './node-memory.ts';
-import { local, root, sandboxKafkaHome, sandboxSecretKeyFile, sandboxStackEnvFile, sandboxStateFile, stackEnvFile } from './paths.ts';
+import { defaultSandboxDir, local, root, sandboxFiles, sandboxKafkaHome, stackEnvFile } from './paths.ts';
 import { provideDatabase } from './postgres.ts';
 import { say, stopProcess } from './proc.ts';
 import { HUB_SOURCE, prepare, provideStack, type StackSource } from './provide.ts';
@@ -35,6 +35,9 @@ export interface Profile {
   readonly secretKey: () => string;
   readonly logDir: string;
   readonly stackEnvFile: string;
+  /** The sandbox counterparts' tokens (SANDBOX_STATE_FILE of packages/sandbox). */
+  readonly stateFile: string;
+  readonly secretKeyFile: string;
   /** Set for the services beyond the common ones (the sandbox's marker and outbound policy). */
   readonly serviceEnv: Readonly<Record<string, string>>;
 }
@@ -49,6 +52,8 @@ export const HUB_PROFILE: Profile = {
   secretKey: () => secretKey(),
   logDir: process.env['HUB_LOG_DIR'] ?? join(local, 'logs'),
   stackEnvFile,
+  stateFile: '',
+  secretKeyFile: join(local, 'secret.key'),
   serviceEnv: {},
 };
 
@@ -56,6 +61,8 @@ const SANDBOX_PORTS = { hub: 8090, counterparts: 8091, kafka: 9192, kafkaControl
 
 export function sandboxProfile(): Profile {
   const env = process.env;
+  // SANDBOX_DIR keeps a second sandbox of the same checkout apart (the launcher test runs one).
+  const files = sandboxFiles(env['SANDBOX_DIR'] ?? defaultSandboxDir);
   return {
     name: 'sandbox',
     source: {
@@ -66,10 +73,12 @@ export function sandboxProfile(): Profile {
     databaseName: 'ocpi_hub_sandbox',
     topicPrefix: env['SANDBOX_TOPIC_PREFIX'] ?? 'sandbox',
     port: env['SANDBOX_HUB_PORT'] ?? String(SANDBOX_PORTS.hub),
-    operatorPort: (service) => OPERATOR_PORTS[service] + SANDBOX_PORTS.operatorOffset,
-    secretKey: () => secretKey(env['SANDBOX_SECRET_KEY'], sandboxSecretKeyFile),
-    logDir: join(local, 'logs', 'sandbox'),
-    stackEnvFile: sandboxStackEnvFile,
+    operatorPort: (service) => Number(env[`SANDBOX_${service.toUpperCase()}_OPERATOR_PORT`] ?? OPERATOR_PORTS[service] + SANDBOX_PORTS.operatorOffset),
+    secretKey: () => secretKey(env['SANDBOX_SECRET_KEY'], files.secretKeyFile),
+    logDir: env['SANDBOX_LOG_DIR'] ?? join(local, 'logs', 'sandbox'),
+    stackEnvFile: files.stackEnvFile,
+    stateFile: files.stateFile,
+    secretKeyFile: files.secretKeyFile,
     // The counterparts are plain-http servers on loopback (README, Onboarding: a development hub).
     serviceEnv: {
       HUB_SANDBOX: 'true',
@@ -91,7 +100,7 @@ export async function forgetSandbox(profile: Profile): Promise<void> {
     await stopStaleBroker(sandboxKafkaHome);
     rmSync(sandboxKafkaHome, { recursive: true, force: true });
   }
-  rmSync(sandboxStateFile, { force: true });
+  rmSync(profile.stateFile, { force: true });
   say('sandbox data removed (database, Kafka data, counterparts\' tokens)');
 }
 
@@ -144,7 +153,7 @@ export async function start(profile: Profile = HUB_PROFILE): Promise<void> {
     const logFile = createWriteStream(join(logDir, `${service}.log`), { flags: 'a' });
     const script = service === 'sandbox' ? join(root, 'packages', 'sandbox', 'src', 'main.ts') : join(root, 'services', service, 'src', 'main.ts');
     const childEnv = service === 'sandbox'
-      ? { ...env, SANDBOX_HUB_URL: `http://127.0.0.1:${port}`, SANDBOX_PORT: process.env['SANDBOX_PORT'] ?? String(SANDBOX_PORTS.counterparts), SANDBOX_STATE_FILE: sandboxStateFile }
+      ? { ...env, SANDBOX_HUB_URL: `http://127.0.0.1:${port}`, SANDBOX_PORT: process.env['SANDBOX_PORT'] ?? String(SANDBOX_PORTS.counterparts), SANDBOX_STATE_FILE: profile.stateFile }
       : { ...MEMORY_ENV, ...env, OPERATOR_PORT: String(operatorPort(service)) };
     // Bounded heaps (node-memory.ts; README, Configuration, "Memory of the services").
     const child = spawn(node, [...process.execArgv, ...(service === 'sandbox' ? [] : nodeMemoryFlags(service)), script], {
