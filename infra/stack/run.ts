@@ -57,6 +57,13 @@ export const HUB_PROFILE: Profile = {
   serviceEnv: {},
 };
 
+/** Spelt out, so docs/reference/configuration.md and its test find them. */
+const SANDBOX_OPERATOR_PORT_VARIABLES: Record<Service, string> = {
+  ingress: 'SANDBOX_INGRESS_OPERATOR_PORT',
+  projector: 'SANDBOX_PROJECTOR_OPERATOR_PORT',
+  dispatcher: 'SANDBOX_DISPATCHER_OPERATOR_PORT',
+  prober: 'SANDBOX_PROBER_OPERATOR_PORT',
+};
 const SANDBOX_PORTS = { hub: 8090, counterparts: 8091, kafka: 9192, kafkaController: 9193, operatorOffset: 10 } as const;
 
 export function sandboxProfile(): Profile {
@@ -73,7 +80,7 @@ export function sandboxProfile(): Profile {
     databaseName: 'ocpi_hub_sandbox',
     topicPrefix: env['SANDBOX_TOPIC_PREFIX'] ?? 'sandbox',
     port: env['SANDBOX_HUB_PORT'] ?? String(SANDBOX_PORTS.hub),
-    operatorPort: (service) => Number(env[`SANDBOX_${service.toUpperCase()}_OPERATOR_PORT`] ?? OPERATOR_PORTS[service] + SANDBOX_PORTS.operatorOffset),
+    operatorPort: (service) => Number(env[SANDBOX_OPERATOR_PORT_VARIABLES[service]] ?? OPERATOR_PORTS[service] + SANDBOX_PORTS.operatorOffset),
     secretKey: () => secretKey(env['SANDBOX_SECRET_KEY'], files.secretKeyFile),
     logDir: env['SANDBOX_LOG_DIR'] ?? join(local, 'logs', 'sandbox'),
     stackEnvFile: files.stackEnvFile,
