@@ -1,202 +1,18 @@
-// The stack behind the README's two commands (and hubctl, bench). Runs on Node 24, started by
+// The stack behind the README's commands (start, sandbox, test; and hubctl, bench). Runs on Node 24, started by
 // bootstrap.mjs. Provisions Kafka and Postgres (or uses KAFKA_BROKERS / DATABASE_URL), creates the
 // topics and runs the migrations, then starts the services (start) or runs the test suite (test).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configReader, readKafkaSecurity } from '@hub/config';
-import { createKafkaEventLog, ensureTopics, readTopicDefinitions, verifyKafkaAccessAtStart } from '@hub/event-log';
-import { createLogger } from '@hub/observability';
-import { createPool, ensureDatabase, migrate } from '@hub/store';
-import { startBroker, startLocalKafka, stopStaleBroker, type RunningBroker, type RunningCluster } from './kafka.ts';
 import { MEMORY_ENV, nodeMemoryFlags } from './node-memory.ts';
-import { local, migrationsDir, root, stackEnvFile, topicsFile } from './paths.ts';
-import { provideDatabase, type Database } from './postgres.ts';
-import { freePort, say, stopProcess } from './proc.ts';
+import { local, root, stackEnvFile } from './paths.ts';
+import { say } from './proc.ts';
+import { provideStack } from './provide.ts';
+import { forgetSandbox, sandboxProfile, start } from './run.ts';
 import { secretKey } from './secret-key.ts';
-import { isProblem, runChild, stopWhenOrphaned, waitForHealth } from './supervise.ts';
+import { runChild } from './supervise.ts';
 import { runTests, TIERS } from './test-tiers.ts';
 
 const node = process.execPath;
-
-
-interface Stack {
-  readonly brokers: string;
-  readonly db: Database;
-  readonly broker: RunningBroker | RunningCluster | undefined;
-  stop(): Promise<void>;
-}
-
-/** kafka false: Postgres only (the cluster tier's files start their own brokers). */
-async function provideStack(mode: 'start' | 'test', kafka = true): Promise<Stack> {
-  let broker: RunningBroker | RunningCluster | undefined;
-  let brokers = process.env['KAFKA_BROKERS'];
-  const db = await provideDatabase(process.env['DATABASE_URL']);
-  try {
-    if (!kafka) {
-      brokers = '';
-    } else if (!brokers) {
-      if (mode === 'start') {
-        broker = await startLocalKafka(process.env['KAFKA_NODES']);
-      } else {
-        // The test stack gets its own broker, fresh data and free ports: a running `npm start` is untouched.
-        const home = join(local, 'kafka', 'test');
-        await stopStaleBroker(home);
-        rmSync(home, { recursive: true, force: true });
-        broker = await startBroker({ home, port: await freePort(), controllerPort: await freePort(), heapMb: 768 });
-      }
-      brokers = broker.brokers;
-      const pids = 'nodes' in broker ? broker.nodes.map((n) => n.pid).join(', ') : String(broker.pid);
-      say(`Kafka ${mode === 'start' ? '' : '(test) '}${'nodes' in broker ? `cluster of ${broker.nodes.length} nodes` : 'broker'} up at ${brokers} (pid ${pids})`);
-    } else {
-      say(`using Kafka at ${brokers}`);
-    }
-  } catch (e) {
-    await db.stop();
-    throw e;
-  }
-  const resolved = brokers;
-  return {
-    brokers: resolved,
-    db,
-    broker,
-    async stop() {
-      if (broker) {
-        say('stopping Kafka');
-        await broker.stop();
-      }
-      await db.stop();
-    },
-  };
-}
-
-async function prepare(brokers: string, databaseUrl: string, topicPrefix = ''): Promise<void> {
-  const logger = createLogger({ service: 'stack', level: 'warn' });
-  if ((await ensureDatabase(databaseUrl)) === 'created') say(`created database ${new URL(databaseUrl).pathname.slice(1)}`);
-  const pool = createPool(databaseUrl, { max: 1, application: 'ocpi-hub-stack', onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }) });
-  try {
-    const applied = await migrate(pool, migrationsDir);
-    if (applied.length > 0) say(`migrations applied: ${applied.join(', ')}`);
-  } finally {
-    await pool.end();
-  }
-  // A secured cluster (KAFKA_SSL_*, KAFKA_SASL_*; the services read the same variables): a refused
-  // certificate or login fails the set-up with its one clear message.
-  const r = configReader(process.env);
-  const kafkaSecurity = readKafkaSecurity(r);
-  r.done();
-  const kafkaOptions = { brokers: brokers.split(','), ...kafkaSecurity, clientId: 'stack', logger, topicPrefix };
-  await verifyKafkaAccessAtStart(kafkaOptions);
-  const log = createKafkaEventLog(kafkaOptions);
-  const admin = log.admin();
-  await admin.connect();
-  try {
-    const clamped: string[] = [];
-    const created = await ensureTopics(admin, readTopicDefinitions(topicsFile), topicPrefix, (notice) => {
-      // Fewer replicas than defined is what a one-broker development stack is: one line, not a warning per topic.
-      if (notice.kind === 'replicas-clamped') clamped.push(notice.topic);
-      else say(`warning: ${notice.message}`);
-    });
-    if (created.length > 0) say(`topics created: ${created.join(', ')}`);
-    if (clamped.length > 0) say(`${clamped.length} topics got fewer replicas than infra/topics.json defines (a single-broker stack); KAFKA_NODES=3 npm start or KAFKA_BROKERS=<cluster> gives them their real replication`);
-  } finally {
-    await log.close();
-  }
-}
-
-const SERVICES = ['ingress', 'projector', 'dispatcher', 'prober'] as const;
-const OPERATOR_PORTS: Record<(typeof SERVICES)[number], number> = { ingress: 9464, projector: 9465, dispatcher: 9466, prober: 9467 };
-
-async function start(): Promise<void> {
-  const startedAt = Date.now();
-  const stack = await provideStack('start');
-  const databaseUrl = process.env['DATABASE_URL'] ?? stack.db.url('ocpi_hub');
-  const topicPrefix = process.env['TOPIC_PREFIX'] ?? '';
-  const children = new Map<string, ChildProcess>();
-  let stopping = false;
-
-  const stopAll = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    say('stopping services');
-    await Promise.all([...children.values()].map((c) => stopProcess(c, 10_000)));
-    await stack.stop();
-    rmSync(stackEnvFile, { force: true });
-    say('stopped');
-    process.exit(code);
-  };
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => void stopAll(0));
-  stopWhenOrphaned(() => void stopAll(0));
-
-  try {
-    await prepare(stack.brokers, databaseUrl, topicPrefix);
-  } catch (e) {
-    say(`set-up failed: ${(e as Error).message}`);
-    await stopAll(1);
-    return;
-  }
-  const port = process.env['HUB_PORT'] ?? '8080';
-  const env = {
-    ...process.env,
-    KAFKA_BROKERS: stack.brokers,
-    DATABASE_URL: databaseUrl,
-    HUB_SECRET_KEY: secretKey(),
-    HUB_PORT: port,
-  };
-  writeFileSync(stackEnvFile, `KAFKA_BROKERS=${stack.brokers}\nDATABASE_URL=${databaseUrl}\n${topicPrefix ? `TOPIC_PREFIX=${topicPrefix}\n` : ''}`);
-  // Services log to files; the terminal gets the banner and their warnings and errors (README, Running the hub).
-  const logDir = process.env['HUB_LOG_DIR'] ?? join(local, 'logs');
-  mkdirSync(logDir, { recursive: true });
-  const operatorPort = (service: (typeof SERVICES)[number]) => Number(process.env[`${service.toUpperCase()}_OPERATOR_PORT`] ?? OPERATOR_PORTS[service]);
-  const launch = (service: (typeof SERVICES)[number], restarts = 0) => {
-    const logFile = createWriteStream(join(logDir, `${service}.log`), { flags: 'a' });
-    // Bounded heaps (node-memory.ts; README, Configuration, "Memory of the services").
-    const child = spawn(node, [...process.execArgv, ...nodeMemoryFlags(service), join(root, 'services', service, 'src', 'main.ts')], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...MEMORY_ENV, ...env, OPERATOR_PORT: String(operatorPort(service)) },
-    });
-    children.set(service, child);
-    const onLine = (line: string) => {
-      if (isProblem(line)) process.stderr.write(`[${service}] ${line}\n`);
-    };
-    for (const stream of [child.stdout, child.stderr]) {
-      stream.pipe(logFile, { end: false });
-      createInterface({ input: stream, crlfDelay: Infinity }).on('line', onLine);
-    }
-    child.on('exit', (code, signal) => {
-      logFile.end();
-      if (stopping) return;
-      // A crashed service is restarted with backoff; the stack keeps running for the others.
-      const delay = Math.min(30_000, 1000 * 2 ** restarts);
-      say(`${service} exited (${signal ?? code}); restarting in ${delay} ms (log: ${join(logDir, `${service}.log`)})`);
-      setTimeout(() => launch(service, restarts + 1), delay).unref();
-    });
-  };
-  for (const s of SERVICES) launch(s);
-  const base = process.env['HUB_PUBLIC_URL'] ?? `http://127.0.0.1:${port}`;
-  // "ready" only once every service's own health check passes (its /healthz: Postgres, Kafka, its consumers).
-  const unhealthy = await waitForHealth(SERVICES.map((s) => ({ service: s, url: `http://127.0.0.1:${operatorPort(s)}/healthz` })), 90_000);
-  if (unhealthy.length > 0) {
-    say(`not ready after 90 s: ${unhealthy.join(', ')} failed their health check; see ${logDir}/<service>.log (the stack keeps running and restarting them)`);
-    return;
-  }
-  say(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
-  process.stdout.write(
-    [
-      '',
-      `  OCPI roaming hub is running. Partner API: ${base}/ocpi/versions`,
-      `  Operator endpoints: /metrics and /healthz on ports ${SERVICES.map(operatorPort).join(', ')}`,
-      `  Service logs: ${logDir}/{${SERVICES.join(',')}}.log`,
-      '',
-      '  Register the first party (prints its initial token), in another terminal:',
-      '    npm run hubctl -- party register --role CPO --country NL --party ABC --name "Example CPO"',
-      '  The partner then POSTs its credentials to ' + `${base}/ocpi/2.2.1/credentials with that token.`,
-      '  Ctrl-C stops every service and Kafka.',
-      '',
-    ].join('\n') + '\n',
-  );
-}
 
 async function test(args: string[]): Promise<number> {
   return runTests(args, async (kafka) => {
@@ -213,17 +29,35 @@ async function test(args: string[]): Promise<number> {
   });
 }
 
-async function hubctl(args: string[]): Promise<number> {
+async function hubctl(given: string[]): Promise<number> {
+  // `npm run hubctl -- --sandbox ...` administers the running `npm run sandbox` stack, with its key.
+  const sandbox = given.includes('--sandbox');
+  const args = given.filter((a) => a !== '--sandbox');
   const env = { ...process.env };
+  const profile = sandbox ? sandboxProfile() : undefined;
+  const envFile = profile ? profile.stackEnvFile : stackEnvFile;
+  if (sandbox) {
+    // The sandbox's own clusters and outbound policy, never the production ones the shell may name.
+    for (const k of ['KAFKA_BROKERS', 'DATABASE_URL', 'TOPIC_PREFIX', 'HUB_SECRET_KEY']) delete env[k];
+    if (!existsSync(envFile) && !args.includes('--help')) {
+      say('no sandbox is running (start it with `npm run sandbox`)');
+      return 2;
+    }
+    const policy = profile?.serviceEnv ?? {};
+    env['ALLOW_HTTP_PARTNER_URLS'] ??= policy['ALLOW_HTTP_PARTNER_URLS'];
+    env['PARTNER_ALLOWED_HOSTS'] ??= policy['PARTNER_ALLOWED_HOSTS'];
+  }
   // Point at the running `npm start` stack unless the caller chose clusters explicitly.
-  if (existsSync(stackEnvFile)) {
-    for (const line of readFileSync(stackEnvFile, 'utf8').split('\n')) {
+  if (existsSync(envFile)) {
+    for (const line of readFileSync(envFile, 'utf8').split('\n')) {
       const [k, ...v] = line.split('=');
       if (k && v.length > 0 && !env[k]) env[k] = v.join('=');
     }
   }
   // The development key of `npm start` (secret-key.ts), for hubctl partner check; never made here.
-  if (!env['HUB_SECRET_KEY'] && existsSync(join(local, 'secret.key'))) env['HUB_SECRET_KEY'] = secretKey();
+  if (sandbox) {
+    if (profile && (existsSync(profile.secretKeyFile) || process.env['SANDBOX_SECRET_KEY'])) env['HUB_SECRET_KEY'] = profile.secretKey();
+  } else if (!env['HUB_SECRET_KEY'] && existsSync(join(local, 'secret.key'))) env['HUB_SECRET_KEY'] = secretKey();
   return runChild(node, [...process.execArgv, ...nodeMemoryFlags('hubctl'), join(root, 'packages', 'hubctl', 'src', 'main.ts'), ...args], { ...MEMORY_ENV, ...env });
 }
 
@@ -256,6 +90,16 @@ const USAGE: Record<string, string> = {
   KAFKA_VERSION=3.9.1 starts the previous Kafka line instead of 4.4.0;
   HUB_PORT (8080) is the partner API's port. Configuration: docs/reference/configuration.md.
 `,
+  sandbox: `usage: npm run sandbox [-- --fresh]
+  Starts a sandbox hub beside (or instead of) \`npm start\`'s: its own Kafka broker (port 9192), database
+  ocpi_hub_sandbox, topic prefix "sandbox", key .local/sandbox/secret.key, partner API on 8090
+  (SANDBOX_HUB_PORT), and the sandbox CPO NL/SBX and eMSP DE/SBX on 8091 (SANDBOX_PORT). Every party
+  registered with \`npm run hubctl -- --sandbox party register ...\` is routed to the counterpart of
+  the other role once it has exchanged credentials. --fresh forgets every sandbox datum first. Guide: docs/how-to/sandbox.md.
+usage: npm run sandbox -- try-emsp --party CC/PID --token INITIAL_TOKEN
+  Against a running sandbox: an eMSP simulator for the party you registered exchanges credentials,
+  starts a session at the sandbox CPO, stops it and prints the CDR.
+`,
   test: `usage: npm test [-- TIER [FILE...]]
   Runs lint, typecheck and every test tier against a real Kafka and Postgres it starts or finds.
   TIER is one of lint, ${Object.keys(TIERS).join(', ')}; FILEs narrow a tier to those files.
@@ -270,10 +114,19 @@ const USAGE: Record<string, string> = {
 const [command, ...args] = process.argv.slice(2);
 const help = command !== undefined && command !== 'hubctl' && (args.includes('--help') || args.includes('-h'));
 try {
-  if (help) process.stdout.write(USAGE[command] ?? `usage: npm start | npm test | npm run hubctl | npm run bench\n`);
+  if (help) process.stdout.write(USAGE[command] ?? `usage: npm start | npm run sandbox | npm test | npm run hubctl | npm run bench\n`);
   else switch (command) {
     case 'start':
       await start();
+      break;
+    case 'sandbox':
+      // The newcomer's eMSP simulator against a running sandbox (docs/how-to/sandbox.md).
+      if (args[0] === 'try-emsp') {
+        process.exitCode = await runChild(node, [...process.execArgv, join(root, 'packages', 'sandbox', 'src', 'try-emsp.ts'), ...args.slice(1)]);
+        break;
+      }
+      if (args.includes('--fresh')) await forgetSandbox(sandboxProfile());
+      await start(sandboxProfile());
       break;
     case 'test':
       process.exitCode = await test(args);
@@ -288,7 +141,7 @@ try {
       await (await import('../image/build.ts')).buildImage();
       break;
     default:
-      say(`unknown command ${command}; use start, test, hubctl, bench or image`);
+      say(`unknown command ${command}; use start, sandbox, test, hubctl, bench or image`);
       process.exitCode = 2;
   }
 } catch (e) {

@@ -3,7 +3,8 @@
 import { deliveredKinds, projectedModules, replayedToEmspModules } from '@hub/modules';
 import { RECEIVER_MODULES } from '@hub/registry';
 
-export const USAGE = `usage: npm run hubctl -- <command> [options] [--json]
+export const USAGE = `usage: npm run hubctl -- [--sandbox] <command> [options] [--json]
+  (--sandbox: the running \`npm run sandbox\` hub instead of \`npm start\`'s: docs/how-to/sandbox.md)
 
   party register --role CPO|EMSP --country CC --party PID --name NAME [--platform ID] [--versions V,...]
                                    register a party and print its initial token

@@ -48,7 +48,12 @@ export interface IngressDeps {
   readonly tokens: Omit<TokensDeps, 'validator' | 'targets' | 'readModels' | 'rateLimiter'>;
   readonly commands: Pick<CommandsDeps, 'commands' | 'policy' | 'perMinute' | 'graceSeconds' | 'responseUrlHosts'>;
   readonly chargingProfiles: Pick<ChargingProfilesDeps, 'chargingProfiles' | 'perMinute' | 'forwarded' | 'results'>;
+  /** A sandbox hub marks every answer (docs/how-to/sandbox.md, Which hub am I talking to); production answers are unchanged. */
+  readonly sandbox?: boolean;
 }
+
+/** The response header that tells a partner it talks to a sandbox hub (docs/reference/partner-api.md). */
+export const ENVIRONMENT_HEADER = 'X-Hub-Environment';
 
 /** The modules this ingress serves in 2.2.1: the single list behind GET /ocpi/2.2.1 and the routing below. */
 const MODULES_221: readonly ModuleEndpoint[] = [
@@ -100,6 +105,12 @@ export function createIngressApp(deps: IngressDeps): Express {
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'simple');
+  if (deps.sandbox) {
+    app.use((_req, res, next) => {
+      res.setHeader(ENVIRONMENT_HEADER, 'sandbox');
+      next();
+    });
+  }
   app.use(requestContext({ logger: deps.logger, metrics: deps.httpMetrics, accessLog: deps.accessLog }));
 
   // Any body is read as JSON whatever its Content-Type, so a partner that forgets the header still

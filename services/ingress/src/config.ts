@@ -17,6 +17,11 @@ export interface IngressConfig extends CommonConfig {
    */
   readonly environment: 'development' | 'production';
   /**
+   * A sandbox hub (HUB_SANDBOX=true, set by `npm run sandbox`): every answer carries
+   * `X-Hub-Environment: sandbox` so a partner sees which hub it talks to (docs/how-to/sandbox.md).
+   */
+  readonly sandbox: boolean;
+  /**
    * Peers whose X-Forwarded-For is believed (addresses and CIDR blocks: a TLS-terminating proxy or
    * Ingress controller). From any other peer the header is ignored and its own address is the client's.
    */
@@ -88,6 +93,7 @@ export function readIngressConfig(env: Env): IngressConfig {
     port,
     publicBaseUrl: publicUrl,
     environment: environment as 'development' | 'production',
+    sandbox: r.bool('HUB_SANDBOX', false),
     trustedProxies,
     tls: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
     secretKey: readSecretKey(r),

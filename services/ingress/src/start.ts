@@ -178,6 +178,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     },
     validator: createSchemaValidator(),
     publicBaseUrl,
+    sandbox: config.sandbox,
     logger: withClientAddress(logger, requestClient),
     httpMetrics: createHttpMetrics(registry),
     accessLog: config.accessLog,

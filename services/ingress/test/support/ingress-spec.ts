@@ -26,7 +26,7 @@ export const defaultBreaker = { enabled: true, failures: 5, openAfterMs: 1_500, 
  * The app as start.ts composes it: the event log behind the Kafka circuit breaker (a guard with the
  * default settings unless the test passes its own).
  */
-export function ingressOn(hub: InMemoryHub, options: { kafkaGuard?: DependencyGuard } = {}) {
+export function ingressOn(hub: InMemoryHub, options: { kafkaGuard?: DependencyGuard; sandbox?: boolean } = {}) {
   const registry = new Registry();
   const logger = createLogger({ service: 'ingress-test', level: 'error', stream: quiet });
   const eventLog = guardEventLog(hub.events, options.kafkaGuard ?? createDependencyGuard('kafka', defaultBreaker, { logger }));
@@ -36,6 +36,7 @@ export function ingressOn(hub: InMemoryHub, options: { kafkaGuard?: DependencyGu
     credentials: { partners: hub.partners, cipher: hub.cipher, hub: { countryCode: 'NL', partyId: 'HUB', name: 'Test hub', versionsUrl: `${BASE}/ocpi/versions` }, source: 'ingress' },
     validator,
     publicBaseUrl: BASE,
+    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
     logger,
     httpMetrics: createHttpMetrics(registry),
     accessLog: 'errors',
