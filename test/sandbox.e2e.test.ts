@@ -12,7 +12,7 @@ import { appendInOrder } from '@hub/event-log';
 import { postgresRegistryStore, drainOutbox } from '@hub/store';
 import { call, createTestStack, repoRoot, startService, type ServiceProcess, type TestStack } from '@hub/testing';
 import { startSandbox, tariffCost, type RunningSandbox, type SandboxState } from '@hub/sandbox';
-import { freePort, hubctl, ocpiExample, onboard, until, type OnboardedPlatform } from './helpers.ts';
+import { assertValid, freePort, hubctl, ocpiExample, onboard, onboard211, until, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 
@@ -24,6 +24,7 @@ describe('a partner on a sandbox hub, against the sandbox counterparts', () => {
   let env: Record<string, string>;
   let emsp: OnboardedPlatform; // NL/TST, the partner eMSP
   let cpo: OnboardedPlatform; // BE/BEC, the partner CPO
+  let emsp211: OnboardedPlatform | undefined; // NL/OLD, a partner eMSP that speaks OCPI 2.1.1
   let state: SandboxState = {};
   const partnerToken = (uid: string): Json => ({ ...ocpiExample('token_example_2_full_rfid.json'), country_code: 'NL', party_id: 'TST', uid, whitelist: 'NEVER', last_updated: new Date().toISOString() });
   const responseUrl = (id: string) => `${emsp.partner.baseUrl}/ocpi/2.2.1/command-results/${id}`;
@@ -84,7 +85,7 @@ describe('a partner on a sandbox hub, against the sandbox counterparts', () => {
   });
 
   after(async () => {
-    await Promise.allSettled([sandbox?.stop(), ...services.map((s) => s.stop()), emsp?.partner.close(), cpo?.partner.close()]);
+    await Promise.allSettled([sandbox?.stop(), ...services.map((s) => s.stop()), emsp?.partner.close(), cpo?.partner.close(), emsp211?.partner.close()]);
     await stack?.cleanup();
   });
 
@@ -250,6 +251,36 @@ describe('a partner on a sandbox hub, against the sandbox counterparts', () => {
     const anonymous = await call(sandbox.url, 'POST', '/sandbox/emsp/authorize', { body: {} });
     assert.equal(anonymous.status, 401);
     assert.equal(anonymous.body.status_code, 2000);
+  });
+
+  it('serves a partner eMSP that speaks OCPI 2.1.1: it is routed, pulls the sandbox locations and runs START_SESSION to a CDR, all in 2.1.1', async () => {
+    const platform = await onboard211(hub, env, 'Partner eMSP 2.1.1', { role: 'EMSP', countryCode: 'NL', partyId: 'OLD' }, [
+      { identifier: 'credentials', role: 'SENDER' },
+      { identifier: 'sessions', role: 'RECEIVER' },
+      { identifier: 'cdrs', role: 'RECEIVER' },
+    ]);
+    emsp211 = platform;
+    const location = await until('the sandbox locations in the 2.1.1 pull (routed by the sandbox)', async () => {
+      const res = await call<Json[]>(hub, 'GET', '/ocpi/2.1.1/locations?limit=100', { token: platform.token });
+      return (res.body.data ?? []).find((l) => l['id'] === 'SBX-LOC-1');
+    });
+    await assertValid('ocpi-2.1.1/location.json', location);
+    const token211 = { uid: 'OLD-CARD-1', type: 'RFID', auth_id: 'NL-OLD-C00000001-1', issuer: 'Partner eMSP 2.1.1', valid: true, whitelist: 'ALLOWED', last_updated: new Date().toISOString() };
+    const response = (id: string) => `${platform.partner.baseUrl}/ocpi/2.1.1/command-results/${id}`;
+    const result = (id: string) => platform.partner.received.find((r) => r.kind === 'command_result' && r.path.endsWith(`/${id}`))?.body;
+    const start = await call<Json>(hub, 'POST', '/ocpi/2.1.1/commands/START_SESSION', { token: platform.token, body: { response_url: response('start-211'), token: token211, location_id: 'SBX-LOC-1', evse_uid: 'SBX-EVSE-1' } });
+    assert.equal(start.body.status_code, 1000, start.text);
+    assert.equal(start.body.data?.['result'], 'ACCEPTED');
+    assert.equal((await until('START_SESSION result in 2.1.1', () => result('start-211')))['result'], 'ACCEPTED');
+    const session = await until('an ACTIVE session with energy at the 2.1.1 eMSP', () => platform.partner.received.find((r) => r.kind === 'session' && r.body['status'] === 'ACTIVE' && Number(r.body['kwh']) > 0)?.body);
+    await assertValid('ocpi-2.1.1/session.json', session);
+    assert.equal(session['auth_id'], 'NL-OLD-C00000001-1');
+    const stop = await call<Json>(hub, 'POST', '/ocpi/2.1.1/commands/STOP_SESSION', { token: platform.token, body: { response_url: response('stop-211'), session_id: session['id'] } });
+    assert.equal(stop.body.data?.['result'], 'ACCEPTED', stop.text);
+    const cdr = await until('the CDR at the 2.1.1 eMSP', () => platform.partner.received.find((r) => r.kind === 'cdr')?.body);
+    await assertValid('ocpi-2.1.1/cdr.json', cdr);
+    assert.equal(cdr['auth_id'], 'NL-OLD-C00000001-1');
+    assert.ok(Number(cdr['total_energy']) > 0);
   });
 
   it('runs as the process npm run sandbox starts, and stops at once and cleanly on SIGTERM', async () => {
