@@ -68,7 +68,7 @@ const describeKinds = (kinds: readonly HubErrorKind[]): string => kinds.map((k) 
 function responses(route: RouteSpec): Json {
   const byStatus = new Map<number, HubErrorKind[]>();
   for (const kind of errorKinds(route)) byStatus.set(hubErrors[kind].http, [...(byStatus.get(hubErrors[kind].http) ?? []), kind]);
-  const common = { 'X-Request-ID': header('X-Request-ID'), 'X-Correlation-ID': header('X-Correlation-ID') };
+  const common = { 'X-Request-ID': header('X-Request-ID'), 'X-Correlation-ID': header('X-Correlation-ID'), 'X-Hub-Environment': header('X-Hub-Environment') };
   const okHeaders: Json = { ...common };
   if (route.paginated) Object.assign(okHeaders, { 'X-Total-Count': header('X-Total-Count'), 'X-Limit': header('X-Limit'), Link: header('Link') });
   for (const h of route.responseHeaders ?? []) okHeaders[h] = header(h);
@@ -174,6 +174,7 @@ export function buildOpenApi(): Json {
       headers: {
         'X-Request-ID': stringHeader('The request id (the caller\'s or a generated one)', { type: 'string', minLength: 1 }, true),
         'X-Correlation-ID': stringHeader('The correlation id (the caller\'s or a generated one)', { type: 'string', minLength: 1 }, true),
+        'X-Hub-Environment': stringHeader('On every answer of a sandbox hub (npm run sandbox, HUB_SANDBOX=true), refusals included; a production hub sends none (docs/how-to/sandbox.md)', { type: 'string', enum: ['sandbox'] }),
         'X-Total-Count': stringHeader('Number of objects matching the filters (on success, status_code 1000)', { type: 'string', pattern: '^[0-9]+$' }),
         'X-Limit': stringHeader('The page size applied (on success, status_code 1000)', { type: 'string', pattern: '^[0-9]+$' }),
         Link: stringHeader('<url>; rel="next", with the same filters, while more objects exist', { type: 'string', pattern: '^<[^>]+>; rel="next"$' }),
