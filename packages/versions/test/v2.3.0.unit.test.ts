@@ -111,6 +111,15 @@ describe('v2.3.0: new fields and extensions travel to 2.3.0 readers only', () =>
     valid('ocpi-2.3.0/location.json', out);
     assert.equal(out['help_phone'], undefined);
   });
+  it('a 2.3.0 EVSE PATCH with parking reaches a 2.2.1 reader without it and a 2.3.0 reader with it', () => {
+    const patch = { parking: [{ parking_id: 'P2' }], status: 'CHARGING', last_updated: '2026-01-01T00:00:00Z' };
+    assert.deepEqual(validator.validatePartial('ocpi-2.3.0/evse.json', patch).violations, []);
+    const canonical = v230.evsePatchIn(patch);
+    const for221 = adapterFor('2.2.1').evsePatchOut(canonical);
+    assert.deepEqual(validator.validatePartial('ocpi/evse.json', for221).violations, []);
+    assert.deepEqual(for221, { status: 'CHARGING', last_updated: '2026-01-01T00:00:00Z' });
+    assert.deepEqual(v230.evsePatchOut(canonical), patch);
+  });
   it('an open-enum value 2.2.1 has no value for, in a required field, is refused as an OCPI error', () => {
     const connector = (evse['connectors'] as Array<Record<string, unknown>>)[0];
     assert.throws(() => v230.connectorIn({ ...connector, standard: 'MCS' }), /2001|INVALID_PARAMETERS|connector standard/);

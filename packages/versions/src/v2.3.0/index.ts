@@ -240,6 +240,9 @@ export const v230: Omit<VersionAdapter, 'version' | 'schemaId'> & { readonly ver
   evseIn: (evse) => { const kept: Rec = {}; return withFields(evseInto(evse as Rec, kept, ''), kept); },
   connectorIn: (connector) => { const kept: Rec = {}; return withFields(connectorInto(connector as Rec, kept, ''), kept); },
   locationPatchIn: (patch) => locationIn(patch),
+  // A PATCH carries the same members as the object (mod_locations.asciidoc, PATCH Method): split the same way.
+  evsePatchIn: (patch) => { const kept: Rec = {}; return withFields(evseInto(patch as Rec, kept, ''), kept); },
+  connectorPatchIn: (patch) => { const kept: Rec = {}; return withFields(connectorInto(patch as Rec, kept, ''), kept); },
   tariffIn: (tariff, owner) => {
     const kept: Rec = {};
     const derived: Record<string, true> = {};
@@ -256,6 +259,8 @@ export const v230: Omit<VersionAdapter, 'version' | 'schemaId'> & { readonly ver
   evseOut: (evse) => evseOutOf(evse, keptOf(evse), ''),
   connectorOut: (connector) => connectorOutOf(connector, keptOf(connector), ''),
   locationPatchOut: (patch) => locationOut(patch as Location),
+  evsePatchOut: (patch) => (patch.connectors ? evseOutOf(patch as Evse, keptOf(patch), '') : restore({ ...strip(patch) }, keptOf(patch), '')),
+  connectorPatchOut: (patch) => connectorOutOf(patch as Connector, keptOf(patch), ''),
   tariffOut: (tariff) => tariffOutOf(tariff, keptOf(tariff), ''),
   tokenOut,
   tokenPatchOut: (patch) => tokenOut(patch as Token),
