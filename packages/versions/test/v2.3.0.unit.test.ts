@@ -132,6 +132,19 @@ describe('v2.3.0: new fields and extensions travel to 2.3.0 readers only', () =>
   });
 });
 
+describe('v2.3.0: the hub-private member', () => {
+  it('a 2.3.0 partner cannot set hub_version_fields, though 2.3.0 tolerates unknown members', () => {
+    const forged = { hub_version_fields: { '2.3.0': { kept: { help_phone: '0900-FORGED' } } } };
+    assert.deepEqual(validator.validate('ocpi-2.3.0/token.json', { ...read('token_put_example.json'), ...forged }).violations, []);
+    const token = v230.tokenIn({ ...read('token_put_example.json'), ...forged }, owner);
+    assert.equal('hub_version_fields' in token, false);
+    const location = v230.locationIn({ ...read('location_example.json'), ...forged }, owner) as { hub_version_fields?: unknown };
+    assert.equal(JSON.stringify(location.hub_version_fields ?? {}).includes('FORGED'), false);
+    const command = v230.stopSessionIn({ response_url: 'https://emsp.example/r', session_id: 's1', ...forged });
+    assert.equal('hub_version_fields' in command, false);
+  });
+});
+
 describe('v2.3.0: Credentials (credentials.asciidoc Credentials object)', () => {
   it("the hub's Credentials name it in hub_party_id and list the reachable parties, no HUB role", () => {
     const hub = { token: 'abc', url: 'https://hub.example/ocpi/versions', roles: [

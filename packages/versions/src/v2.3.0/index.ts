@@ -10,7 +10,7 @@ import { HubError } from '@hub/ocpi';
 import type { VersionAdapter } from '../adapter.ts';
 import type { Cdr, Connector, Credentials, Evse, Location, Owner, Role, Session, Tariff, Token, VersionDetails } from '../canonical.ts';
 import { v221 } from '../v2.2.1/index.ts';
-import { compact, fieldsFor, HUB_VERSION_FIELDS, type VersionFieldsByVersion } from '../version-fields.ts';
+import { compact, fieldsFor, HUB_VERSION_FIELDS, withoutVersionFields, type VersionFieldsByVersion } from '../version-fields.ts';
 import { PRICES_INCLUDE_UNKNOWN_TAXES, priceIn, priceLimitIn, priceLimitOut, priceOut, type Price221, type Price230, type PriceLimit230, type TaxAmount } from './prices.ts';
 
 export * from './prices.ts';
@@ -231,8 +231,25 @@ function versionDetailsOut(details: VersionDetails, partyRole: 'CPO' | 'EMSP'): 
   return { ...(v221.versionDetailsOut(details, partyRole) as Rec), version: V };
 }
 
+type Adapter230 = Omit<VersionAdapter, 'version' | 'schemaId'> & { readonly version: '2.3.0'; schemaId(object: string): string };
+
+/**
+ * 2.3.0 tolerates unknown members (transport_and_format.asciidoc, Non-specified JSON fields), so a 2.3.0
+ * body may name the hub-private member: it is removed before any translation, so that no partner sets
+ * it (docs/decisions/0008-one-canonical-form-translated-at-the-edge.md).
+ */
+function guarded(adapter: Adapter230): Adapter230 {
+  const out: Record<string, unknown> = { ...adapter };
+  for (const [name, fn] of Object.entries(adapter)) {
+    if (typeof fn !== 'function' || !name.endsWith('In')) continue;
+    const translate = fn as (wire: unknown, ...rest: unknown[]) => unknown;
+    out[name] = (wire: unknown, ...rest: unknown[]) => translate(wire !== null && typeof wire === 'object' ? withoutVersionFields(wire) : wire, ...rest);
+  }
+  return out as Adapter230;
+}
+
 /** Every object that is the same in both versions goes through the 2.2.1 adapter. */
-export const v230: Omit<VersionAdapter, 'version' | 'schemaId'> & { readonly version: '2.3.0'; schemaId(object: string): string } = {
+export const v230: Adapter230 = guarded({
   ...v221,
   version: V,
   schemaId: (object) => `ocpi-2.3.0/${object}.json`,
@@ -269,4 +286,4 @@ export const v230: Omit<VersionAdapter, 'version' | 'schemaId'> & { readonly ver
   cdrOut: (cdr) => cdrOut(cdr),
   credentialsOut,
   versionDetailsOut,
-};
+});
