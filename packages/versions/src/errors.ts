@@ -6,10 +6,10 @@ import type { OcpiVersion } from './version.ts';
  * does not deliver it to that partner (and may log or count it); it is no refusal of any request.
  */
 export class NotRepresentableError extends Error {
-  readonly version: OcpiVersion;
+  readonly version: OcpiVersion | '2.3.0';
   readonly object: string;
 
-  constructor(version: OcpiVersion, object: string, reason: string) {
+  constructor(version: OcpiVersion | '2.3.0', object: string, reason: string) {
     super(`${object} cannot be written in OCPI ${version}: ${reason}`);
     this.name = 'NotRepresentableError';
     this.version = version;

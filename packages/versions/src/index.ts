@@ -22,6 +22,7 @@ export * from './adapter.ts';
 export * from './errors.ts';
 export * from './version-fields.ts';
 export type * from './canonical.ts';
+export { v230, priceIn, priceOut, priceLimitIn, priceLimitOut, pricesExcludeTaxes, type Price230, type TaxAmount } from './v2.3.0/index.ts';
 export { cdrTokenFromAuthId, parseEmaId, type CdrTokenResolution, type EmaId, type Ocpi211 } from './v2.1.1/index.ts';
 
 const ADAPTERS: Readonly<Record<OcpiVersion, VersionAdapter>> = { '2.1.1': v211, '2.2.1': v221 };

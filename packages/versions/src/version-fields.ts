@@ -13,13 +13,16 @@ export interface VersionFields {
   readonly derived?: Readonly<Record<string, true | null>>;
 }
 
-export type VersionFieldsByVersion = Partial<Record<Exclude<OcpiVersion, '2.2.1'>, VersionFields>>;
+/** The versions whose partners' objects may carry the member: every version but the canonical one (2.3.0 before it is an OcpiVersion a party may use). */
+export type TranslatedVersion = Exclude<OcpiVersion, '2.2.1'> | '2.3.0';
+
+export type VersionFieldsByVersion = Partial<Record<TranslatedVersion, VersionFields>>;
 
 /** A canonical object that may carry the reserved member. */
 export type WithVersionFields<T> = T & { hub_version_fields?: VersionFieldsByVersion };
 
 /** The reserved member of one version, when present. */
-export function versionFields(object: object, version: Exclude<OcpiVersion, '2.2.1'>): VersionFields | undefined {
+export function versionFields(object: object, version: TranslatedVersion): VersionFields | undefined {
   const all = (object as { hub_version_fields?: VersionFieldsByVersion }).hub_version_fields;
   return all?.[version];
 }
@@ -66,7 +69,7 @@ function mergeMembers(stored: Readonly<Record<string, unknown>> | undefined, pat
 }
 
 /** The reserved member for one version, or undefined when there is nothing to keep. */
-export function fieldsFor(version: Exclude<OcpiVersion, '2.2.1'>, kept: Record<string, unknown>, derived: Record<string, true | null>): VersionFieldsByVersion | undefined {
+export function fieldsFor(version: TranslatedVersion, kept: Record<string, unknown>, derived: Record<string, true | null>): VersionFieldsByVersion | undefined {
   const k = Object.keys(kept).length > 0 ? kept : undefined;
   const d = Object.keys(derived).length > 0 ? derived : undefined;
   return k || d ? { [version]: compact({ kept: k, derived: d }) } : undefined;

@@ -1,7 +1,9 @@
 // The OCPI 2.1.1 adapter: one file per module; the mapping table is docs/reference/version-mapping.md.
 import type { VersionAdapter } from '../adapter.ts';
 import { NotRepresentableError } from '../errors.ts';
+import { tariffExclTaxes } from '../v2.2.1/index.ts';
 import { schemaId } from '../version.ts';
+import { withoutVersionFields as bare } from '../version-fields.ts';
 import { cdrIn, cdrOut } from './cdrs.ts';
 import { commandResponseIn, commandResponseOut, commandResultIn, commandResultOut, reserveNowIn, reserveNowOut, startSessionIn, startSessionOut, stopSessionIn, stopSessionOut, supportsCommand, unlockConnectorIn, unlockConnectorOut } from './commands.ts';
 import { credentialsIn, credentialsOut, versionDetailsIn, versionDetailsOut } from './credentials.ts';
@@ -23,8 +25,9 @@ export const v211: VersionAdapter = {
   authorizationInfoIn, locationReferencesIn,
   startSessionIn, reserveNowIn, stopSessionIn, unlockConnectorIn, commandResponseIn, commandResultIn,
   credentialsIn, versionDetailsIn,
-  locationOut, evseOut, connectorOut, locationPatchOut, evsePatchOut, connectorPatchOut,
-  tariffOut, tokenOut, tokenPatchOut, sessionOut, sessionPatchOut, cdrOut,
+  // A standalone EVSE, Connector, Tariff or Token from a 2.3.0 partner carries the hub-private member (v2.3.0/index.ts).
+  locationOut, evseOut: (evse) => evseOut(bare(evse)), connectorOut: (connector) => connectorOut(bare(connector)), locationPatchOut, evsePatchOut, connectorPatchOut,
+  tariffOut: (tariff) => tariffOut(bare(tariffExclTaxes(tariff, '2.1.1'))), tokenOut: (token) => tokenOut(bare(token)), tokenPatchOut, sessionOut, sessionPatchOut, cdrOut,
   authorizationInfoOut, locationReferencesOut,
   startSessionOut, stopSessionOut, reserveNowOut, unlockConnectorOut,
   cancelReservationOut: () => {

@@ -3,6 +3,8 @@
 // every object a 2.2.1 partner sent).
 import type { VersionAdapter } from '../adapter.ts';
 import { schemaId } from '../version.ts';
+import { NotRepresentableError } from '../errors.ts';
+import { pricesExcludeTaxes } from '../v2.3.0/prices.ts';
 import { withoutVersionFields } from '../version-fields.ts';
 
 const same = <T>(object: unknown): T => object as T;
@@ -18,8 +20,14 @@ export const v221: VersionAdapter = {
   startSessionIn: same, reserveNowIn: same, stopSessionIn: same, unlockConnectorIn: same, commandResponseIn: same, commandResultIn: same,
   credentialsIn: same, versionDetailsIn: same,
   locationOut: strip, evseOut: strip, connectorOut: strip, locationPatchOut: strip, evsePatchOut: strip, connectorPatchOut: strip,
-  tariffOut: strip, tokenOut: strip, tokenPatchOut: strip, sessionOut: (session) => strip(session), sessionPatchOut: (patch) => strip(patch), cdrOut: (cdr) => strip(cdr),
+  tariffOut: (tariff) => strip(tariffExclTaxes(tariff, '2.2.1')), tokenOut: strip, tokenPatchOut: strip, sessionOut: (session) => strip(session), sessionPatchOut: (patch) => strip(patch), cdrOut: (cdr) => strip(cdr),
   authorizationInfoOut: strip, locationReferencesOut: strip,
   startSessionOut: strip, stopSessionOut: strip, reserveNowOut: strip, unlockConnectorOut: strip, cancelReservationOut: strip,
   commandResponseOut: strip, commandResultOut: strip, credentialsOut: strip, versionDetailsOut: (details) => strip(details),
 };
+
+/** A Tariff from a 2.3.0 CPO whose prices include taxes at no given rate has no 2.2.1 form (v2.3.0/prices.ts pricesExcludeTaxes). */
+export function tariffExclTaxes<T extends { id: string }>(tariff: T, version: '2.1.1' | '2.2.1'): T {
+  if (!pricesExcludeTaxes(tariff)) throw new NotRepresentableError(version, 'Tariff', `${tariff.id}: prices include taxes of an unknown rate (OCPI 2.3.0 tax_included YES without vat)`);
+  return tariff;
+}
