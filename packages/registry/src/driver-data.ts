@@ -17,13 +17,14 @@ export const SEALED_MEMBER = 'hub_sealed_driver_data';
  * The personal fields erasure covers, as paths in the canonical (OCPI 2.2.1) object. A Token
  * (mod_tokens.asciidoc, Token object): uid, visual_number, contract_id, group_id, and the contract of
  * its energy_contract; a Session or CDR (mod_sessions.asciidoc, mod_cdrs.asciidoc): the CdrToken's
- * uid and contract_id, and the OCPI 2.1.1 auth_id kept in hub_version_fields
+ * uid and contract_id (an OCPI 2.1.1 auth_id is the contract_id: docs/reference/version-mapping.md), and an
+ * auth_id should hub_version_fields ever keep one
  * (docs/reference/version-mapping.md).
  */
 export const PERSONAL_FIELDS = {
   token: [['uid'], ['visual_number'], ['contract_id'], ['group_id'], ['energy_contract', 'contract_id']],
-  session: [['cdr_token', 'uid'], ['cdr_token', 'contract_id'], ['hub_version_fields', 'auth_id']],
-  cdr: [['cdr_token', 'uid'], ['cdr_token', 'contract_id'], ['hub_version_fields', 'auth_id']],
+  session: [['cdr_token', 'uid'], ['cdr_token', 'contract_id'], ['hub_version_fields', '2.1.1', 'kept', 'auth_id']],
+  cdr: [['cdr_token', 'uid'], ['cdr_token', 'contract_id'], ['hub_version_fields', '2.1.1', 'kept', 'auth_id']],
 } as const satisfies Record<string, ReadonlyArray<ReadonlyArray<string>>>;
 export type PersonalObjectKind = keyof typeof PERSONAL_FIELDS;
 

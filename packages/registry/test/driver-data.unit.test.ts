@@ -9,7 +9,7 @@ import { ERASED_PLACEHOLDER, SEALED_MEMBER, driverDataKeyring, erasePersonalFiel
 const cdr = {
   country_code: 'NL', party_id: 'CPO', id: 'CDR-1',
   cdr_token: { country_code: 'DE', party_id: 'EMS', uid: 'DRIVER-UID-1', type: 'RFID', contract_id: 'DE-EMS-C12345678-X' },
-  hub_version_fields: { auth_id: 'DE-EMS-C12345678-X' },
+  hub_version_fields: { '2.1.1': { kept: { auth_id: 'DE-EMS-C12345678-X' } } },
   total_cost: { excl_vat: 12.5 }, total_energy: 30.25, total_time: 1.5,
 };
 const token = { country_code: 'DE', party_id: 'EMS', uid: 'DRIVER-UID-1', type: 'RFID', contract_id: 'DE-EMS-C12345678-X', visual_number: '1234 5678', group_id: 'FAMILY-9', issuer: 'EMS GmbH', valid: true, energy_contract: { supplier_name: 'Green', contract_id: 'EC-42' } };
@@ -29,7 +29,7 @@ describe('personal fields of a driver', () => {
 
   it('without the key every sealed field reads as the placeholder, the rest as posted', () => {
     const opened = openPersonalFields('cdr', sealPersonalFields('cdr', cdr, key, keyId), undefined);
-    assert.deepEqual(opened, { ...cdr, cdr_token: { ...cdr.cdr_token, uid: ERASED_PLACEHOLDER, contract_id: ERASED_PLACEHOLDER }, hub_version_fields: { auth_id: ERASED_PLACEHOLDER } });
+    assert.deepEqual(opened, { ...cdr, cdr_token: { ...cdr.cdr_token, uid: ERASED_PLACEHOLDER, contract_id: ERASED_PLACEHOLDER }, hub_version_fields: { '2.1.1': { kept: { auth_id: ERASED_PLACEHOLDER } } } });
     assert.ok(!(SEALED_MEMBER in opened));
   });
 

@@ -1,4 +1,4 @@
-import { tokenObjectId } from '@hub/modules';
+import { pathSubject, tokenObjectId } from '@hub/modules';
 import { erasePersonalFields, type DriverDataKeyring, type DriverToken } from '@hub/registry';
 import type { Pool } from './pool.ts';
 
@@ -112,6 +112,11 @@ export async function eraseDriverToken(pool: Pool, keyring: DriverDataKeyring, t
       ]);
     }
 
+    // Token events the projector could not apply name the token in their subject.
+    await client.query(`update projection_rejects set subject = $2 where model = 'tokens' and upper(subject) = upper($1)`, [
+      pathSubject({ countryCode: cc, partyId: pid, id: tokenObjectId(token.uid, token.type) }), pathSubject({ countryCode: cc, partyId: pid, id: replacementId }),
+    ]);
+
     // Token delivery rows: payload scrubbed, object id pseudonymous like the read model's.
     const tokenDeliveries = await client.query<{ id: string; payload: Json }>(
       `select id, payload from deliveries where kind = 'token' and emsp_country_code = $1 and emsp_party_id = $2 and upper(object_id) = $3 for update`,
@@ -122,7 +127,7 @@ export async function eraseDriverToken(pool: Pool, keyring: DriverDataKeyring, t
     }
 
     const driverOf = `(upper(d->'cdr_token'->>'country_code') = $1 and upper(d->'cdr_token'->>'party_id') = $2 and upper(d->'cdr_token'->>'uid') = $3 and upper(coalesce(d->'cdr_token'->>'type', 'RFID')) = $4)
-       or upper(d->'cdr_token'->>'contract_id') = any($5::text[]) or upper(d->'hub_version_fields'->>'auth_id') = any($5::text[])`;
+       or upper(d->'cdr_token'->>'contract_id') = any($5::text[]) or upper(d#>>'{hub_version_fields,2.1.1,kept,auth_id}') = any($5::text[])`;
     const params = [cc, pid, token.uid.toUpperCase(), type, [...contractIds]];
     const objectDeliveries = await client.query<{ id: string; kind: 'session' | 'cdr'; payload: Json }>(
       `select id, kind, payload from deliveries, lateral (select payload as d) x where kind in ('session', 'cdr') and (${driverOf}) for update of deliveries`,
