@@ -49,10 +49,21 @@ export function isShipped(path: string): boolean {
 const sh = (cmd: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) => run(cmd, args, { cwd: root, ...options });
 const buildah = (args: readonly string[]) => sh('buildah', [...storageArgs, ...args]);
 
-function need(tool: string): void {
-  if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) {
-    throw new Error(`${tool} is not installed: as root, apt-get install -y buildah debootstrap (docs/how-to/deploy-kubernetes.md)`);
+const installed = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
+
+/**
+ * buildah and debootstrap, installed from Debian when missing and root, as the stack installs its
+ * Postgres (a fresh machine runs `npm test` with nothing but the two commands).
+ */
+async function need(tool: string): Promise<void> {
+  if (installed(tool)) return;
+  if (process.getuid?.() === 0) {
+    say(`no ${tool}: installing Debian's buildah and debootstrap packages`);
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    await run('apt-get', ['update', '-q'], { env });
+    await run('apt-get', ['install', '-y', '-q', 'buildah', 'debootstrap'], { env });
   }
+  if (!installed(tool)) throw new Error(`${tool} is not installed: as root, apt-get install -y buildah debootstrap (docs/how-to/deploy-kubernetes.md)`);
 }
 
 /**
@@ -65,7 +76,7 @@ export async function rootfsTar(): Promise<{ tar: string; packages: string; cach
   const tar = join(imageDir, `rootfs-${DEBIAN.suite}-${DEBIAN.variant}-${HUB_UID}-r2.tar`);
   const packages = `${tar}.packages`;
   if (existsSync(tar) && existsSync(packages)) return { tar, packages, cached: true };
-  need('debootstrap');
+  await need('debootstrap');
   const dir = join(imageDir, 'rootfs.tmp');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(imageDir, { recursive: true });
@@ -145,7 +156,7 @@ export interface BuiltImage {
 
 export async function buildImage(): Promise<BuiltImage> {
   const started = Date.now();
-  need('buildah');
+  await need('buildah');
   const rootfs = await rootfsTar();
   const stage = join(imageDir, 'stage');
   say('staging /opt/hub (production dependencies only)');
