@@ -9,4 +9,3 @@ export * from './partner-call-error.ts';
 export * from './outbox-relay.ts';
 export * from './routing.ts';
 export * from './versions.ts';
-export * from './driver-data.ts';
