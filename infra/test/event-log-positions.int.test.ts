@@ -75,12 +75,24 @@ describe('event log: stored positions bound to the cluster and the topic', () =>
     await admin.deleteTopics({ topics: [stack.eventLog.physical(TOPIC)] });
     await admin.disconnect();
     await createTopic();
-    await append(1);
     // Deletion is asynchronous: until the broker serves the new topic, its offsets may still be the
-    // old one's (a fresh-clone run once read an end of 3 here and found nothing to refuse).
-    for (let tries = 0; (await stack.eventLog.latestOffsets(TOPIC)).get(0) !== 1n; tries++) {
-      if (tries > 300) throw new Error('the recreated topic never showed its one record');
-      await new Promise((r) => setTimeout(r, 100));
+    // old one's (a fresh-clone run once read an end of 3 here and found nothing to refuse), and a
+    // record appended meanwhile may land in the old topic and vanish with it (another run never saw
+    // the new topic's record). So: wait for the new topic's empty end, append, and append again if
+    // the record went to the old topic.
+    const endOf = async () => (await stack.eventLog.latestOffsets(TOPIC).catch(() => new Map<number, bigint>())).get(0);
+    const waitForEnd = async (end: bigint, tries: number) => {
+      for (let i = 0; i < tries; i++) {
+        if ((await endOf()) === end) return true;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return false;
+    };
+    if (!(await waitForEnd(0n, 600))) throw new Error('the recreated topic never showed an empty end');
+    for (let attempt = 0; ; attempt++) {
+      await append(1);
+      if (await waitForEnd(1n, 50)) break;
+      if (attempt > 5 || (await endOf()) !== 0n) throw new Error(`the recreated topic never showed its one record (end ${await endOf()})`);
     }
     const [recreated] = await stack.eventLog.verifyPositions([TOPIC], port);
     assert.match(recreated?.reason ?? '', /partition 0 ends at 1, below the 3 seen before: the topic was recreated/);
