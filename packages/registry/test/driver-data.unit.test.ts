@@ -1,0 +1,68 @@
+// Drivers' personal data in events (docs/decisions/0013-erasure-by-destroying-data-keys.md): sealed
+// under the token's data key, opened with it, and read as the placeholder without it, every other
+// field untouched.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { ERASED_PLACEHOLDER, SEALED_MEMBER, driverDataKeyring, erasePersonalFields, openPersonalFields, sealPersonalFields } from '../src/driver-data.ts';
+
+const cdr = {
+  country_code: 'NL', party_id: 'CPO', id: 'CDR-1',
+  cdr_token: { country_code: 'DE', party_id: 'EMS', uid: 'DRIVER-UID-1', type: 'RFID', contract_id: 'DE-EMS-C12345678-X' },
+  hub_version_fields: { '2.1.1': { kept: { auth_id: 'DE-EMS-C12345678-X' } } },
+  total_cost: { excl_vat: 12.5 }, total_energy: 30.25, total_time: 1.5,
+};
+const token = { country_code: 'DE', party_id: 'EMS', uid: 'DRIVER-UID-1', type: 'RFID', contract_id: 'DE-EMS-C12345678-X', visual_number: '1234 5678', group_id: 'FAMILY-9', issuer: 'EMS GmbH', valid: true, energy_contract: { supplier_name: 'Green', contract_id: 'EC-42' } };
+
+describe('personal fields of a driver', () => {
+  const key = randomBytes(32);
+  const keyId = '7f7c3f0e-2b1a-4c8e-9d2f-0a1b2c3d4e5f';
+
+  it('a sealed CDR holds no personal value, opens to the CDR as posted, and keeps every total', () => {
+    const sealed = sealPersonalFields('cdr', cdr, key, keyId);
+    const text = JSON.stringify(sealed);
+    for (const plain of ['DRIVER-UID-1', 'DE-EMS-C12345678-X']) assert.ok(!text.includes(plain), `${plain} in the sealed event`);
+    assert.equal(sealed.cdr_token.uid, keyId);
+    assert.equal(sealed.total_energy, 30.25);
+    assert.deepEqual(openPersonalFields('cdr', sealed, key), cdr);
+  });
+
+  it('without the key every sealed field reads as the placeholder, the rest as posted', () => {
+    const opened = openPersonalFields('cdr', sealPersonalFields('cdr', cdr, key, keyId), undefined);
+    assert.deepEqual(opened, { ...cdr, cdr_token: { ...cdr.cdr_token, uid: ERASED_PLACEHOLDER, contract_id: ERASED_PLACEHOLDER }, hub_version_fields: { '2.1.1': { kept: { auth_id: ERASED_PLACEHOLDER } } } });
+    assert.ok(!(SEALED_MEMBER in opened));
+  });
+
+  it('a token: uid, visual_number, contract_id, group_id and the energy contract id are covered', () => {
+    const sealed = sealPersonalFields('token', token, key, keyId);
+    for (const plain of ['DRIVER-UID-1', 'DE-EMS-C12345678-X', '1234 5678', 'FAMILY-9', 'EC-42']) assert.ok(!JSON.stringify(sealed).includes(plain), plain);
+    assert.equal(sealed.issuer, 'EMS GmbH');
+    assert.deepEqual(openPersonalFields('token', sealed, key), token);
+    assert.deepEqual(erasePersonalFields('token', token), { ...token, uid: 'ERASED', contract_id: 'ERASED', visual_number: 'ERASED', group_id: 'ERASED', energy_contract: { supplier_name: 'Green', contract_id: 'ERASED' } });
+  });
+
+  it('another data key does not open it (GCM refuses instead of showing garbage)', () => {
+    assert.throws(() => openPersonalFields('cdr', sealPersonalFields('cdr', cdr, key, keyId), randomBytes(32)));
+  });
+
+  it('an event without sealed fields (written before sealing) reads as it is', () => {
+    assert.equal(openPersonalFields('cdr', cdr, undefined), cdr);
+  });
+});
+
+describe('driverDataKeyring', () => {
+  const secret = randomBytes(32);
+  it('wraps a data key that only the same HUB_SECRET_KEY unwraps', () => {
+    const { plain, wrapped } = driverDataKeyring(secret).newDataKey();
+    assert.deepEqual(driverDataKeyring(Buffer.from(secret)).unwrap(wrapped), plain);
+    assert.ok(!wrapped.wrapped.includes(plain));
+    assert.throws(() => driverDataKeyring(randomBytes(32)).unwrap(wrapped));
+  });
+  it('finds a token by a keyed hash: case-insensitive, type-sensitive, no uid in it', () => {
+    const ring = driverDataKeyring(secret);
+    const a = ring.tokenRef({ countryCode: 'de', partyId: 'ems', uid: 'abc', type: 'RFID' });
+    assert.deepEqual(a, ring.tokenRef({ countryCode: 'DE', partyId: 'EMS', uid: 'ABC', type: 'rfid' }));
+    assert.notDeepEqual(a, ring.tokenRef({ countryCode: 'DE', partyId: 'EMS', uid: 'ABC', type: 'APP_USER' }));
+    assert.notDeepEqual(a, driverDataKeyring(randomBytes(32)).tokenRef({ countryCode: 'DE', partyId: 'EMS', uid: 'ABC', type: 'RFID' }));
+  });
+});
