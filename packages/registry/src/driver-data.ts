@@ -10,8 +10,6 @@ import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, ra
 /** What an erased personal field reads as, everywhere (API, deliveries, replays, rebuilds). */
 export const ERASED_PLACEHOLDER = 'ERASED';
 
-/** The hub-private member of an event value that holds the sealed personal fields. */
-export const SEALED_MEMBER = 'hub_sealed_driver_data';
 
 /**
  * The personal fields erasure covers, as paths in the canonical (OCPI 2.2.1) object. A Token
@@ -36,11 +34,18 @@ export interface DriverToken {
   readonly type: string;
 }
 
-export interface SealedDriverData {
-  /** The data key's random id: also the token's pseudonym for analytics, unlinkable once erased. */
-  readonly key_id: string;
-  /** Version byte, 12-byte IV, 16-byte tag, ciphertext of the JSON of the personal fields; base64. */
-  readonly sealed: string;
+/**
+ * The sealed personal fields of one event, as its hub-sealed-driver-data header carries them:
+ * "<key_id>.<base64 of version byte, 12-byte IV, 16-byte tag, ciphertext of the JSON of the fields>".
+ * The key id is the data key's random id: also the token's pseudonym, unlinkable once erased.
+ */
+export type SealedDriverData = string;
+
+/** The data key id a sealed text names, or undefined when the text is not one. */
+export function sealedKeyId(sealed: SealedDriverData | undefined): string | undefined {
+  if (!sealed) return undefined;
+  const dot = sealed.indexOf('.');
+  return dot > 0 ? sealed.slice(0, dot) : undefined;
 }
 
 /** A token's data key in the key table, wrapped under the key-encryption key. */
@@ -118,9 +123,10 @@ function getPath(obj: JsonObject, path: ReadonlyArray<string>): { parent: JsonOb
 /**
  * The object as it goes into an event: every personal string field present is replaced by the data
  * key's id (a pseudonym that fits the OCPI field, a 36-character UUID), and the plain values travel
- * sealed in SEALED_MEMBER. Fields absent or null stay as they are.
+ * sealed beside it (the event's hub-sealed-driver-data header). Fields absent or null stay as they
+ * are; with nothing to seal, `sealed` is undefined and the object the one given.
  */
-export function sealPersonalFields<T extends object>(kind: PersonalObjectKind, object: T, dataKey: Buffer, keyId: string, extra: Readonly<Record<string, string>> = {}): T {
+export function sealPersonalFields<T extends object>(kind: PersonalObjectKind, object: T, dataKey: Buffer, keyId: string, extra: Readonly<Record<string, string>> = {}): { readonly object: T; readonly sealed?: SealedDriverData } {
   const copy = structuredClone(object) as unknown as JsonObject;
   // Extra entries ('@'-prefixed: no OCPI field is) seal what is not a field, e.g. a token event's subject.
   const plain: Record<string, string> = { ...extra };
@@ -130,30 +136,21 @@ export function sealPersonalFields<T extends object>(kind: PersonalObjectKind, o
     plain[path.join('.')] = at.parent[at.name] as string;
     at.parent[at.name] = keyId;
   }
-  if (Object.keys(plain).length === 0) return object;
-  const sealed: SealedDriverData = { key_id: keyId, sealed: gcmSeal(dataKey, Buffer.from(JSON.stringify(plain), 'utf8'), keyId).toString('base64') };
-  copy[SEALED_MEMBER] = sealed as unknown as Json;
-  return copy as unknown as T;
-}
-
-/** The key id an event value's personal fields are sealed under, or undefined when none are. */
-export function sealedKeyId(object: object): string | undefined {
-  const sealed = (object as JsonObject)[SEALED_MEMBER];
-  return isObject(sealed) && typeof sealed.key_id === 'string' ? sealed.key_id : undefined;
+  if (Object.keys(plain).length === 0) return { object };
+  const sealed = `${keyId}.${gcmSeal(dataKey, Buffer.from(JSON.stringify(plain), 'utf8'), keyId).toString('base64')}`;
+  return { object: copy as unknown as T, sealed };
 }
 
 /**
  * The object as readers show it: with the data key, the plain values back in place; without it
  * (erased, or the key table lost: docs/how-to/erase-driver-data.md), ERASED_PLACEHOLDER in every
- * personal field the event sealed. Either way SEALED_MEMBER is removed and every other field is as
- * the event holds it. An object without SEALED_MEMBER (written before sealing) is returned as is.
+ * personal field the event sealed. Every other field is as the event holds it. Without a sealed text
+ * (an event written before sealing) the object is returned as is.
  */
-export function openPersonalFields<T extends object>(kind: PersonalObjectKind, object: T, dataKey: Buffer | undefined): T {
-  const keyId = sealedKeyId(object);
-  if (keyId === undefined) return object;
+export function openPersonalFields<T extends object>(kind: PersonalObjectKind, object: T, sealed: SealedDriverData | undefined, dataKey: Buffer | undefined): T {
+  const keyId = sealedKeyId(sealed);
+  if (keyId === undefined || sealed === undefined) return object;
   const copy = structuredClone(object) as unknown as JsonObject;
-  const sealed = copy[SEALED_MEMBER] as unknown as SealedDriverData;
-  delete copy[SEALED_MEMBER];
   let plain: Record<string, string> | undefined;
   if (dataKey) plain = openSealedEntries(sealed, dataKey);
   for (const path of PERSONAL_FIELDS[kind]) {
@@ -164,15 +161,11 @@ export function openPersonalFields<T extends object>(kind: PersonalObjectKind, o
   return copy as unknown as T;
 }
 
-/** Every entry sealed in SEALED_MEMBER (personal fields by path, and the '@' extras). */
+/** Every entry of a sealed text (personal fields by path, and the '@' extras). */
 export function openSealedEntries(sealed: SealedDriverData, dataKey: Buffer): Record<string, string> {
-  return JSON.parse(gcmOpen(dataKey, Buffer.from(sealed.sealed, 'base64'), sealed.key_id).toString('utf8')) as Record<string, string>;
-}
-
-/** The sealed member of an event value, if any. */
-export function sealedMemberOf(object: object): SealedDriverData | undefined {
-  const sealed = (object as JsonObject)[SEALED_MEMBER];
-  return isObject(sealed) && typeof sealed.key_id === 'string' && typeof sealed.sealed === 'string' ? (sealed as unknown as SealedDriverData) : undefined;
+  const keyId = sealedKeyId(sealed);
+  if (keyId === undefined) throw new Error('sealed driver data without a key id');
+  return JSON.parse(gcmOpen(dataKey, Buffer.from(sealed.slice(keyId.length + 1), 'base64'), keyId).toString('utf8')) as Record<string, string>;
 }
 
 /**
@@ -181,7 +174,6 @@ export function sealedMemberOf(object: object): SealedDriverData | undefined {
  */
 export function erasePersonalFields<T extends object>(kind: PersonalObjectKind, object: T): T {
   const copy = structuredClone(object) as unknown as JsonObject;
-  delete copy[SEALED_MEMBER];
   for (const path of PERSONAL_FIELDS[kind]) {
     const at = getPath(copy, path);
     if (at && typeof at.parent[at.name] === 'string') at.parent[at.name] = ERASED_PLACEHOLDER;

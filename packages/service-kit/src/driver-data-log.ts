@@ -1,7 +1,7 @@
 import type { ConsumedRecord, EventLog } from '@hub/event-log';
 import { topics, type HubEvent } from '@hub/events';
 import { objectKey, parseSubject, pathSubject, splitTokenObjectId, tokenObjectId } from '@hub/modules';
-import { openPersonalFields, openSealedEntries, sealPersonalFields, sealedMemberOf, type DriverToken, type PersonalObjectKind } from '@hub/registry';
+import { openPersonalFields, openSealedEntries, sealPersonalFields, sealedKeyId, type DriverToken, type PersonalObjectKind } from '@hub/registry';
 import type { DriverDataKeys } from '@hub/store';
 
 // The one place events meet drivers' data keys (docs/decisions/0013-erasure-by-destroying-data-keys.md):
@@ -44,18 +44,22 @@ async function sealEvent(keys: DriverDataKeys, kind: PersonalObjectKind, event: 
   const token = driverTokenOf(kind, event);
   if (!token || !isObject(event.data)) return event;
   const key = await keys.keyFor(token);
-  if (kind !== 'token') return { ...event, data: sealPersonalFields(kind, event.data, key.plain, key.keyId) };
+  if (kind !== 'token') {
+    const { object, sealed } = sealPersonalFields(kind, event.data, key.plain, key.keyId);
+    return sealed ? { ...event, data: object, sealedDriverData: sealed } : event;
+  }
   const path = parseSubject(event.subject)!;
   const pseudonymous = { countryCode: path.countryCode, partyId: path.partyId, id: tokenObjectId(key.keyId, token.type) };
-  return { ...event, subject: pathSubject(pseudonymous), key: objectKey(pseudonymous), data: sealPersonalFields(kind, event.data, key.plain, key.keyId, { [SUBJECT]: event.subject }) };
+  const { object, sealed } = sealPersonalFields(kind, event.data, key.plain, key.keyId, { [SUBJECT]: event.subject });
+  return { ...event, subject: pathSubject(pseudonymous), key: objectKey(pseudonymous), data: object, sealedDriverData: sealed };
 }
 
 async function openEvent(keys: DriverDataKeys, kind: PersonalObjectKind, event: HubEvent): Promise<HubEvent> {
-  if (!isObject(event.data)) return event;
-  const sealed = sealedMemberOf(event.data);
-  if (!sealed) return event;
-  const dataKey = await keys.keyById(sealed.key_id);
-  const data = openPersonalFields(kind, event.data, dataKey);
+  const sealed = event.sealedDriverData;
+  const keyId = sealedKeyId(sealed);
+  if (!isObject(event.data) || !sealed || !keyId) return event;
+  const dataKey = await keys.keyById(keyId);
+  const data = openPersonalFields(kind, event.data, sealed, dataKey);
   if (kind !== 'token' || !dataKey) return { ...event, data };
   const subject = openSealedEntries(sealed, dataKey)[SUBJECT] ?? event.subject;
   const path = parseSubject(subject);
