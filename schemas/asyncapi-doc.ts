@@ -40,7 +40,7 @@ const CLOUD_EVENT_HEADERS: Json = {
       type: 'string',
       pattern: '^[0-9a-f-]{36}\\.[A-Za-z0-9+/=]+$',
       description:
-        "On ocpi.tokens.v1, ocpi.sessions.v1 and ocpi.cdrs.v1 only: the driver's personal fields of the value, sealed under the token's data key, as <key_id>.<base64>; the value holds the key_id (a UUID) in each of those fields instead (docs/decisions/0013-erasure-by-destroying-data-keys.md). Only the hub opens it; once the driver's data is erased nobody can.",
+        "On ocpi.tokens.v1, ocpi.sessions.v1, ocpi.cdrs.v1 and ocpi.commands.v1 only: the driver's personal fields of the value, sealed under the token's data key, as <key_id>.<base64>; the value holds the key_id (a UUID) in each of those fields instead (docs/decisions/0013-erasure-by-destroying-data-keys.md). Only the hub opens it; once the driver's data is erased nobody can.",
     },
   },
 };

@@ -23,6 +23,9 @@ export const PERSONAL_FIELDS = {
   token: [['uid'], ['visual_number'], ['contract_id'], ['group_id'], ['energy_contract', 'contract_id']],
   session: [['cdr_token', 'uid'], ['cdr_token', 'contract_id'], ['hub_version_fields', '2.1.1', 'kept', 'auth_id']],
   cdr: [['cdr_token', 'uid'], ['cdr_token', 'contract_id'], ['hub_version_fields', '2.1.1', 'kept', 'auth_id']],
+  // A command request event (ocpi.commands.requested.v1): START_SESSION and RESERVE_NOW carry the
+  // driver's Token (mod_commands.asciidoc, StartSession and ReserveNow objects).
+  command: [['request', 'token', 'uid'], ['request', 'token', 'visual_number'], ['request', 'token', 'contract_id'], ['request', 'token', 'group_id'], ['request', 'token', 'energy_contract', 'contract_id']],
 } as const satisfies Record<string, ReadonlyArray<ReadonlyArray<string>>>;
 export type PersonalObjectKind = keyof typeof PERSONAL_FIELDS;
 

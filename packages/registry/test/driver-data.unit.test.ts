@@ -43,6 +43,15 @@ describe('personal fields of a driver', () => {
     assert.deepEqual(erasePersonalFields('token', token), { ...token, uid: 'ERASED', contract_id: 'ERASED', visual_number: 'ERASED', group_id: 'ERASED', energy_contract: { supplier_name: 'Green', contract_id: 'ERASED' } });
   });
 
+  it("a command request: the Token of START_SESSION is covered, the command's other fields are not", () => {
+    const command = { command: 'START_SESSION', request: { response_url: 'https://emsp.example.com/r/1', token, location_id: 'LOC1', evse_uid: 'EVSE-1' } };
+    const { object, sealed } = sealPersonalFields('command', command, key, keyId);
+    for (const plain of ['DRIVER-UID-1', 'DE-EMS-C12345678-X', '1234 5678', 'FAMILY-9', 'EC-42']) assert.ok(!(JSON.stringify(object) + (sealed ?? '')).includes(plain), plain);
+    assert.equal(object.request.location_id, 'LOC1');
+    assert.deepEqual(openPersonalFields('command', object, sealed, key), command);
+    assert.equal(openPersonalFields('command', object, sealed, undefined).request.token.uid, ERASED_PLACEHOLDER);
+  });
+
   it('another data key does not open it (GCM refuses instead of showing garbage)', () => {
     const { object, sealed } = sealPersonalFields('cdr', cdr, key, keyId);
     assert.throws(() => openPersonalFields('cdr', object, sealed, randomBytes(32)));

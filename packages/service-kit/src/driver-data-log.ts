@@ -6,7 +6,7 @@ import type { DriverDataKeys } from '@hub/store';
 
 // The one place events meet drivers' data keys (docs/decisions/0013-erasure-by-destroying-data-keys.md):
 // every service's and hubctl's event log is wrapped by this, so what is appended to the tokens,
-// sessions and CDRs topics carries its personal fields sealed under the token's data key, and what
+// sessions, CDRs and commands topics carries its personal fields sealed under the token's data key, and what
 // any consumer (projector, dispatcher, hubctl replay and rebuild) reads has them opened again, or
 // reads ERASED_PLACEHOLDER once the key is destroyed. A token event's key and subject name the token
 // by its data key's id instead of its uid, so the Kafka key holds no uid either; the plain subject
@@ -18,6 +18,7 @@ function kindOf(topic: string): PersonalObjectKind | undefined {
   if (topic === topics.tokens) return 'token';
   if (topic === topics.sessions) return 'session';
   if (topic === topics.cdrs) return 'cdr';
+  if (topic === topics.commands) return 'command';
   return undefined;
 }
 
@@ -25,7 +26,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The driver's token an event is about: the token itself, or the cdr_token of a session or CDR. */
+/** The driver's token an event is about: the token itself, the cdr_token of a session or CDR, or a command's token. */
 function driverTokenOf(kind: PersonalObjectKind, event: HubEvent): DriverToken | undefined {
   if (kind === 'token') {
     const path = parseSubject(event.subject);
@@ -33,7 +34,8 @@ function driverTokenOf(kind: PersonalObjectKind, event: HubEvent): DriverToken |
     const { uid, type } = splitTokenObjectId(path.id);
     return { countryCode: path.countryCode, partyId: path.partyId, uid, type };
   }
-  const token = isObject(event.data) ? event.data['cdr_token'] : undefined;
+  const request = kind === 'command' && isObject(event.data) ? event.data['request'] : undefined;
+  const token = kind === 'command' ? (isObject(request) ? request['token'] : undefined) : isObject(event.data) ? event.data['cdr_token'] : undefined;
   if (!isObject(token)) return undefined;
   const { country_code: countryCode, party_id: partyId, uid, type } = token;
   if (typeof countryCode !== 'string' || typeof partyId !== 'string' || typeof uid !== 'string') return undefined;
