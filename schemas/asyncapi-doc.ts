@@ -36,6 +36,12 @@ const CLOUD_EVENT_HEADERS: Json = {
     'x-request-id': { type: 'string', description: "The request id of the partner's request" },
     'ocpi-from': { type: 'string', pattern: PARTY, description: 'The sending party (the CPO for ocpi.* events) as CC/PID' },
     'ocpi-to': { type: 'string', pattern: PARTY, description: 'The receiving party (the eMSP of cdr_token for sessions and CDRs) as CC/PID' },
+    'hub-sealed-driver-data': {
+      type: 'string',
+      pattern: '^[0-9a-f-]{36}\\.[A-Za-z0-9+/=]+$',
+      description:
+        "On ocpi.tokens.v1, ocpi.sessions.v1, ocpi.cdrs.v1 and ocpi.commands.v1 only: the driver's personal fields of the value, sealed under the token's data key, as <key_id>.<base64>; the value holds the key_id (a UUID) in each of those fields instead (docs/decisions/0013-erasure-by-destroying-data-keys.md). Only the hub opens it; once the driver's data is erased nobody can.",
+    },
   },
 };
 

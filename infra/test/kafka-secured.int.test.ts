@@ -152,6 +152,8 @@ describe('a SASL_SSL Kafka listener', () => {
     KAFKA_SASL_MECHANISM: 'scram-sha-256',
     KAFKA_SASL_USERNAME: SCRAM_256.username,
     KAFKA_SASL_PASSWORD: SCRAM_256.password,
+    // Every service reads its whole configuration (the sealing key of drivers' data included) first.
+    HUB_SECRET_KEY: randomBytes(32).toString('hex'),
     // Never reached: the Kafka check comes first.
     DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
     OPERATOR_PORT: '0',
@@ -166,8 +168,7 @@ describe('a SASL_SSL Kafka listener', () => {
   });
 
   it('hubctl fails with the message when the broker certificate is not trusted', async () => {
-    // hubctl reads its whole configuration, the sealing key included, before it calls Kafka.
-    const { code, stderr } = await runEntry('packages/hubctl/src/main.ts', ['party', 'list'], env({ KAFKA_SSL_CA_FILE: '', KAFKA_SSL: 'true', HUB_SECRET_KEY: randomBytes(32).toString('hex') }));
+    const { code, stderr } = await runEntry('packages/hubctl/src/main.ts', ['party', 'list'], env({ KAFKA_SSL_CA_FILE: '', KAFKA_SSL: 'true' }));
     assert.equal(code, 1);
     assert.match(stderr, /hubctl failed: Kafka's TLS certificate is not trusted/);
   });

@@ -12,10 +12,11 @@ import * as batchV1 from 'kubernetes-models/batch/v1';
 import * as networkingV1 from 'kubernetes-models/networking.k8s.io/v1';
 import * as policyV1 from 'kubernetes-models/policy/v1';
 import * as coreV1 from 'kubernetes-models/v1';
-import { configReader, readCommonConfig, readConsumerConfig, type Env } from '@hub/config';
+import { configReader, readCommonConfig, type Env } from '@hub/config';
 import { readIngressConfig } from '../../services/ingress/src/config.ts';
 import { readDispatcherConfig } from '../../services/dispatcher/src/config.ts';
 import { readProberConfig } from '../../services/prober/src/config.ts';
+import { readProjectorConfig } from '../../services/projector/src/config.ts';
 import { root } from '../stack/paths.ts';
 
 const dir = join(root, 'deploy', 'kubernetes');
@@ -91,12 +92,7 @@ const READERS: Record<string, (env: Env) => unknown> = {
   ingress: readIngressConfig,
   dispatcher: readDispatcherConfig,
   prober: readProberConfig,
-  // services/projector/src/main.ts reads its consumer configuration and its group id.
-  projector: (env) => {
-    const r = configReader(env);
-    readConsumerConfig(r, 9465);
-    r.string('PROJECTOR_GROUP_ID', 'projector');
-  },
+  projector: readProjectorConfig,
   // infra/image/migrate/main.ts.
   migrate: (env) => readCommonConfig(configReader(env), 0),
 };

@@ -23,7 +23,16 @@ export interface HubEvent<T = unknown> {
   /** OCPI-from / OCPI-to as "CC/PID". */
   readonly from?: string;
   readonly to?: string;
+  /**
+   * Header hub-sealed-driver-data: a driver's personal fields sealed under the token's data key, as
+   * "<key_id>.<base64>" (docs/decisions/0013-erasure-by-destroying-data-keys.md). A header, not a
+   * member of the value, so the value stays exactly the OCPI object its schema describes.
+   */
+  readonly sealedDriverData?: string;
 }
+
+/** The record header that carries HubEvent.sealedDriverData. */
+export const SEALED_DRIVER_DATA_HEADER = 'hub-sealed-driver-data';
 
 /**
  * A UUID (RFC 9562 version 8: custom) derived from a name: the same name always gives the same id.
@@ -56,6 +65,7 @@ export function eventHeaders(event: HubEvent): Record<string, string> {
   if (event.requestId) headers['x-request-id'] = event.requestId;
   if (event.from) headers['ocpi-from'] = event.from;
   if (event.to) headers['ocpi-to'] = event.to;
+  if (event.sealedDriverData) headers[SEALED_DRIVER_DATA_HEADER] = event.sealedDriverData;
   return headers;
 }
 
@@ -78,5 +88,6 @@ export function eventFromRecord(
   if (headers['x-request-id']) event.requestId = headers['x-request-id'];
   if (headers['ocpi-from']) event.from = headers['ocpi-from'];
   if (headers['ocpi-to']) event.to = headers['ocpi-to'];
+  if (headers[SEALED_DRIVER_DATA_HEADER]) event.sealedDriverData = headers[SEALED_DRIVER_DATA_HEADER];
   return event;
 }

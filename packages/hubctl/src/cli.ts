@@ -2,6 +2,7 @@ import type { OperatorDeps } from '@hub/registry';
 import { OperatorInputError, parseCommandLine, type CommandGroup, type HubctlDeps } from './command-context.ts';
 import { runDeliveriesCommand } from './deliveries-commands.ts';
 import { runEndpointCommand } from './endpoint-commands.ts';
+import { runEraseCommand } from './erase-commands.ts';
 import { runPartnerCommand } from './partner-commands.ts';
 import { runPartyCommand } from './party-commands.ts';
 import { runPositionsCommand } from './positions-commands.ts';
@@ -31,6 +32,7 @@ const GROUPS: Readonly<Record<string, CommandGroup>> = {
   positions: runPositionsCommand,
   status: runStatusCommand,
   tokens: runTokensCommand,
+  erase: runEraseCommand,
 };
 
 /** Runs one hubctl command; resolves to the process exit code. */

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { EventLog } from '@hub/event-log';
-import { OperatorInputError, type OperatorDeps, type RegistryStore } from '@hub/registry';
+import { OperatorInputError, type DriverToken, type OperatorDeps, type RegistryStore } from '@hub/registry';
 import type { PartnerRole, PartyRole } from '@hub/ocpi';
-import type { DeliveryStore, Pool, PositionBindingStore, QuarantineStore, ReadModelStore, TokenResendSource } from '@hub/store';
+import type { DeliveryStore, ErasureResult, Pool, PositionBindingStore, QuarantineStore, ReadModelStore, TokenResendSource } from '@hub/store';
 import type { PartnerCheckDeps } from './partner-commands.ts';
 import { UsageError } from './usage.ts';
 
@@ -17,6 +17,8 @@ export interface HubctlDeps {
   readonly quarantine: () => QuarantineStore;
   /** The tokens read model's routed tokens and the delivery queue, for tokens resend. */
   readonly tokens?: () => { source: TokenResendSource; deliveries: DeliveryStore };
+  /** Erases a driver's token (hubctl erase token); absent without HUB_SECRET_KEY. */
+  readonly erase?: () => (token: DriverToken) => Promise<ErasureResult>;
   /** The registry's Postgres and the event log, for hubctl status's aggregate queries and lag. */
   readonly status: () => { pool: Pool; eventLog: EventLog };
   /** The registry's Postgres, the token cipher and the outbound policy, for partner check. */
@@ -51,6 +53,8 @@ const options = {
   kind: { type: 'string' },
   limit: { type: 'string' },
   id: { type: 'string' },
+  uid: { type: 'string' },
+  type: { type: 'string' },
   all: { type: 'boolean', default: false },
   topic: { type: 'string' },
   group: { type: 'string' },

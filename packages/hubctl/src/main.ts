@@ -2,8 +2,9 @@
 import { hostname, userInfo } from 'node:os';
 import { appendInOrder, createKafkaEventLog, verifyKafkaAccessAtStart } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
-import { aesGcmTokenCipher } from '@hub/registry';
-import { createPool, drainOutbox, postgresDeliveryStore, postgresPositionBindings, postgresQuarantineStore, postgresReadModelStore, postgresRegistryStore, postgresTokenResend } from '@hub/store';
+import { aesGcmTokenCipher, driverDataKeyring } from '@hub/registry';
+import { driverDataEventLog } from '@hub/service-kit';
+import { createPool, drainOutbox, eraseDriverToken, postgresDriverDataKeys, postgresDeliveryStore, postgresPositionBindings, postgresQuarantineStore, postgresReadModelStore, postgresRegistryStore, postgresTokenResend } from '@hub/store';
 import { runHubctl } from './cli.ts';
 import { readHubctlConfig } from './config.ts';
 
@@ -14,6 +15,11 @@ const logger = createLogger({ service: 'hubctl', level: 'error', stream: process
 const pool = createPool(databaseUrl, { max: 5, application: 'hubctl', onIdleError: (err) => logger.error('idle Postgres connection lost', { err }) });
 const kafkaOptions = { brokers, ...kafkaSecurity, clientId: 'hubctl', topicPrefix, logger };
 const eventLog = createKafkaEventLog(kafkaOptions);
+// Replays and rebuilds read drivers' personal fields as the services do (opened with their data
+// key, the placeholder once erased: docs/decisions/0013-erasure-by-destroying-data-keys.md); without
+// HUB_SECRET_KEY they see only the pseudonymous ids the events carry.
+const keyring = secretKey.length === 0 ? undefined : driverDataKeyring(secretKey);
+const objectLog = keyring ? driverDataEventLog(eventLog, postgresDriverDataKeys(pool, keyring, { ttlMs: 0, maxEntries: 10_000 })) : eventLog;
 let code = 1;
 try {
   await verifyKafkaAccessAtStart(kafkaOptions);
@@ -21,11 +27,12 @@ try {
     store: postgresRegistryStore(pool),
     source: `hubctl@${hostname()}`,
     actor: userInfo().username,
-    readModels: () => ({ store: postgresReadModelStore(pool), eventLog, bindings: postgresPositionBindings(pool) }),
-    deliveries: () => ({ deliveries: postgresDeliveryStore(pool), eventLog, bindings: postgresPositionBindings(pool) }),
+    readModels: () => ({ store: postgresReadModelStore(pool), eventLog: objectLog, bindings: postgresPositionBindings(pool) }),
+    deliveries: () => ({ deliveries: postgresDeliveryStore(pool), eventLog: objectLog, bindings: postgresPositionBindings(pool) }),
     quarantine: () => postgresQuarantineStore(pool),
     tokens: () => ({ source: postgresTokenResend(pool), deliveries: postgresDeliveryStore(pool) }),
     status: () => ({ pool, eventLog }),
+    ...(keyring ? { erase: () => (token: Parameters<typeof eraseDriverToken>[2]) => eraseDriverToken(pool, keyring, token) } : {}),
     partnerCheck: () => ({
       pool,
       openToken: (sealed) => {

@@ -9,3 +9,4 @@ export * from './partner-call-error.ts';
 export * from './outbox-relay.ts';
 export * from './routing.ts';
 export * from './versions.ts';
+export * from './driver-data.ts';

@@ -1,12 +1,15 @@
 import type { CommonConfig } from '@hub/config';
 import { createKafkaEventLog, verifyKafkaAccessAtStart, type ConsumedRecord, type EventLog } from '@hub/event-log';
 import { Gauge, createAppendMetrics, createLogger, createMetricsRegistry, startOperatorServer, type HealthProblem, type Logger, type OperatorServer, type Registry } from '@hub/observability';
-import { createPool, type Pool, type RawRecord } from '@hub/store';
+import { driverDataKeyring } from '@hub/registry';
+import { createPool, postgresDriverDataKeys, type Pool, type RawRecord } from '@hub/store';
+import { driverDataEventLog } from './driver-data-log.ts';
 
 export { decodeRecord } from '@hub/event-log';
 export * from './poison-proof.ts';
 export * from './consumer-watch.ts';
 export * from './projection-wait.ts';
+export * from './driver-data-log.ts';
 
 // What every Kafka worker service (projector, dispatcher) needs before its own logic: a logger, a
 // metrics registry, a Postgres pool, the event log and the operator port with a health check that
@@ -46,6 +49,11 @@ export interface ServiceShellOptions {
   /** The event log's append bound and linger (ingress configuration). */
   readonly appendTimeoutMs?: number;
   readonly lingerMs?: number;
+  /**
+   * HUB_SECRET_KEY: drivers' personal data is sealed and opened with the data keys it wraps
+   * (driver-data-log.ts). Every service that appends or reads tokens, sessions or CDRs gives it.
+   */
+  readonly secretKey?: Buffer;
 }
 
 export async function startServiceShell(name: string, config: CommonConfig, options: ServiceShellOptions = {}): Promise<ServiceShell> {
@@ -63,7 +71,8 @@ export async function startServiceShell(name: string, config: CommonConfig, opti
   };
   // A secured cluster refusing our certificate trust or credentials stops the start with one clear error.
   await verifyKafkaAccessAtStart(kafkaOptions);
-  const eventLog: EventLog = createKafkaEventLog({ ...kafkaOptions, onAppendSettled: createAppendMetrics(metrics) });
+  const kafkaLog: EventLog = createKafkaEventLog({ ...kafkaOptions, onAppendSettled: createAppendMetrics(metrics) });
+  const eventLog = options.secretKey ? driverDataEventLog(kafkaLog, postgresDriverDataKeys(pool, driverDataKeyring(options.secretKey))) : kafkaLog;
   const problemSources: Array<() => Promise<HealthProblem[]>> = [];
   const operator = await startOperatorServer({
     port: config.operatorPort,

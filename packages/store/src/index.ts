@@ -22,3 +22,4 @@ export * from './postgres-client-info-recipients.ts';
 export * from './postgres-token-resend.ts';
 export * from './retention.ts';
 export * from './postgres-partner-checks.ts';
+export * from './postgres-driver-data-keys.ts';

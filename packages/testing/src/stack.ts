@@ -40,6 +40,7 @@ export async function createTestStack(label: string, options: { brokers?: string
   // Brokers of the test's own (the cluster tier starts its own and no shared broker): Postgres only.
   const { brokers, serverUrl } = options.brokers ? { brokers: options.brokers, serverUrl: process.env['TEST_DATABASE_URL'] ?? testEnv().serverUrl } : testEnv();
   const suffix = randomBytes(4).toString('hex');
+  const secretKey = randomBytes(32).toString('base64');
   const name = `hubtest_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${suffix}`;
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
@@ -75,7 +76,9 @@ export async function createTestStack(label: string, options: { brokers?: string
       KAFKA_BROKERS: brokers.join(','),
       DATABASE_URL: databaseUrl,
       TOPIC_PREFIX: topicPrefix,
-      HUB_SECRET_KEY: randomBytes(32).toString('base64'),
+      // One key per stack: every service opens what another sealed under it (partner tokens,
+      // drivers' data keys: docs/decisions/0013-erasure-by-destroying-data-keys.md).
+      HUB_SECRET_KEY: secretKey,
       LOG_LEVEL: 'info',
       OPERATOR_PORT: '0',
       ...extra,

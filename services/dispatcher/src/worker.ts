@@ -21,7 +21,7 @@ import { sessionPatchReporter } from './session-patch.ts';
 //    CPOs as delivery records (registry-consumer.ts).
 
 export async function startWorker(config: DispatcherConfig): Promise<ServiceShell> {
-  const shell = await startServiceShell('dispatcher', config);
+  const shell = await startServiceShell('dispatcher', config, { secretKey: config.secretKey });
   const { logger, metrics, pool } = shell;
   const deliveries = postgresDeliveryStore(pool);
   const backlogGauge = new Gauge({ name: 'hub_deliveries', help: 'Delivery records not delivered, by receiving party (label emsp: the eMSP, or the CPO of a token) and state (pending = retry backlog, dead = dead letters)', labelNames: ['emsp', 'state'], registers: [metrics] });

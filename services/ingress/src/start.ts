@@ -101,6 +101,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     health: 'postgres',
     appendTimeoutMs: config.appendTimeoutMs,
     lingerMs: config.appendLingerMs,
+    secretKey: config.secretKey,
   });
   const { logger, metrics: registry, pool: rawPool, eventLog: kafkaLog } = shell;
   // Circuit breakers around Kafka and Postgres (docs/decisions/0002-fast-refusals.md): while one is

@@ -25,7 +25,7 @@ export interface RunningProber {
 
 export async function startProber(config: ProberConfig, options: { logStream?: NodeJS.WritableStream } = {}): Promise<RunningProber> {
   // The shell every service starts with (service-kit); /healthz asks Postgres only, as before.
-  const shell = await startServiceShell('prober', config, { ...options, poolMax: 4, health: 'postgres' });
+  const shell = await startServiceShell('prober', config, { ...options, poolMax: 4, health: 'postgres', secretKey: config.secretKey });
   const { logger, metrics: registry, pool, eventLog } = shell;
   const up = new Gauge({
     name: 'hub_partner_up',

@@ -29,8 +29,9 @@ const MODELS: ReadonlyArray<{ model: ReadModel; topic: string }> = projectedModu
 
 type Consumed = { readonly projected: ProjectedRecord; readonly raw: RawRecord; readonly ceId?: string | undefined };
 
-export async function startWorker(config: ConsumerConfig, options: { groupId?: string } = {}): Promise<ServiceShell> {
-  const shell = await startServiceShell('projector', config);
+export async function startWorker(config: ConsumerConfig, options: { groupId?: string; secretKey?: Buffer } = {}): Promise<ServiceShell> {
+  // The tokens read model holds tokens with their personal fields opened (driver-data-log.ts).
+  const shell = await startServiceShell('projector', config, options.secretKey ? { secretKey: options.secretKey } : {});
   const { logger, metrics, eventLog, pool } = shell;
   const store = postgresReadModelStore(pool);
   const events = new Counter({ name: 'hub_projector_events_total', help: 'Events by read model and outcome (applied, skipped, rejected, superseded: older than the object held, quarantined)', labelNames: ['model', 'outcome'], registers: [metrics] });
