@@ -100,6 +100,11 @@ usage: npm run sandbox -- try-emsp --party CC/PID --token INITIAL_TOKEN
   Against a running sandbox: an eMSP simulator for the party you registered exchanges credentials,
   starts a session at the sandbox CPO, stops it and prints the CDR.
 `,
+  partner: `usage: npm run partner -- cpo|emsp --party CC/PID --token INITIAL_TOKEN [--hub URL]
+  A partner platform for a first session (README): it exchanges credentials with the initial token
+  hubctl printed, then as a CPO pushes one location, or as an eMSP pulls the locations it is routed to
+  and prints them; then it exits. --hub defaults to http://127.0.0.1:8080 (npm start's partner API).
+`,
   test: `usage: npm test [-- TIER [FILE...]]
   Runs lint, typecheck and every test tier against a real Kafka and Postgres it starts or finds.
   TIER is one of lint, ${Object.keys(TIERS).join(', ')}; FILEs narrow a tier to those files.
@@ -114,7 +119,7 @@ usage: npm run sandbox -- try-emsp --party CC/PID --token INITIAL_TOKEN
 const [command, ...args] = process.argv.slice(2);
 const help = command !== undefined && command !== 'hubctl' && (args.includes('--help') || args.includes('-h'));
 try {
-  if (help) process.stdout.write(USAGE[command] ?? `usage: npm start | npm run sandbox | npm test | npm run hubctl | npm run bench\n`);
+  if (help) process.stdout.write(USAGE[command] ?? `usage: npm start | npm run sandbox | npm run partner | npm test | npm run hubctl | npm run bench\n`);
   else switch (command) {
     case 'start':
       await start();
@@ -127,6 +132,9 @@ try {
       }
       if (args.includes('--fresh')) await forgetSandbox(sandboxProfile());
       await start(sandboxProfile());
+      break;
+    case 'partner':
+      process.exitCode = await runChild(node, [...process.execArgv, join(root, 'packages', 'sandbox', 'src', 'try-partner.ts'), ...args]);
       break;
     case 'test':
       process.exitCode = await test(args);
@@ -141,7 +149,7 @@ try {
       await (await import('../image/build.ts')).buildImage();
       break;
     default:
-      say(`unknown command ${command}; use start, sandbox, test, hubctl, bench or image`);
+      say(`unknown command ${command}; use start, sandbox, partner, test, hubctl, bench or image`);
       process.exitCode = 2;
   }
 } catch (e) {

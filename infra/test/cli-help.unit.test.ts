@@ -1,4 +1,4 @@
-// `npm start -- --help`, `npm test -- --help` and `npm run bench -- --help` print their usage and
+// `npm start -- --help`, `npm test -- --help`, `npm run bench -- --help` and `npm run partner -- --help` print their usage and
 // start nothing: no Kafka, no Postgres, no service (the stack CLI says "[stack] ..." before it
 // provisions anything, so its silence shows nothing was started).
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { root } from '../stack/paths.ts';
 
 describe('the stack CLI --help', () => {
-  for (const [command, first] of [['start', 'usage: npm start'], ['test', 'usage: npm test'], ['bench', 'usage: npm run bench']] as const) {
+  for (const [command, first] of [['start', 'usage: npm start'], ['test', 'usage: npm test'], ['bench', 'usage: npm run bench'], ['partner', 'usage: npm run partner']] as const) {
     it(`${command} --help prints its usage and starts nothing`, () => {
       const run = spawnSync(process.execPath, [...process.execArgv, join(root, 'infra', 'stack', 'cli.ts'), command, '--help'], { encoding: 'utf8', timeout: 30_000 });
       assert.equal(run.status, 0, run.stderr);
