@@ -5,9 +5,11 @@
 // read ERASED) while every other field, total and count stays. Real ingress, projector and
 // dispatcher processes, real Kafka and Postgres.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { topics } from '@hub/events';
-import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
+import { call, createTestStack, repoRoot, startService, type ServiceProcess, type TestStack } from '@hub/testing';
 import { freePort, hubctl, ocpiExample, onboard, readTopic, until, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
@@ -91,10 +93,33 @@ describe('erasure of a driver: hubctl erase token', () => {
   });
 
   it('after erasure no pull, delivery row, received CDR, replay or rebuild shows them; totals and counts stay', async () => {
-    const erase = await hubctl(env, ['erase', 'token', '--emsp', 'NL/EMP', '--uid', ERASED.uid, '--json']);
+    // A service that still held the key in its cache may write a plain copy after the first pass
+    // (simulated here by putting the plain CDR back into its delivery row): the second pass, after
+    // --settle-seconds, overwrites it.
+    const erase = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [join(repoRoot, 'packages', 'hubctl', 'src', 'main.ts'), 'erase', 'token', '--emsp', 'NL/EMP', '--uid', ERASED.uid, '--settle-seconds', '4', '--json'], {
+        env: { PATH: process.env['PATH'] ?? '', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      let rewritten = false;
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (rewritten || !/waiting 4 s/.test(stderr)) return;
+        rewritten = true;
+        stack.pool
+          .query(`update deliveries set payload = $1 where kind = 'cdr' and payload->>'id' = 'CDR-7'`, [JSON.stringify(cdr('CDR-7', ERASED))])
+          .then((r) => assert.ok((r.rowCount ?? 0) > 0, 'a late plain copy written between the passes'))
+          .catch(reject);
+      });
+      child.on('exit', (code) => (rewritten ? resolve({ code: code ?? 1, stdout, stderr }) : reject(new Error(`no first pass seen: ${stderr}`))));
+    });
     assert.equal(erase.code, 0, erase.stderr);
     const result = JSON.parse(erase.stdout) as Json;
     assert.equal(result['key_destroyed'], true);
+    assert.ok(Number(result['second_pass_rows']) >= 1, `the second pass overwrote the late copy: ${erase.stdout}`);
     assert.deepEqual(personal(erase.stdout + erase.stderr), [], 'hubctl prints no personal value');
 
     // Postgres: no plain copy left anywhere the hub keeps one.

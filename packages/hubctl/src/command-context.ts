@@ -55,6 +55,7 @@ const options = {
   id: { type: 'string' },
   uid: { type: 'string' },
   type: { type: 'string' },
+  'settle-seconds': { type: 'string' },
   all: { type: 'boolean', default: false },
   topic: { type: 'string' },
   group: { type: 'string' },

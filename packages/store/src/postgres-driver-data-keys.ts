@@ -27,7 +27,10 @@ export interface DriverDataKeysOptions {
   readonly now?: () => number;
 }
 
-export function postgresDriverDataKeys(pool: Pool, keyring: DriverDataKeyring, options: DriverDataKeysOptions = { ttlMs: 30_000, maxEntries: 100_000 }): DriverDataKeys {
+/** How long a service may keep using a data key after it was destroyed elsewhere (its cache's TTL). */
+export const DRIVER_DATA_KEY_CACHE_MS = 30_000;
+
+export function postgresDriverDataKeys(pool: Pool, keyring: DriverDataKeyring, options: DriverDataKeysOptions = { ttlMs: DRIVER_DATA_KEY_CACHE_MS, maxEntries: 100_000 }): DriverDataKeys {
   const now = options.now ?? Date.now;
   const byRef = new Map<string, { key: DataKey; until: number }>();
   const byId = new Map<string, { key: Buffer | undefined; until: number }>();

@@ -16,8 +16,8 @@ import {
 } from '@hub/store';
 import { groupApply } from './group-apply.ts';
 
-// Projector: applies location and tariff events to their read models (reference design, Postgres,
-// exactly-once projection). The batches one fetch brought for its partitions are applied in one
+// Projector: applies the events of every projected module (locations, tariffs, tokens: the module
+// table) to their read models (docs/explanation/reference-design.md, Postgres, exactly-once projection). The batches one fetch brought for its partitions are applied in one
 // Postgres transaction with those partitions' positions (group commit); Kafka's committed offset is
 // only a hint of where to resume, so a redelivered or replayed record is recognised by its offset and
 // skipped. A record the read model cannot store (a data or constraint error) or that is not an event
@@ -26,6 +26,9 @@ import { groupApply } from './group-apply.ts';
 
 // Every read model of the module table (@hub/modules, modules.ts), each from its topic.
 const MODELS: ReadonlyArray<{ model: ReadModel; topic: string }> = projectedModules.map((model) => ({ model, topic: topicOf(model) }));
+
+/** A record of a topic no read model projects: only a quarantined record re-driven by hand can be one. */
+class UnprojectedTopic extends Error {}
 
 type Consumed = { readonly projected: ProjectedRecord; readonly raw: RawRecord; readonly ceId?: string | undefined };
 
@@ -42,13 +45,22 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
   const watch = consumerWatch({ group, metrics, logger, quarantine: postgresQuarantineStore(pool), stuckAfterMs: config.consumerStuckAfterMs });
   shell.addHealthProblems(() => watch.problems());
   const modelOfTopic = (topic: string): ReadModel | undefined => modelOf.get(topic) ?? modelOf.get(eventLog.physical(topic));
-  // Re-drives (hubctl quarantine redrive) through the read model's own apply rules.
-  watch.startRedrives((q) => {
-    const model = modelOfTopic(q.record.topic) ?? 'locations';
-    const event = decodeRecord(q.record);
-    // Still undecodable: the store refuses its empty subject, and the record stays quarantined.
-    return store.redrive(model, projectedRecord(q.record.offset, hasObjectData(event) ? event : undefined));
-  }, postgresFailureKind);
+  const requireModel = (topic: string): ReadModel => {
+    const model = modelOfTopic(topic);
+    if (!model) throw new UnprojectedTopic(`no read model projects topic ${topic}`);
+    return model;
+  };
+  // Re-drives (hubctl quarantine redrive) through the read model's own apply rules; a record of a
+  // topic no model projects stays quarantined with that reason.
+  watch.startRedrives(
+    (q) => {
+      const model = requireModel(q.record.topic);
+      const event = decodeRecord(q.record);
+      // Still undecodable: the store refuses its empty subject, and the record stays quarantined.
+      return store.redrive(model, projectedRecord(q.record.offset, hasObjectData(event) ? event : undefined));
+    },
+    (err) => (err instanceof UnprojectedTopic ? 'record' : postgresFailureKind(err)),
+  );
   // One group commit per read model: the partitions of a fetch are applied in one transaction.
   const groupFor = (model: ReadModel) =>
     groupApply<PartitionBatch, BatchOutcome>(
@@ -80,12 +92,12 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
     // Each partition starts where the read model stands (records already applied are skipped anyway),
     // once those positions are known to belong to the current topics.
     positions: {
-      load: (topic) => store.positions(modelOfTopic(topic) ?? 'locations'),
+      load: async (topic) => store.positions(requireModel(topic)),
       loadBinding: (topic) => bindings.load(group, topic),
       saveBinding: (topic, binding) => bindings.save(group, topic, binding),
     },
     ...watch.subscriptionHooks(lag),
-    // The partitions of a fetch side by side (up to 32; infra/topics.json has 9 for the two models):
+    // The partitions of a fetch side by side (up to 32; infra/topics.json has 15 for the three models):
     // their batches meet in one group commit. Objects never span partitions, so order is kept. The
     // next fetch waits until they are applied, so the projector holds one fetch decoded at a time,
     // bounded by the event log's fetch limits (4 MiB; @hub/event-log fetch-limits.ts).
