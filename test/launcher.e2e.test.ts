@@ -119,7 +119,7 @@ describe('npm start', () => {
     }
   });
 
-  it('runs every service with a bounded heap and two malloc arenas (README, Memory of the services)', () => {
+  it('runs every service with a bounded heap and two malloc arenas (docs/how-to/bound-memory.md)', () => {
     for (const s of SERVICES) {
       const pid = processesWith(marker).find((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(join('services', s, 'src', 'main.ts')));
       assert.ok(pid, `${s} runs`);

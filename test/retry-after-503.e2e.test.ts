@@ -1,4 +1,4 @@
-// 503 means retry (docs/errors.md, "503 during an outage"): with Kafka away a CPO's Session PUT
+// 503 means retry (docs/reference/errors.md, "503 during an outage"): with Kafka away a CPO's Session PUT
 // and CDR POST are refused with 503 (OCPI 3000) and Retry-After; once Kafka is back the CPO sends
 // the same requests again, each is answered 1000, and the eMSP receives the session and the CDR once
 // each. This test runs its own broker and stops and restarts only that one.

@@ -1,4 +1,4 @@
-// Memory settings of the hub's Node processes (README, Configuration, "Memory of the services"), set
+// Memory settings of the hub's Node processes (docs/how-to/bound-memory.md), set
 // where they are launched: `npm start` (cli.ts), `npm run hubctl`, and the benchmarks (bench/load.ts
 // startNode), so benchmarks measure what production runs. Target: <= 250 MB RSS each (bench/README.md, scale).
 //

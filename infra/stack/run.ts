@@ -162,7 +162,7 @@ export async function start(profile: Profile = HUB_PROFILE): Promise<void> {
     const childEnv = service === 'sandbox'
       ? { ...env, SANDBOX_HUB_URL: `http://127.0.0.1:${port}`, SANDBOX_PORT: process.env['SANDBOX_PORT'] ?? String(SANDBOX_PORTS.counterparts), SANDBOX_STATE_FILE: profile.stateFile }
       : { ...MEMORY_ENV, ...env, OPERATOR_PORT: String(operatorPort(service)) };
-    // Bounded heaps (node-memory.ts; README, Configuration, "Memory of the services").
+    // Bounded heaps (node-memory.ts; docs/how-to/bound-memory.md).
     const child = spawn(node, [...process.execArgv, ...(service === 'sandbox' ? [] : nodeMemoryFlags(service)), script], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: childEnv,

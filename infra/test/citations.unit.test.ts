@@ -3,7 +3,8 @@
 // the reader may not have (ESLint's hub/no-issue-references does the same for comments in code).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -64,4 +65,16 @@ describe('citations', () => {
       assert.deepEqual(unknown, []);
     });
   }
+
+  it('every relative link of the Markdown docs opens a file of the repository', () => {
+    const broken: string[] = [];
+    for (const f of tracked.filter((t) => t.endsWith('.md') && existsSync(join(root, t)))) {
+      for (const m of read(f).matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+        const target = m[1] as string;
+        if (/^[a-z]+:/i.test(target)) continue;
+        if (!existsSync(join(root, dirname(f), target))) broken.push(`${f}: ${target}`);
+      }
+    }
+    assert.deepEqual(broken, []);
+  });
 });

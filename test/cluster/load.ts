@@ -119,5 +119,5 @@ export function startLoad(o: { hubs: () => readonly string[]; token: string; rat
 }
 
 export const acknowledged = (p: Push) => p.httpStatus === 200 && p.ocpiStatus === 1000;
-/** The hub's "retry later": HTTP 503, OCPI 3000, with Retry-After (docs/errors.md, UNAVAILABLE). */
+/** The hub's "retry later": HTTP 503, OCPI 3000, with Retry-After (docs/reference/errors.md, UNAVAILABLE). */
 export const retryable = (p: Push) => p.httpStatus === 503 && p.retryAfter !== undefined;

@@ -32,13 +32,13 @@ export const USAGE = `usage: npm run hubctl -- [--sandbox] <command> [options] [
                     [--rate N] [--dry-run]
                                    deliver a topic again to one eMSP (rate cap in records/s)
   tokens resend --emsp CC/PID [--cpo CC/PID]
+                                   queue the eMSP's current tokens for the CPOs actively routed to it
+                                   (as the dispatcher does when a rule is enabled); versions a CPO
+                                   already holds are not sent again
   erase token --emsp CC/PID --uid UID [--type T] [--settle-seconds S]
                                    erase a driver's token: destroy its data key and the plain copies,
                                    then again after S seconds (default 35: the services' key caches)
                                    (docs/how-to/erase-driver-data.md); needs HUB_SECRET_KEY
-                                   queue the eMSP's current tokens for the CPOs actively routed to it
-                                   (as the dispatcher does when a rule is enabled); versions a CPO
-                                   already holds are not sent again
   readmodel rebuild --model ${projectedModules.join('|')}
                                    rebuild a read model from its topic while the old one serves,
                                    then switch over (progress on stderr)

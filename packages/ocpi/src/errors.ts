@@ -1,5 +1,5 @@
 // The one registry of errors the hub answers with. Handlers throw HubError(kind); one middleware maps
-// the kind to the HTTP status and OCPI status code below. docs/errors.md documents every entry and a
+// the kind to the HTTP status and OCPI status code below. docs/reference/errors.md documents every entry and a
 // unit test keeps the two in step.
 //
 // HTTP statuses follow OCPI 2.2.1 status_codes.asciidoc (Status codes): unparseable JSON is HTTP 400,

@@ -1,4 +1,4 @@
-// The error registry and its documentation (docs/errors.md) stay in step, and every OCPI status code
+// The error registry and its documentation (docs/reference/errors.md) stay in step, and every OCPI status code
 // the hub answers with is one OCPI 2.2.1 status_codes.asciidoc defines.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ interface DocRow {
   readonly when: string;
 }
 
-const docUrl = new URL('../../../docs/errors.md', import.meta.url);
+const docUrl = new URL('../../../docs/reference/errors.md', import.meta.url);
 
 function documentedRows(): DocRow[] {
   const rows: DocRow[] = [];
@@ -36,7 +36,7 @@ const definedCodes = new Set([1000, 2000, 2001, 2002, 2003, 2004, 3000, 3001, 30
 const isDefinedOcpiCode = (code: number): boolean =>
   Number.isInteger(code) && (definedCodes.has(code) || [1, 2, 3, 4].some((range) => code >= range * 1000 + 900 && code <= range * 1000 + 999));
 
-describe('docs/errors.md', () => {
+describe('docs/reference/errors.md', () => {
   const rows = documentedRows();
 
   it('documents every kind of the registry, and no other, once', () => {

@@ -12,7 +12,7 @@ import { createCircuitBreaker, type BreakerState, type CircuitBreaker } from './
 
 /**
  * Refused without calling the dependency: its breaker is open. A DependencyUnavailable, so the error
- * middleware answers it exactly as a timeout (503, OCPI 3000, Retry-After: docs/errors.md, UNAVAILABLE).
+ * middleware answers it exactly as a timeout (503, OCPI 3000, Retry-After: docs/reference/errors.md, UNAVAILABLE).
  */
 export class DependencyRefused extends DependencyUnavailable {
   constructor(dependency: Dependency) {
