@@ -1,18 +1,16 @@
 import { appendInOrder } from '@hub/event-log';
-import { Counter, createHttpMetrics, type Logger } from '@hub/observability';
+import type { Logger } from '@hub/observability';
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay } from '@hub/registry';
 import { createSchemaValidator } from '@hub/schemas';
-import { topicOf } from '@hub/modules';
-import { projectionWait, startServiceShell } from '@hub/service-kit';
+import { startServiceShell } from '@hub/service-kit';
 import { cachedCallerLookup, createPool, drainOutbox, postgresChargingProfileStore, postgresCommandStore, postgresDeliveryStore, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore, postgresRoutingDirectory } from '@hub/store';
-import { dispatcherWait } from './known-sessions.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { BlockList, type AddressInfo } from 'node:net';
-import { createIngressApp } from './app.ts';
+import { composeIngressApp } from './compose.ts';
 import { answerClientError } from './http.ts';
 import { createDependencyGuard, createGuardMetrics, guardEventLog, guardPool, guardPort, type DependencyGuard } from './dependency-guards.ts';
 import { parseAddressBlock, type IngressConfig } from './config.ts';
@@ -134,7 +132,6 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     ttlMs: config.callerCacheTtlMs,
     onError: (e) => logger.warn('credentials listener error; cache bypassed until reconnected', { err: e }),
   });
-  const readModels = postgresReadModelStore(pool);
   // Guarded call by call on the unguarded pool: a CDR's receipt is group-committed (one statement for
   // many requests), so a guard on the pool would count a batch as one failure and hold its requests.
   const deliveries = guardPort(postgresDeliveryStore(rawPool), ['receiveCdr', 'markCdrAppended', 'findCdr', 'sessionExists', 'enqueue'], postgresGuard, 'postgres', config.postgresTimeoutMs);
@@ -168,71 +165,33 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
   const publicBaseUrl = config.publicBaseUrl ?? `${tls ? 'https' : 'http'}://${config.host}:${port}`;
   const proxies = trustedProxyList(config.trustedProxies);
   const requestClient = new AsyncLocalStorage<string | undefined>();
-  const app = createIngressApp({
-    callers,
-    store,
-    credentials: {
+  const app = composeIngressApp(
+    {
+      callers,
+      store,
+      validator: createSchemaValidator(),
       partners,
-      cipher: aesGcmTokenCipher(config.secretKey),
-      hub: { ...config.hub, versionsUrl: `${publicBaseUrl}/ocpi/versions` },
-      source: 'ingress',
-    },
-    validator: createSchemaValidator(),
-    publicBaseUrl,
-    sandbox: config.sandbox,
-    logger: withClientAddress(logger, requestClient),
-    httpMetrics: createHttpMetrics(registry),
-    accessLog: config.accessLog,
-    limits: { maxBodyBytes: config.maxBodyBytes, defaultPageLimit: config.defaultPageLimit, maxPageLimit: config.maxPageLimit },
-    objects: {
-      eventLog,
-      readModels,
-      wait: projectionWait(eventLog, readModels, topicOf, config.readYourWritesTimeoutMs),
-      rateLimiter: postgresRateLimiter(counters),
-      limits: {
-        defaultLimit: config.defaultPageLimit,
-        maxLimit: config.maxPageLimit,
-        listsPerMinute: { 'locations-list': config.locationListsPerMinute, 'tokens-list': config.tokenListsPerMinute },
-      },
-    },
-    deliveries,
-    cdrs: {
-      eventLog,
-      settleSeconds: config.cdrSettleSeconds,
-      source: config.eventSource,
-      reappends: new Counter({
-        name: 'hub_cdr_reappends_total',
-        help: 'CDRs whose append had not completed, taken again (a CPO retry at the ingress, the relay at the prober): appended, or already_present in ocpi.cdrs.v1 and only marked appended',
-        labelNames: ['outcome'],
-        registers: [registry],
-      }),
-    },
-    routing: postgresRoutingDirectory(pool),
-    dispatcherWait: dispatcherWait(eventLog, deliveries, config.dispatcherGroupId, config.readYourWritesTimeoutMs),
-    commands: {
-      commands: postgresCommandStore(pool),
-      policy: { allowHttp: config.allowHttpPartners, allowedHosts: config.partnerAllowedHosts },
-      perMinute: config.commandsPerMinute,
-      graceSeconds: config.commandGraceSeconds,
-      responseUrlHosts: config.responseUrlAllowedHosts,
-    },
-    chargingProfiles: {
-      chargingProfiles: postgresChargingProfileStore(pool),
-      perMinute: config.chargingProfilesPerMinute,
-      forwarded: new Counter({ name: 'hub_charging_profile_requests_total', help: 'ChargingProfile set, get and clear requests of eMSPs by operation and outcome (the CPO answer, or the hub answering itself: not_supported_by_hub, rejected_by_hub, not_answered)', labelNames: ['operation', 'outcome'], registers: [registry] }),
-      results: new Counter({ name: 'hub_charging_profile_results_total', help: 'CPO charging profile results (kind set, get, clear: forwarded or late) and ActiveChargingProfile updates (kind active_profile: queued) received', labelNames: ['kind', 'outcome'], registers: [registry] }),
-    },
-    tokens: {
       realtime,
       cipher: aesGcmTokenCipher(config.secretKey),
-      perMinute: config.authorizationsPerMinute,
-      outcomes: new Counter({ name: 'hub_authorizations_total', help: 'Real-time token authorizations by outcome (direction cpo_to_emsp for CPO-initiated ones)', labelNames: ['outcome', 'direction'], registers: [registry] }),
+      eventLog,
+      readModels: postgresReadModelStore(pool),
+      rateLimiter: postgresRateLimiter(counters),
+      deliveries,
+      routing: postgresRoutingDirectory(pool),
+      commands: postgresCommandStore(pool),
+      chargingProfiles: postgresChargingProfileStore(pool),
     },
-    onRegistryChange: () => {
-      callers.invalidate();
-      relay.kick();
+    config,
+    {
+      publicBaseUrl,
+      logger: withClientAddress(logger, requestClient),
+      metrics: registry,
+      onRegistryChange: () => {
+        callers.invalidate();
+        relay.kick();
+      },
     },
-  });
+  );
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     requestClient.run(clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], proxies), () => {
       app(req, res);

@@ -1,13 +1,11 @@
 import { Writable } from 'node:stream';
 import { authorizationHeader, type PartyRole } from '@hub/ocpi';
-import { Counter, createHttpMetrics, createLogger, Registry } from '@hub/observability';
+import { createLogger, Registry } from '@hub/observability';
 import { createSchemaValidator } from '@hub/schemas';
 import { apiSpec, inMemoryHub, registerPlatform, type ApiRequest, type Arrange, type InMemoryHub, type PlatformGiven } from '@hub/testing';
-import { createIngressApp, type IngressLimits } from '../../src/app.ts';
+import type { IngressLimits } from '../../src/app.ts';
+import { composeIngressApp, type IngressSettings } from '../../src/compose.ts';
 import { createDependencyGuard, guardEventLog, type DependencyGuard } from '../../src/dependency-guards.ts';
-import { dispatcherWait } from '../../src/known-sessions.ts';
-import { topicOf } from '@hub/modules';
-import { projectionWait } from '@hub/service-kit';
 
 // The ingress in process on the in-memory ports of @hub/testing: no Kafka, no Postgres. Each test gets
 // a fresh hub (given), one request (when) and its expectations (then).
@@ -22,52 +20,56 @@ export const perMinute = { locationLists: 5, tokenLists: 5, authorizations: 5, c
 /** Breaker settings as start.ts reads them by default (@hub/config readBreakerConfig). */
 export const defaultBreaker = { enabled: true, failures: 5, openAfterMs: 1_500, cooldownMs: 1_000 };
 
+/** The settings of the in-process ingress: small pages and limits, so paging and limits are reached. */
+export const settings: IngressSettings = {
+  hub: { countryCode: 'NL', partyId: 'HUB', name: 'Test hub' },
+  sandbox: false,
+  accessLog: 'errors',
+  maxBodyBytes: limits.maxBodyBytes,
+  defaultPageLimit: limits.defaultPageLimit,
+  maxPageLimit: limits.maxPageLimit,
+  allowHttpPartners: false,
+  partnerAllowedHosts: [],
+  locationListsPerMinute: perMinute.locationLists,
+  tokenListsPerMinute: perMinute.tokenLists,
+  readYourWritesTimeoutMs: 50,
+  dispatcherGroupId: 'dispatcher',
+  cdrSettleSeconds: 60,
+  eventSource: 'urn:ocpi:NL:HUB',
+  authorizationsPerMinute: perMinute.authorizations,
+  commandsPerMinute: perMinute.commands,
+  commandGraceSeconds: 30,
+  chargingProfilesPerMinute: perMinute.chargingProfiles,
+  responseUrlAllowedHosts: [],
+};
+
 /**
- * The app as start.ts composes it: the event log behind the Kafka circuit breaker (a guard with the
- * default settings unless the test passes its own).
+ * The app through the composition root start.ts uses (compose.ts), on the in-memory ports, with the
+ * event log behind the Kafka circuit breaker as start.ts puts it (default settings unless the test
+ * passes its own guard).
  */
 export function ingressOn(hub: InMemoryHub, options: { kafkaGuard?: DependencyGuard; sandbox?: boolean } = {}) {
-  const registry = new Registry();
   const logger = createLogger({ service: 'ingress-test', level: 'error', stream: quiet });
   const eventLog = guardEventLog(hub.events, options.kafkaGuard ?? createDependencyGuard('kafka', defaultBreaker, { logger }));
-  return createIngressApp({
-    callers: hub.callers,
-    store: hub.registry,
-    credentials: { partners: hub.partners, cipher: hub.cipher, hub: { countryCode: 'NL', partyId: 'HUB', name: 'Test hub', versionsUrl: `${BASE}/ocpi/versions` }, source: 'ingress' },
-    validator,
-    publicBaseUrl: BASE,
-    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
-    logger,
-    httpMetrics: createHttpMetrics(registry),
-    accessLog: 'errors',
-    limits,
-    onRegistryChange: () => hub.callers.invalidate(),
-    objects: {
-      eventLog,
-      readModels: hub.readModels,
-      wait: projectionWait(eventLog, hub.readModels, topicOf, 50),
-      rateLimiter: hub.rateLimiter,
-      limits: { defaultLimit: limits.defaultPageLimit, maxLimit: limits.maxPageLimit, listsPerMinute: { 'locations-list': perMinute.locationLists, 'tokens-list': perMinute.tokenLists } },
-    },
-    deliveries: hub.deliveries,
-    cdrs: { eventLog: hub.events, settleSeconds: 60, source: 'urn:ocpi:NL:HUB' },
-    routing: hub.routing,
-    dispatcherWait: dispatcherWait(eventLog, hub.deliveries, 'dispatcher', 50),
-    commands: {
-      commands: hub.commands,
-      policy: { allowHttp: false, allowedHosts: [] },
-      perMinute: perMinute.commands,
-      graceSeconds: 30,
-      responseUrlHosts: [],
-    },
-    chargingProfiles: { chargingProfiles: hub.chargingProfiles, perMinute: perMinute.chargingProfiles },
-    tokens: {
+  return composeIngressApp(
+    {
+      callers: hub.callers,
+      store: hub.registry,
+      validator,
+      partners: hub.partners,
       realtime: hub.realtime,
       cipher: hub.cipher,
-      perMinute: perMinute.authorizations,
-      outcomes: new Counter({ name: 'hub_authorizations_total', help: 'test', labelNames: ['outcome', 'direction'], registers: [registry] }),
+      eventLog,
+      readModels: hub.readModels,
+      rateLimiter: hub.rateLimiter,
+      deliveries: hub.deliveries,
+      routing: hub.routing,
+      commands: hub.commands,
+      chargingProfiles: hub.chargingProfiles,
     },
-  });
+    { ...settings, sandbox: options.sandbox ?? false },
+    { publicBaseUrl: BASE, logger, metrics: new Registry(), onRegistryChange: () => hub.callers.invalidate() },
+  );
 }
 
 export const ingress = apiSpec(() => {
