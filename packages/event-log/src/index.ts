@@ -7,3 +7,4 @@ export * from './kafka-failure.ts';
 export * from './kafka-access.ts';
 export * from './fetch-limits.ts';
 export * from './platformatic-spike.ts';
+export * from './topic-ids.ts';

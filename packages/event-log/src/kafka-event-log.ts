@@ -5,6 +5,7 @@ import { translateKafkaError } from './kafka-failure.ts';
 import { kafkaConnection, kafkaLogLevel, type EventLogOptions } from './kafka-config.ts';
 import { fetchLimits } from './fetch-limits.ts';
 import { kafkaSubscribe, verifyPositions } from './kafka-subscription.ts';
+import { topicIdReader } from './topic-ids.ts';
 import { findEventsInTopic, type WantedEvent } from './kafka-lookup.ts';
 import { decodeRecord, type PositionsMismatch, type StoredPositions, type SubscribeOptions, type Subscription } from './subscription.ts';
 
@@ -86,6 +87,7 @@ export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
   const open: Array<{ disconnect(): Promise<void> }> = [];
   const physical = (topic: string): string => topicName(prefix, topic);
   const appender = createKafkaAppender(kafka, options, physical);
+  const topicIds = topicIdReader(options, options.logger);
   let adminClient: Promise<Admin> | undefined;
   const sharedAdmin = (): Promise<Admin> => {
     adminClient ??= (async () => {
@@ -157,12 +159,12 @@ export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
     },
     consumer,
     subscribe(subscribeOptions) {
-      return kafkaSubscribe({ consumer, admin: sharedAdmin, physical, physicalGroup, logger: options.logger }, subscribeOptions).catch((e: unknown) => {
+      return kafkaSubscribe({ consumer, admin: sharedAdmin, physical, physicalGroup, logger: options.logger, topicIds }, subscribeOptions).catch((e: unknown) => {
         throw translateKafkaError(e);
       });
     },
     async verifyPositions(topics, positions, verifyOptions) {
-      return verifyPositions(await sharedAdmin(), topics.map(physical), positions, verifyOptions).catch((e: unknown) => {
+      return verifyPositions(await sharedAdmin(), topics.map(physical), positions, { ...verifyOptions, topicIds }).catch((e: unknown) => {
         throw translateKafkaError(e);
       });
     },

@@ -37,7 +37,12 @@ export interface KafkaSubscriptionContext {
   readonly physical: (topic: string) => string;
   readonly physicalGroup: (group: string) => string;
   readonly logger: LogSink;
+  /** Kafka's topic ids of physical topics; an empty map when they cannot be read. */
+  readonly topicIds: TopicIds;
 }
+
+/** Reads Kafka's topic id of each physical topic it can (topic-ids.ts). */
+export type TopicIds = (physicalTopics: readonly string[]) => Promise<ReadonlyMap<string, string>>;
 
 /**
  * Cluster id and the offset range of every partition of a (physical) topic. A leader that just moved
@@ -58,11 +63,12 @@ export async function observeTopic(admin: Admin, physicalTopic: string, retryFor
 }
 
 /** Checks stored positions against the topics as they are; saves the binding of those that match. */
-export async function verifyPositions(admin: Admin, physicalTopics: readonly string[], positions: StoredPositions, options: { rebind?: boolean } = {}): Promise<PositionsMismatch[]> {
+export async function verifyPositions(admin: Admin, physicalTopics: readonly string[], positions: StoredPositions, options: { rebind?: boolean; topicIds?: TopicIds } = {}): Promise<PositionsMismatch[]> {
   const mismatches: PositionsMismatch[] = [];
   const bindings: Array<[string, TopicBinding]> = [];
+  const ids = (await options.topicIds?.(physicalTopics)) ?? new Map<string, string>();
   for (const topic of physicalTopics) {
-    const observed = await observeTopic(admin, topic);
+    const observed = { ...(await observeTopic(admin, topic)), topicId: ids.get(topic) };
     const stored = options.rebind ? new Map<number, bigint>() : await positions.load(topic);
     const bound = options.rebind ? undefined : await positions.loadBinding?.(topic);
     const checked = checkPositions(topic, observed, stored, bound);
@@ -187,7 +193,7 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
     if (stopped) return;
     const positions = options.positions;
     if (positions?.loadBinding) {
-      const found = await verifyPositions(await ctx.admin(), physicalTopics, positions);
+      const found = await verifyPositions(await ctx.admin(), physicalTopics, positions, { topicIds: ctx.topicIds });
       // Reported when the set of refused topics changes, not when a reason's figures do: a live
       // topic's end grows while the consumer waits, and one warning per recheck would drown the log.
       const topicsOf = (list: readonly PositionsMismatch[]) => list.map((m) => m.topic).sort().join('\n');

@@ -17,7 +17,7 @@ export interface SpikeAppender {
 type SpikeOptions = Pick<EventLogOptions, 'brokers' | 'clientId' | 'ssl' | 'sasl'>;
 
 /** The connection settings of EventLogOptions in @platformatic/kafka's terms (kafka-config.ts has kafkajs's). */
-function connection(options: SpikeOptions) {
+export function platformaticConnection(options: SpikeOptions) {
   const { ssl, sasl } = options;
   return {
     clientId: options.clientId,
@@ -29,7 +29,7 @@ function connection(options: SpikeOptions) {
 }
 
 export function createPlatformaticAppender(options: SpikeOptions): SpikeAppender {
-  const producer = new Producer({ ...connection(options), serializers: stringSerializers, idempotent: true, acks: -1, retries: 8, retryDelay: 200 });
+  const producer = new Producer({ ...platformaticConnection(options), serializers: stringSerializers, idempotent: true, acks: -1, retries: 8, retryDelay: 200 });
   let queue: Array<{ topic: string; events: readonly HubEvent[]; resolve: () => void; reject: (e: unknown) => void }> = [];
   let inFlight = false;
   const flush = async (): Promise<void> => {
@@ -63,7 +63,7 @@ export function createPlatformaticAppender(options: SpikeOptions): SpikeAppender
 export async function consumePlatformatic(options: SpikeOptions & { groupId: string; topic: string; count: number; groupProtocol?: 'classic' | 'consumer' }): Promise<number> {
   // 'consumer': the broker-driven group protocol of KIP-848 (Kafka 4.0 on), no JoinGroup/SyncGroup rounds.
   const group = options.groupProtocol === 'consumer' ? { groupProtocol: 'consumer' as const } : {};
-  const consumer = new Consumer({ ...connection(options), groupId: options.groupId, deserializers: stringDeserializers, ...group });
+  const consumer = new Consumer({ ...platformaticConnection(options), groupId: options.groupId, deserializers: stringDeserializers, ...group });
   try {
     // The same fetch bounds as the kafkajs consumers (fetch-limits.ts).
     const classic = options.groupProtocol === 'consumer' ? {} : { sessionTimeout: 10_000, heartbeatInterval: 500 };
@@ -92,7 +92,7 @@ export async function consumePlatformatic(options: SpikeOptions & { groupId: str
  * and created again under the same name gets a new one, whatever its offsets. kafkajs cannot read it.
  */
 export async function topicIdsPlatformatic(options: SpikeOptions, topics: readonly string[]): Promise<Map<string, string>> {
-  const admin = new Admin(connection(options));
+  const admin = new Admin(platformaticConnection(options));
   try {
     const metadata = await admin.metadata({ topics: [...topics], forceUpdate: true });
     return new Map([...metadata.topics].map(([name, t]) => [name, t.id]));

@@ -5,8 +5,10 @@ import type { PositionsMismatch, TopicBinding } from './subscription.ts';
 // or of a topic deleted and created again, would skip records (a position beyond the end makes Kafka
 // wait for offsets that the new topic reaches only later; a position inside it skips what precedes).
 //
-// Kafka names a topic's incarnation by its topic id (KIP-516), but only Metadata v10 and later carry
-// it, and kafkajs speaks Metadata v6. So a topic's identity is checked by what is observable and
+// Kafka names a topic's incarnation by its topic id (KIP-516): a topic deleted and created again
+// gets a new one. Only Metadata v10 and later carry it; kafkajs speaks v6, so the id is read with
+// @platformatic/kafka's admin (topic-ids.ts), and a binding holds the id it saw. Beside the id, and
+// for brokers or bindings without one, a topic's identity is checked by what is observable and
 // cannot change for one incarnation of one topic:
 // - the cluster id (DescribeCluster): another cluster, or a local one formatted anew;
 // - the partition count: a topic is never shrunk, and one recreated with another count differs;
@@ -14,12 +16,14 @@ import type { PositionsMismatch, TopicBinding } from './subscription.ts';
 //   deletion move the start forward). An end or start below the highest one seen before means the
 //   log was recreated. Each start of a consumer records the highest values seen (the binding);
 // - no stored position lies beyond its partition's end.
-// What this cannot see: a topic recreated while no consumer started, and filled past the old end
-// again with its start still at 0. Topic ids close that gap once the client speaks Metadata v10.
+// Without topic ids these cannot see a topic recreated while no consumer started and filled past the
+// old end again with its start still at 0; the id tells it apart.
 
 export interface ObservedTopic {
   readonly clusterId: string;
   readonly ranges: ReadonlyMap<number, { readonly low: bigint; readonly high: bigint }>;
+  /** Kafka's topic id, when it could be read. */
+  readonly topicId?: string | undefined;
 }
 
 /** The mismatches of stored positions with the topic as it is, and the binding to store when none. */
@@ -33,6 +37,9 @@ export function checkPositions(
   if (bound && bound.clusterId !== observed.clusterId) {
     reasons.push(`its positions were taken from Kafka cluster ${bound.clusterId}, the brokers are cluster ${observed.clusterId}`);
   } else {
+    if (bound?.topicId !== undefined && observed.topicId !== undefined && bound.topicId !== observed.topicId) {
+      reasons.push(`its topic id was ${bound.topicId} and is now ${observed.topicId}: the topic was deleted and created again`);
+    }
     if (bound && bound.partitions !== observed.ranges.size) reasons.push(`it had ${bound.partitions} partitions and now has ${observed.ranges.size}: the topic was recreated`);
     for (const [partition, { low, high }] of observed.ranges) {
       const end = bound?.ends.get(partition);
@@ -53,6 +60,7 @@ export function checkPositions(
     partitions: observed.ranges.size,
     ends: new Map([...observed.ranges].map(([p, r]) => [p, sameCluster ? max(bound?.ends.get(p), r.high) : r.high])),
     starts: new Map([...observed.ranges].map(([p, r]) => [p, sameCluster ? max(bound?.starts.get(p), r.low) : r.low])),
+    topicId: observed.topicId ?? (sameCluster ? bound?.topicId : undefined),
   };
   return { mismatches: reasons.length > 0 ? [{ topic, reason: reasons.slice(0, 3).join('; ') + (reasons.length > 3 ? ` (and ${reasons.length - 3} more)` : '') }] : [], binding };
 }

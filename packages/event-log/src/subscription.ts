@@ -46,6 +46,8 @@ export interface TopicBinding {
   /** Highest end and start offset seen per partition: a topic's offsets never go backwards. */
   readonly ends: ReadonlyMap<number, bigint>;
   readonly starts: ReadonlyMap<number, bigint>;
+  /** Kafka's topic id (KIP-516) of the topic the positions were taken from, when the brokers name one. */
+  readonly topicId?: string | undefined;
 }
 
 /**

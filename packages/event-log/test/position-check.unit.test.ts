@@ -40,4 +40,18 @@ describe('checkPositions', () => {
     assert.match(checkPositions(topic, observed('A', [[0, 0n, 30n], [1, 0n, 0n]]), new Map(), binding('A', [8n]))?.mismatches[0]?.reason ?? '', /had 1 partitions and now has 2/);
     assert.match(checkPositions(topic, observed('A', [[0, 0n, 30n]]), new Map([[3, 1n]]), undefined)?.mismatches[0]?.reason ?? '', /partition 3, which the topic does not have/);
   });
+
+  it('a topic id other than the bound one is a recreated topic, even refilled past the old end with its start at 0', () => {
+    const bound = { ...binding('A', [8n]), topicId: 'id-old' };
+    const refilled = { ...observed('A', [[0, 0n, 30n]]), topicId: 'id-new' };
+    assert.match(checkPositions(topic, refilled, new Map([[0, 8n]]), bound).mismatches[0]?.reason ?? '', /topic id was id-old and is now id-new: the topic was deleted and created again/);
+    // The offsets alone let it pass: what the id adds.
+    assert.deepEqual(checkPositions(topic, observed('A', [[0, 0n, 30n]]), new Map([[0, 8n]]), binding('A', [8n])).mismatches, []);
+    // The same id matches and stays bound; a binding from before ids takes the one observed; ids unread keep the bound one.
+    const same = checkPositions(topic, { ...observed('A', [[0, 0n, 30n]]), topicId: 'id-old' }, new Map([[0, 8n]]), bound);
+    assert.deepEqual(same.mismatches, []);
+    assert.equal(same.binding.topicId, 'id-old');
+    assert.equal(checkPositions(topic, refilled, new Map(), binding('A', [8n])).binding.topicId, 'id-new');
+    assert.equal(checkPositions(topic, observed('A', [[0, 0n, 30n]]), new Map(), bound).binding.topicId, 'id-old');
+  });
 });

@@ -1,6 +1,6 @@
 import type { Pool } from './pool.ts';
 
-// Which topic a consumer group's stored positions belong to (migration 015). The shape is
+// Which topic a consumer group's stored positions belong to (migrations 015 and 031). The shape is
 // @hub/event-log's TopicBinding; the check itself is the event log's (position-check.ts).
 
 export interface PositionBinding {
@@ -8,6 +8,7 @@ export interface PositionBinding {
   readonly partitions: number;
   readonly ends: ReadonlyMap<number, bigint>;
   readonly starts: ReadonlyMap<number, bigint>;
+  readonly topicId?: string | undefined;
 }
 
 export interface PositionBindingStore {
@@ -21,19 +22,19 @@ const fromJson = (j: Record<string, string>) => new Map(Object.entries(j).map(([
 export function postgresPositionBindings(pool: Pool): PositionBindingStore {
   return {
     async load(consumerGroup, topic) {
-      const { rows } = await pool.query<{ cluster_id: string; partitions: number; starts: Record<string, string>; ends: Record<string, string> }>(
-        'select cluster_id, partitions, starts, ends from position_bindings where consumer_group = $1 and topic = $2',
+      const { rows } = await pool.query<{ cluster_id: string; partitions: number; starts: Record<string, string>; ends: Record<string, string>; topic_id: string | null }>(
+        'select cluster_id, partitions, starts, ends, topic_id from position_bindings where consumer_group = $1 and topic = $2',
         [consumerGroup, topic],
       );
       const r = rows[0];
-      return r ? { clusterId: r.cluster_id, partitions: r.partitions, starts: fromJson(r.starts), ends: fromJson(r.ends) } : undefined;
+      return r ? { clusterId: r.cluster_id, partitions: r.partitions, starts: fromJson(r.starts), ends: fromJson(r.ends), ...(r.topic_id === null ? {} : { topicId: r.topic_id }) } : undefined;
     },
     async save(consumerGroup, topic, binding) {
       await pool.query(
-        `insert into position_bindings (consumer_group, topic, cluster_id, partitions, starts, ends) values ($1, $2, $3, $4, $5::jsonb, $6::jsonb)
+        `insert into position_bindings (consumer_group, topic, cluster_id, partitions, starts, ends, topic_id) values ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7)
          on conflict (consumer_group, topic) do update set cluster_id = excluded.cluster_id, partitions = excluded.partitions,
-           starts = excluded.starts, ends = excluded.ends, bound_at = now()`,
-        [consumerGroup, topic, binding.clusterId, binding.partitions, toJson(binding.starts), toJson(binding.ends)],
+           starts = excluded.starts, ends = excluded.ends, topic_id = excluded.topic_id, bound_at = now()`,
+        [consumerGroup, topic, binding.clusterId, binding.partitions, toJson(binding.starts), toJson(binding.ends), binding.topicId ?? null],
       );
     },
   };
