@@ -67,6 +67,14 @@ const retriableProtocolErrors = new Set(protocolErrors.errorCodes.filter((e) => 
 
 export function kafkaLogLevel(level: number, namespace: string, log: { message: string; error?: unknown }): keyof LogSink {
   if (namespace === 'Connection' && log.message.startsWith('Response ') && typeof log.error === 'string' && retriableProtocolErrors.has(log.error)) return 'debug';
+  // A consumer's JoinGroup answered with a retriable error (a fresh broker's "The coordinator is
+  // loading" while it loads __consumer_offsets): kafkajs calls it a crash and rejoins 200 ms later.
+  // Routine, so info; a crash of any other cause, exhausted retries included, stays an error.
+  if (namespace === 'Consumer') {
+    const crash = /^Crash: KafkaJSProtocolError: (.*)$/.exec(log.message);
+    if (crash?.[1] !== undefined && retriableProtocolErrors.has(crash[1])) return 'info';
+    if (log.message.startsWith('Restarting the consumer in ')) return 'info';
+  }
   return kafkaLevels[level] ?? 'info';
 }
 

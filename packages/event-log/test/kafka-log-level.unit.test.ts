@@ -11,6 +11,11 @@ describe('kafkaLogLevel', () => {
       assert.equal(kafkaLogLevel(logLevel.ERROR, 'Connection', { message: 'Response GroupCoordinator(key: 10, version: 2)', error }), 'debug', error);
     }
   });
+  it("logs a consumer's restart after a retriable JoinGroup error at info: kafkajs rejoins by itself", () => {
+    assert.equal(kafkaLogLevel(logLevel.ERROR, 'Consumer', { message: "Crash: KafkaJSProtocolError: The coordinator is loading and hence can't process requests for this group" }), 'info');
+    assert.equal(kafkaLogLevel(logLevel.ERROR, 'Consumer', { message: 'Restarting the consumer in 200ms' }), 'info');
+    assert.equal(kafkaLogLevel(logLevel.ERROR, 'Consumer', { message: 'Crash: KafkaJSProtocolError: The request included message batch larger than the configured segment size on the server' }), 'error');
+  });
   it('keeps non-retriable errors, connection failures and other namespaces at their level', () => {
     assert.equal(kafkaLogLevel(logLevel.ERROR, 'Connection', { message: 'Response Produce(key: 0, version: 7)', error: 'The request included message batch larger than the configured segment size on the server' }), 'error');
     assert.equal(kafkaLogLevel(logLevel.ERROR, 'Connection', { message: 'Connection error: connect ECONNREFUSED 127.0.0.1:9092' }), 'error');
