@@ -49,15 +49,19 @@ describe('Kafka subscriptions', () => {
     const arrivals: number[] = [];
     const batches: number[] = [];
     // A topic of its own: the other test's group reads its topic from the beginning.
+    let started = false;
     const subscription = await stack.eventLog.subscribe({
       group: lingerGroup,
       topics: [lingerTopic],
+      onStarted: () => (started = true),
       onBatch: async (batch) => {
         batches.push(batch.records.length);
         for (const _ of batch.records) arrivals.push(Date.now());
       },
     });
     try {
+      // The clock starts once the consumer runs (joining its group takes seconds on a loaded machine).
+      await until(() => started, 'the subscription started');
       // One object's records (one partition), each appended once the one before is acknowledged: a
       // steady trickle of separate produce requests, a few milliseconds apart.
       const sentAt = Date.now();
