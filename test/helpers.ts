@@ -8,8 +8,13 @@ export { freePort } from '../infra/stack/proc.ts';
 
 /** Runs hubctl exactly as `npm run hubctl` does (its main.ts), against a test stack's environment. */
 export function hubctl(env: Record<string, string>, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runNode(join(repoRoot, 'packages', 'hubctl', 'src', 'main.ts'), args, env);
+}
+
+/** Runs a TypeScript entry point of the repository with the given environment; its output once it exits. */
+export function runNode(entry: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(repoRoot, 'packages', 'hubctl', 'src', 'main.ts'), ...args], {
+    const child = spawn(process.execPath, [entry, ...args], {
       env: { PATH: process.env['PATH'] ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -4,12 +4,11 @@
 // is the entry point of X with the stack's settings, and `<the CPO's initial token>` the token the
 // CPO's `party register` printed. A change that breaks the example breaks this test.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestStack, repoRoot, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { freePort, hubctl } from './helpers.ts';
+import { freePort, hubctl, runNode } from './helpers.ts';
 
 /** The shell words of one command line: plain words and "double-quoted" ones (all the block uses). */
 function words(line: string): string[] {
@@ -24,17 +23,6 @@ function firstSessionCommands(): string[] {
   const block = /<!-- first-session -->\s*```sh\n([\s\S]*?)```\s*<!-- \/first-session -->/.exec(readme);
   assert.ok(block?.[1], 'README has a first-session block');
   return block[1].split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
-}
-
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
 }
 
 describe("the README's first session", () => {
@@ -77,7 +65,7 @@ describe("the README's first session", () => {
       });
       let result;
       if (script === 'hubctl') result = await hubctl(env, resolved);
-      else if (script === 'partner') result = await run([join(repoRoot, 'packages', 'sandbox', 'src', 'try-partner.ts'), ...resolved, '--hub', hub]);
+      else if (script === 'partner') result = await runNode(join(repoRoot, 'packages', 'sandbox', 'src', 'try-partner.ts'), [...resolved, '--hub', hub]);
       else assert.fail(`npm run ${String(script)} is not a command of the first session`);
       assert.equal(result.code, 0, `${line}\n${result.stdout}${result.stderr}`);
       outputs.push(result.stdout);
