@@ -124,13 +124,37 @@ function getPath(obj: JsonObject, path: ReadonlyArray<string>): { parent: JsonOb
 }
 
 /**
+ * A copy of the object in which the objects along the personal fields' paths are copies too, and
+ * everything else is shared with the original: only those fields are written, and a deep clone of a
+ * whole CDR per event would cost more than the sealing itself.
+ */
+function copyAlong(object: object, kind: PersonalObjectKind): JsonObject {
+  const root: JsonObject = { ...(object as JsonObject) };
+  const copied = new Set<object>([root]);
+  for (const path of PERSONAL_FIELDS[kind]) {
+    let cur = root;
+    for (const step of path.slice(0, -1)) {
+      const next = cur[step];
+      if (!isObject(next)) break;
+      if (!copied.has(next)) {
+        const copy = { ...next };
+        copied.add(copy);
+        cur[step] = copy;
+        cur = copy;
+      } else cur = next;
+    }
+  }
+  return root;
+}
+
+/**
  * The object as it goes into an event: every personal string field present is replaced by the data
  * key's id (a pseudonym that fits the OCPI field, a 36-character UUID), and the plain values travel
  * sealed beside it (the event's hub-sealed-driver-data header). Fields absent or null stay as they
  * are; with nothing to seal, `sealed` is undefined and the object the one given.
  */
 export function sealPersonalFields<T extends object>(kind: PersonalObjectKind, object: T, dataKey: Buffer, keyId: string, extra: Readonly<Record<string, string>> = {}): { readonly object: T; readonly sealed?: SealedDriverData } {
-  const copy = structuredClone(object) as unknown as JsonObject;
+  const copy = copyAlong(object, kind);
   // Extra entries ('@'-prefixed: no OCPI field is) seal what is not a field, e.g. a token event's subject.
   const plain: Record<string, string> = { ...extra };
   for (const path of PERSONAL_FIELDS[kind]) {
@@ -153,7 +177,7 @@ export function sealPersonalFields<T extends object>(kind: PersonalObjectKind, o
 export function openPersonalFields<T extends object>(kind: PersonalObjectKind, object: T, sealed: SealedDriverData | undefined, dataKey: Buffer | undefined): T {
   const keyId = sealedKeyId(sealed);
   if (keyId === undefined || sealed === undefined) return object;
-  const copy = structuredClone(object) as unknown as JsonObject;
+  const copy = copyAlong(object, kind);
   let plain: Record<string, string> | undefined;
   if (dataKey) plain = openSealedEntries(sealed, dataKey);
   for (const path of PERSONAL_FIELDS[kind]) {
@@ -176,7 +200,7 @@ export function openSealedEntries(sealed: SealedDriverData, dataKey: Buffer): Re
  * present replaced by ERASED_PLACEHOLDER: what `hubctl erase token` leaves in Postgres.
  */
 export function erasePersonalFields<T extends object>(kind: PersonalObjectKind, object: T): T {
-  const copy = structuredClone(object) as unknown as JsonObject;
+  const copy = copyAlong(object, kind);
   for (const path of PERSONAL_FIELDS[kind]) {
     const at = getPath(copy, path);
     if (at && typeof at.parent[at.name] === 'string') at.parent[at.name] = ERASED_PLACEHOLDER;
