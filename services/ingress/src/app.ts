@@ -98,7 +98,17 @@ const MODULES_211: readonly ModuleEndpoint[] = [
   { identifier: 'commands', roles: ['RECEIVER'], path: 'commands' },
 ];
 
-export const MODULES: ModulesByVersion = { '2.1.1': MODULES_211, '2.2.1': MODULES_221 };
+/**
+ * The modules served to OCPI 2.3.0 partners so far, translated at the edge like 2.1.1's
+ * (docs/decisions/0012-ocpi-2.3.0-through-the-2.2.1-canonical-form.md); a module joins this list with
+ * its mount. Roles as in 2.2.1 (ocpi-2.3.0/version_information_endpoint.asciidoc, Endpoint class).
+ */
+const MODULES_230: readonly ModuleEndpoint[] = [
+  // ocpi-2.3.0/version_information_endpoint.asciidoc, Endpoint: SENDER is advised for one's own credentials module.
+  { identifier: 'credentials', roles: ['SENDER'], path: 'credentials' },
+];
+
+export const MODULES: ModulesByVersion = { '2.1.1': MODULES_211, '2.2.1': MODULES_221, '2.3.0': MODULES_230 };
 
 export function createIngressApp(deps: IngressDeps): Express {
   const app = express();
@@ -125,6 +135,7 @@ export function createIngressApp(deps: IngressDeps): Express {
   const credentialsDeps = { ...deps.credentials, store: deps.store, validator: deps.validator, onChange: deps.onRegistryChange };
   app.use('/ocpi/2.2.1/credentials', withInitialIn('2.2.1'), json, credentialsRouter(credentialsDeps, '2.2.1'));
   app.use('/ocpi/2.1.1/credentials', withInitialIn('2.1.1'), json, credentialsRouter(credentialsDeps, '2.1.1'));
+  app.use('/ocpi/2.3.0/credentials', withInitialIn('2.3.0'), json, credentialsRouter(credentialsDeps, '2.3.0'));
   app.use(
     '/ocpi/2.2.1/hubclientinfo',
     hubToken,
