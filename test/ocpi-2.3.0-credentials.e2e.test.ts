@@ -73,7 +73,11 @@ describe('OCPI 2.3.0 credentials and versions, per party', () => {
     assert.equal(details.body.status_code, 1000, details.text);
     assert.deepEqual(validator.validate('ocpi-2.3.0/version_details.json', details.body.data).violations, []);
     assert.equal(details.body.data?.version, '2.3.0');
-    assert.deepEqual(details.body.data?.endpoints, [{ identifier: 'credentials', role: 'SENDER', url: `${hub}/ocpi/2.3.0/credentials` }]);
+    assert.deepEqual(details.body.data?.endpoints, [
+      { identifier: 'credentials', role: 'SENDER', url: `${hub}/ocpi/2.3.0/credentials` },
+      { identifier: 'locations', role: 'SENDER', url: `${hub}/ocpi/2.3.0/locations` },
+      { identifier: 'locations', role: 'RECEIVER', url: `${hub}/ocpi/2.3.0/locations` },
+    ]);
     for (const path of ['/ocpi/2.2.1', '/ocpi/2.1.1']) {
       const other = await call(hub, 'GET', path, { token: cpoInitial });
       assert.equal(other.status, 404, path);

@@ -174,4 +174,24 @@ const ONLY_211: readonly RouteSpec[] = [
   { method: 'get', path: `${V211}/locations/{location_id}/{evse_uid}`, module: 'locations', summary: 'eMSP read of one EVSE of a routed CPO by its ids (OCPI 2.1.1 objects)', auth: 'hub-token', data: { schema: 'ocpi-2.1.1/evse.json' }, errors: ['FOREIGN_PARTY', 'NOT_ENOUGH_INFORMATION', 'UNKNOWN_LOCATION'] },
 ];
 
-export const API_CATALOGUE: readonly RouteSpec[] = [...ROUTES_221, ...ROUTES_221.filter((r) => SERVED_IN_211.includes(r.module) && r.path.startsWith(`${V}/`) && !notIn211(r)).map(in211), ...ONLY_211];
+/** The OCPI 2.3.0 form of a 2.2.1 route served through the same handler (docs/decisions/0012-ocpi-2.3.0-through-the-2.2.1-canonical-form.md). */
+function in230(route: RouteSpec): RouteSpec {
+  const schema = (id: string) => id.replace(/^ocpi\//, 'ocpi-2.3.0/');
+  return {
+    ...route,
+    path: route.path.replace(V, V230),
+    summary: `${route.summary} (OCPI 2.3.0 objects)`,
+    ...(route.body ? { body: { ...route.body, schemas: route.body.schemas.map(schema) } } : {}),
+    ...(route.data ? { data: { ...route.data, schema: schema(route.data.schema) } } : {}),
+  };
+}
+
+/** The modules 2.3.0 partners use through the 2.2.1 routes so far (the ingress's MODULES_230). */
+const SERVED_IN_230 = ['locations'];
+
+export const API_CATALOGUE: readonly RouteSpec[] = [
+  ...ROUTES_221,
+  ...ROUTES_221.filter((r) => SERVED_IN_211.includes(r.module) && r.path.startsWith(`${V}/`) && !notIn211(r)).map(in211),
+  ...ONLY_211,
+  ...ROUTES_221.filter((r) => SERVED_IN_230.includes(r.module) && r.path.startsWith(`${V}/`)).map(in230),
+];

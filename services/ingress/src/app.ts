@@ -106,6 +106,8 @@ const MODULES_211: readonly ModuleEndpoint[] = [
 const MODULES_230: readonly ModuleEndpoint[] = [
   // ocpi-2.3.0/version_information_endpoint.asciidoc, Endpoint: SENDER is advised for one's own credentials module.
   { identifier: 'credentials', roles: ['SENDER'], path: 'credentials' },
+  // CPOs push to the hub (it receives) and eMSPs pull from it (it sends), as in 2.2.1.
+  { identifier: 'locations', roles: ['SENDER', 'RECEIVER'], path: 'locations' },
 ];
 
 export const MODULES: ModulesByVersion = { '2.1.1': MODULES_211, '2.2.1': MODULES_221, '2.3.0': MODULES_230 };
@@ -154,6 +156,9 @@ export function createIngressApp(deps: IngressDeps): Express {
   const hubToken211 = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version: '2.1.1' });
   app.use('/ocpi/2.1.1/locations', hubToken211, json, locationsRouter(objects, edges['2.1.1']));
   app.use('/ocpi/2.1.1/tariffs', hubToken211, json, tariffsRouter(objects, edges['2.1.1']));
+  // OCPI 2.3.0: the 2.2.1 interfaces (ocpi-2.3.0/mod_locations.asciidoc), bodies translated by the 2.3.0 edge.
+  const hubToken230 = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version: '2.3.0' });
+  app.use('/ocpi/2.3.0/locations', hubToken230, json, locationsRouter(objects, edges['2.3.0']));
   const sessionCdrDeps = { eventLog: deps.objects.eventLog, readModels: deps.objects.readModels, deliveries: deps.deliveries, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl, dispatcherWait: deps.dispatcherWait };
   app.use('/ocpi/2.2.1/sessions', hubToken, json, sessionsRouter(sessionCdrDeps, edges['2.2.1']));
   app.use('/ocpi/2.2.1/cdrs', hubToken, json, cdrsRouter({ ...sessionCdrDeps, cdrs: deps.cdrs }, edges['2.2.1']));
