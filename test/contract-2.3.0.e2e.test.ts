@@ -1,5 +1,6 @@
 // Contract test of the OCPI 2.3.0 edge: every /ocpi/2.3.0 operation of docs/openapi.json is called
-// through the real ingress and projector by 2.3.0 partners, and every answer is checked against the
+// through the real ingress, projector and dispatcher by 2.3.0 partners (and a 2.2.1 eMSP commanding the
+// 2.3.0 CPO), and every answer is checked against the
 // document (path template, method, HTTP status, headers, envelope, data schema of schemas/ocpi-2.3.0).
 // test/contract.e2e.test.ts does the same for the 2.2.1 operations.
 import assert from 'node:assert/strict';
@@ -7,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { openApiContract, type ObservedResponse } from '@hub/schemas/api-doc-contract';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { freePort, hubctl, onboard230, type OnboardedPlatform } from './helpers.ts';
+import { freePort, hubctl, onboard, onboard230, until, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -22,6 +23,7 @@ describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says',
   let env: Record<string, string>;
   let cpo: OnboardedPlatform;
   let emsp: OnboardedPlatform;
+  let emsp221: OnboardedPlatform;
   const covered = new Set<string>();
   const problems: string[] = [];
 
@@ -38,10 +40,15 @@ describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says',
     const port = await freePort();
     hub = `http://127.0.0.1:${port}`;
     env = stack.env({ HUB_PORT: String(port), ALLOW_HTTP_PARTNER_URLS: 'true', PARTNER_ALLOWED_HOSTS: '127.0.0.1' });
-    services = [await startService('ingress', env, /ingress listening/), await startService('projector', env, /projector running/, 60_000)];
-    cpo = await onboard230(hub, env, 'Contract CPO', { role: 'CPO', countryCode: 'BE', partyId: 'BEC' });
+    services = [
+      await startService('ingress', env, /ingress listening/),
+      await startService('projector', env, /projector running/, 60_000),
+      await startService('dispatcher', env, /dispatcher running/, 60_000),
+    ];
+    cpo = await onboard230(hub, env, 'Contract CPO', { role: 'CPO', countryCode: 'BE', partyId: 'BEC' }, [{ identifier: 'credentials', role: 'SENDER' }, { identifier: 'commands', role: 'RECEIVER' }]);
     emsp = await onboard230(hub, env, 'Contract eMSP', { role: 'EMSP', countryCode: 'NL', partyId: 'TST' });
-    assert.equal((await hubctl(env, ['routing', 'enable', '--emsp', 'NL/TST', '--cpo', 'BE/BEC'])).code, 0);
+    emsp221 = await onboard(hub, env, 'Contract eMSP 2.2.1', [{ role: 'EMSP', countryCode: 'DE', partyId: 'OLD' }]);
+    for (const e of ['NL/TST', 'DE/OLD']) assert.equal((await hubctl(env, ['routing', 'enable', '--emsp', e, '--cpo', 'BE/BEC'])).code, 0);
   });
 
   beforeEach(() => {
@@ -49,7 +56,7 @@ describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says',
   });
 
   after(async () => {
-    await Promise.allSettled([...services.map((s) => s.stop()), cpo?.partner.close(), emsp?.partner.close()]);
+    await Promise.allSettled([...services.map((s) => s.stop()), cpo?.partner.close(), emsp?.partner.close(), emsp221?.partner.close()]);
     await stack?.cleanup();
   });
 
@@ -92,11 +99,28 @@ describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says',
     assert.deepEqual(problems, []);
   });
 
+  it("a 2.2.1 eMSP's command reaches the 2.3.0 CPO, whose CommandResult comes to the hub's 2.3.0 callback", async () => {
+    cpo.partner.commandAnswer = 'ACCEPTED';
+    cpo.partner.commandResult = 'none';
+    const token = { country_code: 'DE', party_id: 'OLD', uid: 'TOKEN1', type: 'RFID', contract_id: 'DE-OLD-C1', issuer: 'OLD', valid: true, whitelist: 'ALWAYS', last_updated: '2026-01-01T10:00:00Z' };
+    const accepted = await call(hub, 'POST', '/ocpi/2.2.1/commands/START_SESSION', {
+      token: emsp221.token,
+      headers: { 'OCPI-from-country-code': 'DE', 'OCPI-from-party-id': 'OLD' },
+      body: { response_url: `${emsp221.partner.baseUrl}/ocpi/2.2.1/command-results/c1`, token, location_id: String(location230['id']), evse_uid: '3256' },
+    });
+    assert.equal((accepted.body.data as Json | undefined)?.['result'], 'ACCEPTED', accepted.text);
+    const callback = String(await until('the command forwarded to the CPO', () => cpo.partner.commands.at(-1)?.body['response_url']));
+    assert.match(callback, /\/ocpi\/2\.3\.0\/commands\/callback\//);
+    assert.equal((await send('POST', new URL(callback).pathname, { body: { result: 'MAYBE' } })).body.status_code, 2001);
+    assert.equal((await send('POST', new URL(callback).pathname, { body: { result: 'ACCEPTED' } })).body.status_code, 1000);
+    assert.deepEqual(problems, []);
+  });
+
   it('called every 2.3.0 operation of the document', () => {
     const documented = Object.entries(doc('openapi.json')['paths'] as Record<string, Json>)
       .filter(([path]) => path.startsWith('/ocpi/2.3.0'))
       .flatMap(([path, ops]) => Object.keys(ops).filter((m) => !m.startsWith('x-')).map((m) => `${m.toUpperCase()} ${path}`));
-    assert.ok(documented.length >= 18);
+    assert.ok(documented.length >= 19);
     assert.deepEqual(documented.filter((op) => !covered.has(op)), [], 'every documented 2.3.0 operation was called at least once');
   });
 });

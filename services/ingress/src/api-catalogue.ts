@@ -186,12 +186,13 @@ function in230(route: RouteSpec): RouteSpec {
   };
 }
 
-/** The modules 2.3.0 partners use through the 2.2.1 routes so far (the ingress's MODULES_230). */
+/** The modules 2.3.0 partners use through the 2.2.1 routes so far (the ingress's MODULES_230), and the commands callback a 2.3.0 CPO posts its result to. */
 const SERVED_IN_230 = ['locations'];
+const servedIn230 = (r: RouteSpec) => SERVED_IN_230.includes(r.module) || r.path.startsWith(`${V}/commands/callback/`);
 
 export const API_CATALOGUE: readonly RouteSpec[] = [
   ...ROUTES_221,
   ...ROUTES_221.filter((r) => SERVED_IN_211.includes(r.module) && r.path.startsWith(`${V}/`) && !notIn211(r)).map(in211),
   ...ONLY_211,
-  ...ROUTES_221.filter((r) => SERVED_IN_230.includes(r.module) && r.path.startsWith(`${V}/`)).map(in230),
+  ...ROUTES_221.filter((r) => servedIn230(r) && r.path.startsWith(`${V}/`)).map(in230),
 ];

@@ -185,6 +185,10 @@ export function createIngressApp(deps: IngressDeps): Express {
   // 2.1.1 callback (mod_commands.md, 2.1.1).
   app.use('/ocpi/2.1.1/commands/callback', json, commandCallbackRouter(commandsDeps, edges['2.1.1']));
   app.use('/ocpi/2.1.1/commands', hubToken211, json, commandsRouter(commandsDeps, edges['2.1.1']));
+  // A 2.3.0 CPO gets commands from eMSPs of other versions and posts its CommandResult to the hub's
+  // callback of its own version (ocpi-2.3.0/mod_commands.asciidoc, CommandResult): the response_url
+  // the commands route gives it.
+  app.use('/ocpi/2.3.0/commands/callback', json, commandCallbackRouter(commandsDeps, edges['2.3.0']));
   const chargingProfilesDeps: ChargingProfilesDeps = {
     ...deps.chargingProfiles,
     targets: deps.routing,
