@@ -121,6 +121,31 @@ export async function onboard211(
   return { token: res.body.data.token, platformId: registered.platform_id, partner };
 }
 
+/**
+ * Registers one party allowed only OCPI 2.3.0 and runs the 2.3.0 credentials exchange from a partner
+ * simulator (ocpi-2.3.0/credentials.asciidoc).
+ */
+export async function onboard230(
+  hub: string,
+  env: Record<string, string>,
+  name: string,
+  party: { role: 'CPO' | 'EMSP'; countryCode: string; partyId: string },
+  modules?: Array<{ identifier: string; role: 'SENDER' | 'RECEIVER' }>,
+): Promise<OnboardedPlatform> {
+  const { call, startPartnerSimulator } = await import('@hub/testing');
+  const out = await hubctl(env, ['party', 'register', '--role', party.role, '--country', party.countryCode, '--party', party.partyId, '--name', name, '--versions', '2.3.0', '--json']);
+  if (out.code !== 0) throw new Error(`hubctl register failed: ${out.stderr}`);
+  const registered = JSON.parse(out.stdout) as { platform_id: string; initial_token: string };
+  const partner = await startPartnerSimulator(modules ? { modules } : {});
+  partner.versions = ['2.3.0'];
+  const res = await call<{ token: string }>(hub, 'POST', '/ocpi/2.3.0/credentials', {
+    token: registered.initial_token,
+    body: { token: partner.token, url: partner.versionsUrl, roles: [{ role: party.role, country_code: party.countryCode, party_id: party.partyId, business_details: { name } }] },
+  });
+  if (res.body.status_code !== 1000 || !res.body.data) throw new Error(`2.3.0 credentials exchange failed: ${res.text}`);
+  return { token: res.body.data.token, platformId: registered.platform_id, partner };
+}
+
 /** Follows Link rel="next" from a first page URL; returns every page's data in order. */
 /** Follows the Link headers from firstPath; betweenPages runs after each page (e.g. to push changes). */
 export async function followPages<T>(

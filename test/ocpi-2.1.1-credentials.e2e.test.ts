@@ -51,7 +51,7 @@ describe('OCPI 2.1.1 credentials and versions, per party', () => {
   it('hubctl refuses an unknown version, and a second party on a 2.1.1 platform', async () => {
     const bad = await hubctl(env, ['party', 'register', '--role', 'CPO', '--country', 'NL', '--party', 'ZZZ', '--name', 'Z', '--versions', '2.0']);
     assert.equal(bad.code, 1, bad.stderr);
-    assert.match(bad.stderr, /versions must be among 2\.1\.1, 2\.2\.1, got 2\.0/);
+    assert.match(bad.stderr, /versions must be among 2\.1\.1, 2\.2\.1, 2\.3\.0, got 2\.0/);
     const r = await register(['--role', 'CPO', '--country', 'NL', '--party', 'OLD', '--name', 'Old CPO', '--versions', '2.1.1']);
     cpoInitial = r.initial_token;
     cpoPlatform = r.platform_id;

@@ -9,7 +9,7 @@ export const USAGE = `usage: npm run hubctl -- [--sandbox] <command> [options] [
   party register --role CPO|EMSP --country CC --party PID --name NAME [--platform ID] [--versions V,...]
                                    register a party and print its initial token
                                    (--platform adds the role to an existing platform;
-                                   --versions the OCPI versions it may use: 2.1.1, 2.2.1; default 2.2.1)
+                                   --versions the OCPI versions it may use: 2.1.1, 2.2.1, 2.3.0; default 2.2.1)
   party list [--role CPO|EMSP]     parties with role, status, OCPI versions (* chosen) and last probe
   party show --country CC --party PID --role ROLE
   party token --country CC --party PID --role ROLE

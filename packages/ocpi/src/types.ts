@@ -8,7 +8,7 @@ export const OCPI_VERSION = '2.2.1';
  * allowed it (default: 2.2.1 only); events keep one canonical form whatever the version
  * (docs/decisions/0008-one-canonical-form-translated-at-the-edge.md).
  */
-export const OCPI_VERSIONS = ['2.1.1', '2.2.1'] as const;
+export const OCPI_VERSIONS = ['2.1.1', '2.2.1', '2.3.0'] as const;
 export type OcpiVersion = (typeof OCPI_VERSIONS)[number];
 
 export function isOcpiVersion(v: unknown): v is OcpiVersion {

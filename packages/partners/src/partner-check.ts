@@ -17,10 +17,12 @@ export const REQUIRED_RECEIVERS: Readonly<Record<string, Readonly<Record<Checked
   '2.2.1': { CPO: ['tokens', 'commands'], EMSP: ['sessions', 'cdrs'] },
   // mod_tokens.md and mod_commands.md (CPO interface), mod_sessions.md and mod_cdrs.md (eMSP interface), 2.1.1.
   '2.1.1': { CPO: ['tokens', 'commands'], EMSP: ['sessions', 'cdrs'] },
+  // mod_tokens.asciidoc, mod_commands.asciidoc, mod_sessions.asciidoc, mod_cdrs.asciidoc (2.3.0): the same receivers as 2.2.1.
+  '2.3.0': { CPO: ['tokens', 'commands'], EMSP: ['sessions', 'cdrs'] },
 };
 
 /** Receivers checked when the partner lists them (the hub delivers to them), but not required. */
-export const OPTIONAL_RECEIVERS: Readonly<Record<string, readonly string[]>> = { '2.2.1': ['hubclientinfo'] };
+export const OPTIONAL_RECEIVERS: Readonly<Record<string, readonly string[]>> = { '2.2.1': ['hubclientinfo'], '2.3.0': ['hubclientinfo'] };
 
 /** The object id every probe asks for; no partner has it, so a well-formed "unknown object" answer is a pass. */
 export const PROBE_OBJECT_ID = 'OCPI-HUB-CHECK-NONEXISTENT';

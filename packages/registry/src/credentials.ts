@@ -1,5 +1,5 @@
 import { newEvent, registryEventTypes, topics } from '@hub/events';
-import { HubError, OCPI_VERSION, generateCredentialsToken, hashCredentialsToken, partyKey, type OcpiVersion, type PartnerRole } from '@hub/ocpi';
+import { HubError, OCPI_VERSION, generateCredentialsToken, hashCredentialsToken, partyKey, sameParty, type OcpiVersion, type PartnerRole, type PartyRef, type PartyRole } from '@hub/ocpi';
 import type { Credentials } from '@hub/schemas/generated/ocpi/credentials';
 import type { Caller, PartnerEndpoint } from './model.ts';
 import { endpointRoleIn211 } from './versions.ts';
@@ -36,15 +36,45 @@ export interface CredentialsDeps {
   readonly source: string;
 }
 
+/** A CredentialsRole of the hub's answer: the hub itself, or (2.3.0) a party reachable through it. */
+export interface HubCredentialsRole {
+  readonly role: 'HUB' | PartnerRole;
+  readonly party_id: string;
+  readonly country_code: string;
+  readonly business_details: { readonly name: string };
+}
+
 export interface HubCredentials {
   readonly token: string;
   readonly url: string;
-  readonly roles: ReadonlyArray<{
-    role: 'HUB';
-    party_id: string;
-    country_code: string;
-    business_details: { name: string };
-  }>;
+  /** The HUB role first; in 2.3.0 the reachable parties after it (withReachableParties). */
+  readonly roles: readonly HubCredentialsRole[];
+}
+
+/**
+ * The parties reachable through the hub for a caller: each party an enabled routing rule pairs with one
+ * of the caller's (an eMSP's CPOs, a CPO's eMSPs), except suspended ones, by country code, party id and
+ * role. OCPI 2.3.0 has the hub list them among its roles (ocpi-2.3.0/credentials.asciidoc, Credentials
+ * object, NOTE); its own parties are not reached through the hub. Pure.
+ */
+export function reachableParties(
+  callerParties: readonly PartyRole[],
+  rules: ReadonlyArray<{ emsp: PartyRef; cpo: PartyRef; enabled: boolean }>,
+  parties: ReadonlyArray<PartyRole & { name: string; suspended: boolean }>,
+): HubCredentialsRole[] {
+  const mine = (role: PartnerRole, ref: PartyRef) => callerParties.some((p) => p.role === role && sameParty(p, ref));
+  const routed = (p: PartyRole) =>
+    rules.some((r) => r.enabled && (p.role === 'CPO' ? sameParty(p, r.cpo) && mine('EMSP', r.emsp) : sameParty(p, r.emsp) && mine('CPO', r.cpo)));
+  return parties
+    .filter((p) => !p.suspended && !callerParties.some((c) => c.role === p.role && sameParty(c, p)) && routed(p))
+    .map((p) => ({ role: p.role, country_code: p.countryCode, party_id: p.partyId, business_details: { name: p.name } }))
+    .sort((a, b) => `${a.country_code}/${a.party_id}/${a.role}`.localeCompare(`${b.country_code}/${b.party_id}/${b.role}`));
+}
+
+/** The hub's credentials with the parties reachable through it for this caller after the HUB role (2.3.0, reachableParties). */
+export async function withReachableParties(store: Pick<RegistryStore, 'listParties' | 'listRoutingRules'>, caller: Caller, credentials: HubCredentials): Promise<HubCredentials> {
+  const [rules, parties] = await Promise.all([store.listRoutingRules(), store.listParties()]);
+  return { ...credentials, roles: [...credentials.roles, ...reachableParties(caller.parties, rules, parties)] };
 }
 
 function hubCredentials(hub: HubIdentity, token: string): HubCredentials {

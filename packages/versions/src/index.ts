@@ -15,6 +15,7 @@
 import type { VersionAdapter } from './adapter.ts';
 import { v211 } from './v2.1.1/index.ts';
 import { v221 } from './v2.2.1/index.ts';
+import { v230 } from './v2.3.0/index.ts';
 import type { OcpiVersion } from './version.ts';
 
 export * from './version.ts';
@@ -25,7 +26,7 @@ export type * from './canonical.ts';
 export { v230, priceIn, priceOut, priceLimitIn, priceLimitOut, pricesExcludeTaxes, type Price230, type TaxAmount } from './v2.3.0/index.ts';
 export { cdrTokenFromAuthId, parseEmaId, type CdrTokenResolution, type EmaId, type Ocpi211 } from './v2.1.1/index.ts';
 
-const ADAPTERS: Readonly<Record<OcpiVersion, VersionAdapter>> = { '2.1.1': v211, '2.2.1': v221 };
+const ADAPTERS: Readonly<Record<OcpiVersion, VersionAdapter>> = { '2.1.1': v211, '2.2.1': v221, '2.3.0': v230 };
 
 /** The adapter of a supported version. */
 export function adapterFor(version: OcpiVersion): VersionAdapter {

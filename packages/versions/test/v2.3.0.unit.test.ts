@@ -156,4 +156,18 @@ describe('v2.3.0: Credentials (credentials.asciidoc Credentials object)', () => 
     assert.equal(out.hub_party_id, 'NLHUB');
     assert.deepEqual(out.roles.map((r) => r.role), ['CPO']);
   });
+  it('with no party reachable yet, the hub lists its own party as OTHER (roles is one or more)', () => {
+    const hub = { token: 'abc', url: 'https://hub.example/ocpi/versions', roles: [{ role: 'HUB', country_code: 'NL', party_id: 'HUB', business_details: { name: 'Hub' } }] } as unknown as Credentials;
+    const out = v230.credentialsOut(hub) as { hub_party_id: string; roles: Array<Record<string, unknown>> };
+    valid('ocpi-2.3.0/credentials.json', out);
+    assert.equal(out.hub_party_id, 'NLHUB');
+    assert.deepEqual(out.roles, [{ role: 'OTHER', country_code: 'NL', party_id: 'HUB', business_details: { name: 'Hub' } }]);
+  });
+  it("a partner's hub_party_id is kept, not a member of the canonical Credentials", () => {
+    const body = { token: 'abc', url: 'https://p.example/versions', hub_party_id: 'DEHBX', roles: [{ role: 'EMSP', country_code: 'DE', party_id: 'ABC', business_details: { name: 'E' } }] };
+    const canonical = v230.credentialsIn(body, 'EMSP') as Credentials & { hub_version_fields?: Record<string, { kept: Record<string, unknown> }> };
+    assert.ok(!('hub_party_id' in canonical));
+    assert.deepEqual(canonical.roles, body.roles);
+    assert.equal(canonical.hub_version_fields?.['2.3.0']?.kept['hub_party_id'], 'DEHBX');
+  });
 });

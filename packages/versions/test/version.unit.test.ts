@@ -6,18 +6,19 @@ import { adapterFor, cdrTokenFromAuthId, isOcpiVersion, mergeVersionFields, pars
 import { example221, validator } from './examples.ts';
 
 describe('versions', () => {
-  it('supports 2.2.1 and 2.1.1, newest first, and nothing else', () => {
-    assert.deepEqual(SUPPORTED_VERSIONS, ['2.2.1', '2.1.1']);
+  it('supports 2.3.0, 2.2.1 and 2.1.1, newest first, and nothing else', () => {
+    assert.deepEqual(SUPPORTED_VERSIONS, ['2.3.0', '2.2.1', '2.1.1']);
     for (const v of SUPPORTED_VERSIONS) {
       assert.equal(isOcpiVersion(v), true);
       assert.equal(adapterFor(v).version, v);
     }
-    for (const v of ['2.1', '2.2', '2.3.0', '', 2.1, undefined]) assert.equal(parseOcpiVersion(v), undefined, String(v));
+    for (const v of ['2.1', '2.2', '2.3', '2.4.0', '', 2.1, undefined]) assert.equal(parseOcpiVersion(v), undefined, String(v));
   });
 
-  it('names each version\'s schemas, and every object name the adapters use has one in both versions', () => {
+  it('names each version\'s schemas, and every object name the adapters use has one in every version', () => {
     assert.equal(schemaId('2.2.1', 'location'), 'ocpi/location.json');
     assert.equal(adapterFor('2.1.1').schemaId('location'), 'ocpi-2.1.1/location.json');
+    assert.equal(adapterFor('2.3.0').schemaId('location'), 'ocpi-2.3.0/location.json');
     const ids = new Set(validator.ids());
     for (const object of ['location', 'evse', 'connector', 'tariff', 'token', 'session', 'cdr', 'authorization_info', 'location_references', 'command_response', 'start_session', 'stop_session', 'reserve_now', 'unlock_connector', 'credentials', 'version', 'version_details', 'types']) {
       for (const v of SUPPORTED_VERSIONS) assert.ok(ids.has(schemaId(v, object)), `${v} ${object}`);

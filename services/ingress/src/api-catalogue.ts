@@ -40,6 +40,7 @@ export interface RouteSpec {
 
 const V = '/ocpi/2.2.1';
 const V211 = '/ocpi/2.1.1';
+const V230 = '/ocpi/2.3.0';
 const LOC = `${V}/locations/{country_code}/{party_id}/{location_id}`;
 const TARIFF = `${V}/tariffs/{country_code}/{party_id}/{tariff_id}`;
 const SESSION = `${V}/sessions/{country_code}/{party_id}/{session_id}`;
@@ -55,7 +56,7 @@ const LOCATION_LEVELS = [
 ] as const;
 
 const ROUTES_221: readonly RouteSpec[] = [
-  { method: 'get', path: '/ocpi/versions', module: 'versions', summary: 'The versions the operator allowed the caller (2.2.1 unless registered with others)', auth: 'initial-token', data: { schema: 'ocpi/version.json', list: true }, errors: [] },
+  { method: 'get', path: '/ocpi/versions', module: 'versions', summary: 'The versions the operator allowed the caller (2.2.1 unless registered with others: 2.1.1, 2.3.0)', auth: 'initial-token', data: { schema: 'ocpi/version.json', list: true }, errors: [] },
   { method: 'get', path: V, module: 'versions', summary: 'The modules the hub serves, once per role', auth: 'initial-token', data: { schema: 'ocpi/version_details.json' }, errors: [] },
 
   { method: 'get', path: `${V}/credentials`, module: 'credentials', summary: "The hub's credentials for this token", auth: 'initial-token', data: { schema: 'ocpi/credentials.json' }, errors: [] },
@@ -69,6 +70,13 @@ const ROUTES_221: readonly RouteSpec[] = [
   { method: 'post', path: `${V211}/credentials`, module: 'credentials', summary: 'Register in OCPI 2.1.1 with the initial token (once)', auth: 'initial-token', body: { schemas: ['ocpi-2.1.1/credentials.json'] }, data: { schema: 'ocpi-2.1.1/credentials.json' }, errors: [...CREDENTIALS_LINK_ERRORS, 'ALREADY_REGISTERED'] },
   { method: 'put', path: `${V211}/credentials`, module: 'credentials', summary: 'Update the registration, or switch to 2.1.1', auth: 'initial-token', body: { schemas: ['ocpi-2.1.1/credentials.json'] }, data: { schema: 'ocpi-2.1.1/credentials.json' }, errors: [...CREDENTIALS_LINK_ERRORS, 'NOT_REGISTERED'] },
   { method: 'delete', path: `${V211}/credentials`, module: 'credentials', summary: 'Unregister', auth: 'initial-token', errors: ['NOT_REGISTERED'] },
+
+  // OCPI 2.3.0 partners (docs/decisions/0012-ocpi-2.3.0-through-the-2.2.1-canonical-form.md): the modules served in 2.3.0 so far.
+  { method: 'get', path: V230, module: 'versions', summary: 'The modules the hub serves to 2.3.0 partners, once per role', auth: 'initial-token', data: { schema: 'ocpi-2.3.0/version_details.json' }, errors: [] },
+  { method: 'get', path: `${V230}/credentials`, module: 'credentials', summary: "The hub's 2.3.0 credentials for this token: hub_party_id and the parties routed to the caller", auth: 'initial-token', data: { schema: 'ocpi-2.3.0/credentials.json' }, errors: [] },
+  { method: 'post', path: `${V230}/credentials`, module: 'credentials', summary: 'Register in OCPI 2.3.0 with the initial token (once)', auth: 'initial-token', body: { schemas: ['ocpi-2.3.0/credentials.json'] }, data: { schema: 'ocpi-2.3.0/credentials.json' }, errors: [...CREDENTIALS_LINK_ERRORS, 'ALREADY_REGISTERED'] },
+  { method: 'put', path: `${V230}/credentials`, module: 'credentials', summary: 'Update the registration, or switch to 2.3.0', auth: 'initial-token', body: { schemas: ['ocpi-2.3.0/credentials.json'] }, data: { schema: 'ocpi-2.3.0/credentials.json' }, errors: [...CREDENTIALS_LINK_ERRORS, 'NOT_REGISTERED'] },
+  { method: 'delete', path: `${V230}/credentials`, module: 'credentials', summary: 'Unregister', auth: 'initial-token', errors: ['NOT_REGISTERED'] },
 
   { method: 'get', path: `${V}/hubclientinfo`, module: 'hubclientinfo', summary: "The caller's parties and those it has an active routing rule with", auth: 'hub-token', data: { schema: 'ocpi/client_info.json', list: true }, paginated: true, errors: ['INVALID_PARAMETERS'] },
 
@@ -166,4 +174,25 @@ const ONLY_211: readonly RouteSpec[] = [
   { method: 'get', path: `${V211}/locations/{location_id}/{evse_uid}`, module: 'locations', summary: 'eMSP read of one EVSE of a routed CPO by its ids (OCPI 2.1.1 objects)', auth: 'hub-token', data: { schema: 'ocpi-2.1.1/evse.json' }, errors: ['FOREIGN_PARTY', 'NOT_ENOUGH_INFORMATION', 'UNKNOWN_LOCATION'] },
 ];
 
-export const API_CATALOGUE: readonly RouteSpec[] = [...ROUTES_221, ...ROUTES_221.filter((r) => SERVED_IN_211.includes(r.module) && r.path.startsWith(`${V}/`) && !notIn211(r)).map(in211), ...ONLY_211];
+/** The OCPI 2.3.0 form of a 2.2.1 route served through the same handler (docs/decisions/0012-ocpi-2.3.0-through-the-2.2.1-canonical-form.md). */
+function in230(route: RouteSpec): RouteSpec {
+  const schema = (id: string) => id.replace(/^ocpi\//, 'ocpi-2.3.0/');
+  return {
+    ...route,
+    path: route.path.replace(V, V230),
+    summary: `${route.summary} (OCPI 2.3.0 objects)`,
+    ...(route.body ? { body: { ...route.body, schemas: route.body.schemas.map(schema) } } : {}),
+    ...(route.data ? { data: { ...route.data, schema: schema(route.data.schema) } } : {}),
+  };
+}
+
+/** The modules 2.3.0 partners use through the 2.2.1 routes so far (the ingress's MODULES_230), and the commands callback a 2.3.0 CPO posts its result to. */
+const SERVED_IN_230 = ['locations'];
+const servedIn230 = (r: RouteSpec) => SERVED_IN_230.includes(r.module) || r.path.startsWith(`${V}/commands/callback/`);
+
+export const API_CATALOGUE: readonly RouteSpec[] = [
+  ...ROUTES_221,
+  ...ROUTES_221.filter((r) => SERVED_IN_211.includes(r.module) && r.path.startsWith(`${V}/`) && !notIn211(r)).map(in211),
+  ...ONLY_211,
+  ...ROUTES_221.filter((r) => servedIn230(r) && r.path.startsWith(`${V}/`)).map(in230),
+];

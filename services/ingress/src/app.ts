@@ -98,7 +98,19 @@ const MODULES_211: readonly ModuleEndpoint[] = [
   { identifier: 'commands', roles: ['RECEIVER'], path: 'commands' },
 ];
 
-export const MODULES: ModulesByVersion = { '2.1.1': MODULES_211, '2.2.1': MODULES_221 };
+/**
+ * The modules served to OCPI 2.3.0 partners so far, translated at the edge like 2.1.1's
+ * (docs/decisions/0012-ocpi-2.3.0-through-the-2.2.1-canonical-form.md); a module joins this list with
+ * its mount. Roles as in 2.2.1 (ocpi-2.3.0/version_information_endpoint.asciidoc, Endpoint class).
+ */
+const MODULES_230: readonly ModuleEndpoint[] = [
+  // ocpi-2.3.0/version_information_endpoint.asciidoc, Endpoint: SENDER is advised for one's own credentials module.
+  { identifier: 'credentials', roles: ['SENDER'], path: 'credentials' },
+  // CPOs push to the hub (it receives) and eMSPs pull from it (it sends), as in 2.2.1.
+  { identifier: 'locations', roles: ['SENDER', 'RECEIVER'], path: 'locations' },
+];
+
+export const MODULES: ModulesByVersion = { '2.1.1': MODULES_211, '2.2.1': MODULES_221, '2.3.0': MODULES_230 };
 
 export function createIngressApp(deps: IngressDeps): Express {
   const app = express();
@@ -125,6 +137,7 @@ export function createIngressApp(deps: IngressDeps): Express {
   const credentialsDeps = { ...deps.credentials, store: deps.store, validator: deps.validator, onChange: deps.onRegistryChange };
   app.use('/ocpi/2.2.1/credentials', withInitialIn('2.2.1'), json, credentialsRouter(credentialsDeps, '2.2.1'));
   app.use('/ocpi/2.1.1/credentials', withInitialIn('2.1.1'), json, credentialsRouter(credentialsDeps, '2.1.1'));
+  app.use('/ocpi/2.3.0/credentials', withInitialIn('2.3.0'), json, credentialsRouter(credentialsDeps, '2.3.0'));
   app.use(
     '/ocpi/2.2.1/hubclientinfo',
     hubToken,
@@ -143,6 +156,9 @@ export function createIngressApp(deps: IngressDeps): Express {
   const hubToken211 = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version: '2.1.1' });
   app.use('/ocpi/2.1.1/locations', hubToken211, json, locationsRouter(objects, edges['2.1.1']));
   app.use('/ocpi/2.1.1/tariffs', hubToken211, json, tariffsRouter(objects, edges['2.1.1']));
+  // OCPI 2.3.0: the 2.2.1 interfaces (ocpi-2.3.0/mod_locations.asciidoc), bodies translated by the 2.3.0 edge.
+  const hubToken230 = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version: '2.3.0' });
+  app.use('/ocpi/2.3.0/locations', hubToken230, json, locationsRouter(objects, edges['2.3.0']));
   const sessionCdrDeps = { eventLog: deps.objects.eventLog, readModels: deps.objects.readModels, deliveries: deps.deliveries, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl, dispatcherWait: deps.dispatcherWait };
   app.use('/ocpi/2.2.1/sessions', hubToken, json, sessionsRouter(sessionCdrDeps, edges['2.2.1']));
   app.use('/ocpi/2.2.1/cdrs', hubToken, json, cdrsRouter({ ...sessionCdrDeps, cdrs: deps.cdrs }, edges['2.2.1']));
@@ -169,6 +185,10 @@ export function createIngressApp(deps: IngressDeps): Express {
   // 2.1.1 callback (mod_commands.md, 2.1.1).
   app.use('/ocpi/2.1.1/commands/callback', json, commandCallbackRouter(commandsDeps, edges['2.1.1']));
   app.use('/ocpi/2.1.1/commands', hubToken211, json, commandsRouter(commandsDeps, edges['2.1.1']));
+  // A 2.3.0 CPO gets commands from eMSPs of other versions and posts its CommandResult to the hub's
+  // callback of its own version (ocpi-2.3.0/mod_commands.asciidoc, CommandResult): the response_url
+  // the commands route gives it.
+  app.use('/ocpi/2.3.0/commands/callback', json, commandCallbackRouter(commandsDeps, edges['2.3.0']));
   const chargingProfilesDeps: ChargingProfilesDeps = {
     ...deps.chargingProfiles,
     targets: deps.routing,

@@ -216,7 +216,12 @@ const tokenOut = (token: Token): Rec => restore({ ...strip(token) }, keptOf(toke
 function credentialsOut(credentials: Credentials): Rec {
   const roles = credentials.roles as unknown as Array<{ role: Role; country_code: string; party_id: string }>;
   const hub = roles.find((r) => r.role === 'HUB');
-  const out: Rec = { ...strip(credentials), roles: roles.filter((r) => r.role !== 'HUB') };
+  const reachable = roles.filter((r) => r.role !== 'HUB');
+  // roles is required, one or more (Credentials object, Card. +), and 2.3.0 has no HUB role: while no
+  // party is reachable yet (no routing rule), the hub lists its own party as OTHER, the role the Role
+  // enum has for anything else (types.asciidoc Role), named again in hub_party_id
+  // (docs/decisions/0012-ocpi-2.3.0-through-the-2.2.1-canonical-form.md).
+  const out: Rec = { ...strip(credentials), roles: reachable.length > 0 || !hub ? reachable : [{ ...hub, role: 'OTHER' }] };
   if (hub) out['hub_party_id'] = `${hub.country_code}${hub.party_id}`;
   return out;
 }
@@ -231,7 +236,7 @@ function versionDetailsOut(details: VersionDetails, partyRole: 'CPO' | 'EMSP'): 
   return { ...(v221.versionDetailsOut(details, partyRole) as Rec), version: V };
 }
 
-type Adapter230 = Omit<VersionAdapter, 'version' | 'schemaId'> & { readonly version: '2.3.0'; schemaId(object: string): string };
+type Adapter230 = VersionAdapter & { readonly version: '2.3.0' };
 
 /**
  * 2.3.0 tolerates unknown members (transport_and_format.asciidoc, Non-specified JSON fields), so a 2.3.0
@@ -245,7 +250,7 @@ function guarded(adapter: Adapter230): Adapter230 {
     const translate = fn as (wire: unknown, ...rest: unknown[]) => unknown;
     out[name] = (wire: unknown, ...rest: unknown[]) => translate(wire !== null && typeof wire === 'object' ? withoutVersionFields(wire) : wire, ...rest);
   }
-  return out as Adapter230;
+  return out as unknown as Adapter230;
 }
 
 /** Every object that is the same in both versions goes through the 2.2.1 adapter. */

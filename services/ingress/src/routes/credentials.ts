@@ -5,6 +5,7 @@ import {
   deleteCredentials,
   registerCredentials,
   updateCredentials,
+  withReachableParties,
   type CredentialsBody,
   type CredentialsDeps,
   type HubCredentials,
@@ -15,8 +16,8 @@ import { handle, ok, okEmpty } from '../http.ts';
 import { refuseOtherMethods } from '../method-not-allowed.ts';
 import { validateBody, type OcpiBodies } from '../ocpi-objects.ts';
 
-// Credentials module (OCPI 2.2.1 credentials.asciidoc, 2.1.1 credentials.md; interface document,
-// Credentials). The exchange is the same in both versions; only the Credentials object differs.
+// Credentials module (OCPI 2.2.1 credentials.asciidoc, 2.1.1 credentials.md, 2.3.0 credentials.asciidoc;
+// interface document, Credentials). The exchange is the same in every version; only the Credentials object differs.
 
 export function credentialsRouter(deps: CredentialsDeps & { validator: SchemaValidator; onChange: () => void }, version: OcpiVersion): Router {
   const router = Router();
@@ -26,16 +27,19 @@ export function credentialsRouter(deps: CredentialsDeps & { validator: SchemaVal
   const ids = (req: Request) => ({ requestId: req.ctx.requestId, correlationId: req.ctx.correlationId });
   const body = (req: Request): CredentialsBody =>
     adapter.credentialsIn(validateBody(deps.validator, adapter.schemaId('credentials') as keyof OcpiBodies, req.body), req.caller.parties[0]?.role ?? 'CPO');
-  // The hub's credentials are a 2.2.1 Credentials object with one (read-only) role: HUB.
-  const answer = (hub: HubCredentials) => adapter.credentialsOut(hub as unknown as CredentialsBody);
+  // The hub's credentials are a 2.2.1 Credentials object with one (read-only) role: HUB. In 2.3.0 the hub
+  // names itself in hub_party_id and lists the parties reachable through it that the caller is routed
+  // to (ocpi-2.3.0/credentials.asciidoc, Credentials object): the adapter turns the HUB role into hub_party_id.
+  const answer = async (req: Request, hub: HubCredentials) =>
+    adapter.credentialsOut((version === '2.3.0' ? await withReachableParties(deps.store, req.caller, hub) : hub) as unknown as CredentialsBody);
 
-  router.get('/', (req, res) => ok(res, answer(currentCredentials(deps, req.presentedToken))));
+  router.get('/', handle(async (req, res) => ok(res, await answer(req, currentCredentials(deps, req.presentedToken)))));
   router.post(
     '/',
     handle(async (req, res) => {
       const credentials = await registerCredentials(deps, req.caller, body(req), ids(req), version);
       deps.onChange();
-      ok(res, answer(credentials));
+      ok(res, await answer(req, credentials));
     }),
   );
   router.put(
@@ -43,7 +47,7 @@ export function credentialsRouter(deps: CredentialsDeps & { validator: SchemaVal
     handle(async (req, res) => {
       const credentials = await updateCredentials(deps, req.caller, body(req), ids(req), version);
       deps.onChange();
-      ok(res, answer(credentials));
+      ok(res, await answer(req, credentials));
     }),
   );
   router.delete(

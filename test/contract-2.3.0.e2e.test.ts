@@ -1,0 +1,126 @@
+// Contract test of the OCPI 2.3.0 edge: every /ocpi/2.3.0 operation of docs/openapi.json is called
+// through the real ingress, projector and dispatcher by 2.3.0 partners (and a 2.2.1 eMSP commanding the
+// 2.3.0 CPO), and every answer is checked against the
+// document (path template, method, HTTP status, headers, envelope, data schema of schemas/ocpi-2.3.0).
+// test/contract.e2e.test.ts does the same for the 2.2.1 operations.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { openApiContract, type ObservedResponse } from '@hub/schemas/api-doc-contract';
+import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
+import { freePort, hubctl, onboard, onboard230, until, type OnboardedPlatform } from './helpers.ts';
+
+type Json = Record<string, unknown>;
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+const doc = (name: string) => JSON.parse(readFileSync(new URL(`../docs/${name}`, import.meta.url), 'utf8')) as Json;
+const location230 = JSON.parse(readFileSync(new URL('../../shared/ocpi-2.3.0/examples/location_example.json', import.meta.url), 'utf8')) as Json;
+
+describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says', () => {
+  const openapi = openApiContract(doc('openapi.json'));
+  let stack: TestStack;
+  let services: ServiceProcess[] = [];
+  let hub: string;
+  let env: Record<string, string>;
+  let cpo: OnboardedPlatform;
+  let emsp: OnboardedPlatform;
+  let emsp221: OnboardedPlatform;
+  const covered = new Set<string>();
+  const problems: string[] = [];
+
+  async function send(method: Method, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+    const res = await call<unknown>(hub, method, path, options);
+    const observed: ObservedResponse = { method, path: path.split('?')[0] ?? path, status: res.status, headers: res.headers, body: res.body };
+    problems.push(...openapi.check(observed));
+    covered.add(`${method} ${openapi.template(observed.path) ?? path}`);
+    return res;
+  }
+
+  before(async () => {
+    stack = await createTestStack('contract230');
+    const port = await freePort();
+    hub = `http://127.0.0.1:${port}`;
+    env = stack.env({ HUB_PORT: String(port), ALLOW_HTTP_PARTNER_URLS: 'true', PARTNER_ALLOWED_HOSTS: '127.0.0.1' });
+    services = [
+      await startService('ingress', env, /ingress listening/),
+      await startService('projector', env, /projector running/, 60_000),
+      await startService('dispatcher', env, /dispatcher running/, 60_000),
+    ];
+    cpo = await onboard230(hub, env, 'Contract CPO', { role: 'CPO', countryCode: 'BE', partyId: 'BEC' }, [{ identifier: 'credentials', role: 'SENDER' }, { identifier: 'commands', role: 'RECEIVER' }]);
+    emsp = await onboard230(hub, env, 'Contract eMSP', { role: 'EMSP', countryCode: 'NL', partyId: 'TST' });
+    emsp221 = await onboard(hub, env, 'Contract eMSP 2.2.1', [{ role: 'EMSP', countryCode: 'DE', partyId: 'OLD' }]);
+    for (const e of ['NL/TST', 'DE/OLD']) assert.equal((await hubctl(env, ['routing', 'enable', '--emsp', e, '--cpo', 'BE/BEC'])).code, 0);
+  });
+
+  beforeEach(() => {
+    problems.length = 0;
+  });
+
+  after(async () => {
+    await Promise.allSettled([...services.map((s) => s.stop()), cpo?.partner.close(), emsp?.partner.close(), emsp221?.partner.close()]);
+    await stack?.cleanup();
+  });
+
+  it('versions and credentials', async () => {
+    assert.equal((await send('GET', '/ocpi/2.3.0', { token: cpo.token })).body.status_code, 1000);
+    assert.equal((await send('GET', '/ocpi/2.3.0/credentials', { token: cpo.token })).body.status_code, 1000);
+    const again = { token: cpo.partner.token, url: cpo.partner.versionsUrl, roles: [{ role: 'CPO', country_code: 'BE', party_id: 'BEC', business_details: { name: 'Contract CPO' } }] };
+    assert.equal((await send('POST', '/ocpi/2.3.0/credentials', { token: cpo.token, body: again })).status, 405);
+    const rotated = await send('PUT', '/ocpi/2.3.0/credentials', { token: cpo.token, body: again });
+    assert.equal(rotated.body.status_code, 1000, rotated.text);
+    cpo = { ...cpo, token: String((rotated.body.data as Json)['token']) };
+    assert.equal((await send('PUT', '/ocpi/2.3.0/credentials', { token: cpo.token, body: { ...again, roles: [] } })).body.status_code, 2001);
+    // A throwaway 2.3.0 party registers and unregisters.
+    const other = await onboard230(hub, env, 'Leaving CPO', { role: 'CPO', countryCode: 'FR', partyId: 'BYE' });
+    assert.equal((await send('DELETE', '/ocpi/2.3.0/credentials', { token: other.token })).body.status_code, 1000);
+    await other.partner.close();
+    assert.deepEqual(problems, []);
+  });
+
+  it('locations: pushes, details, pulls and refusals', async () => {
+    const loc = `/ocpi/2.3.0/locations/BE/BEC/${String(location230['id'])}`;
+    assert.equal((await send('PUT', loc, { token: cpo.token, body: location230 })).body.status_code, 1000);
+    assert.equal((await send('PATCH', loc, { token: cpo.token, body: { name: 'Renamed', last_updated: '2026-01-01T00:00:00Z' } })).body.status_code, 1000);
+    const evse = (location230['evses'] as Json[])[0] as Json;
+    assert.equal((await send('PUT', `${loc}/3256`, { token: cpo.token, body: evse })).body.status_code, 1000);
+    assert.equal((await send('PATCH', `${loc}/3256`, { token: cpo.token, body: { status: 'CHARGING', last_updated: '2026-01-01T00:00:00Z' } })).body.status_code, 1000);
+    const connector = (evse['connectors'] as Json[])[0] as Json;
+    assert.equal((await send('PUT', `${loc}/3256/1`, { token: cpo.token, body: connector })).body.status_code, 1000);
+    assert.equal((await send('PATCH', `${loc}/3256/1`, { token: cpo.token, body: { tariff_ids: ['12'], last_updated: '2026-01-01T00:00:00Z' } })).body.status_code, 1000);
+    for (const path of [loc, `${loc}/3256`, `${loc}/3256/1`]) {
+      assert.equal((await send('GET', path, { token: cpo.token })).body.status_code, 1000);
+      assert.equal((await send('DELETE', path, { token: cpo.token })).status, 405);
+    }
+    assert.equal((await send('PUT', '/ocpi/2.3.0/locations/BE/BEC/LOC2', { token: cpo.token, body: { ...location230, id: 'LOC2', coordinates: 5 } })).body.status_code, 2001);
+    for (let i = 0; i < 50; i++) {
+      const list = await send('GET', '/ocpi/2.3.0/locations?limit=1', { token: emsp.token });
+      if ((list.body.data as unknown[]).length === 1) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it("a 2.2.1 eMSP's command reaches the 2.3.0 CPO, whose CommandResult comes to the hub's 2.3.0 callback", async () => {
+    cpo.partner.commandAnswer = 'ACCEPTED';
+    cpo.partner.commandResult = 'none';
+    const token = { country_code: 'DE', party_id: 'OLD', uid: 'TOKEN1', type: 'RFID', contract_id: 'DE-OLD-C1', issuer: 'OLD', valid: true, whitelist: 'ALWAYS', last_updated: '2026-01-01T10:00:00Z' };
+    const accepted = await call(hub, 'POST', '/ocpi/2.2.1/commands/START_SESSION', {
+      token: emsp221.token,
+      headers: { 'OCPI-from-country-code': 'DE', 'OCPI-from-party-id': 'OLD' },
+      body: { response_url: `${emsp221.partner.baseUrl}/ocpi/2.2.1/command-results/c1`, token, location_id: String(location230['id']), evse_uid: '3256' },
+    });
+    assert.equal((accepted.body.data as Json | undefined)?.['result'], 'ACCEPTED', accepted.text);
+    const callback = String(await until('the command forwarded to the CPO', () => cpo.partner.commands.at(-1)?.body['response_url']));
+    assert.match(callback, /\/ocpi\/2\.3\.0\/commands\/callback\//);
+    assert.equal((await send('POST', new URL(callback).pathname, { body: { result: 'MAYBE' } })).body.status_code, 2001);
+    assert.equal((await send('POST', new URL(callback).pathname, { body: { result: 'ACCEPTED' } })).body.status_code, 1000);
+    assert.deepEqual(problems, []);
+  });
+
+  it('called every 2.3.0 operation of the document', () => {
+    const documented = Object.entries(doc('openapi.json')['paths'] as Record<string, Json>)
+      .filter(([path]) => path.startsWith('/ocpi/2.3.0'))
+      .flatMap(([path, ops]) => Object.keys(ops).filter((m) => !m.startsWith('x-')).map((m) => `${m.toUpperCase()} ${path}`));
+    assert.ok(documented.length >= 19);
+    assert.deepEqual(documented.filter((op) => !covered.has(op)), [], 'every documented 2.3.0 operation was called at least once');
+  });
+});
