@@ -15,7 +15,8 @@ import { platformaticConnection } from './platformatic-spike.ts';
 export function topicIdReader(options: Pick<EventLogOptions, 'brokers' | 'clientId' | 'ssl' | 'sasl'>, logger: LogSink) {
   return async (physicalTopics: readonly string[]): Promise<ReadonlyMap<string, string>> => {
     if (physicalTopics.length === 0) return new Map();
-    const admin = new Admin({ ...platformaticConnection(options), retries: 2, retryDelay: 200, timeout: 10_000 });
+    // Bounded: a consumer's start waits for it, and the offset checks do not need it.
+    const admin = new Admin({ ...platformaticConnection(options), retries: 1, retryDelay: 200, timeout: 5_000 });
     try {
       const metadata = await admin.metadata({ topics: [...physicalTopics], forceUpdate: true });
       const zero = /^[0-]+$/;
