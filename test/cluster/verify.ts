@@ -2,9 +2,10 @@
 // every acknowledged session and CDR at the eMSP, the read model equal to a clean replay; and the
 // fault table they print (acknowledged / delivered / lost / duplicated, time to recover).
 import { isDeepStrictEqual } from 'node:util';
-import { topics } from '@hub/events';
+import { SEALED_DRIVER_DATA_HEADER, topics } from '@hub/events';
+import { driverDataKeyring, openPersonalFields, sealedKeyId, type PersonalObjectKind } from '@hub/registry';
 import type { PartnerSimulator, TestStack } from '@hub/testing';
-import { createPool, ensureDatabase, dropDatabase, migrate, type Pool } from '@hub/store';
+import { createPool, ensureDatabase, dropDatabase, migrate, postgresDriverDataKeys, type Pool } from '@hub/store';
 import { repoRoot, startService } from '@hub/testing';
 import { join } from 'node:path';
 import { until } from '../helpers.ts';
@@ -32,8 +33,17 @@ export async function topicEnds(stack: TestStack, logical: string): Promise<Map<
   }
 }
 
-/** Every record of the topics, read from the beginning to the ends they have now. */
+/** The topics whose events carry a driver's personal fields sealed (docs/decisions/0013-erasure-by-destroying-data-keys.md). */
+const SEALED_KINDS: Readonly<Record<string, PersonalObjectKind>> = { [topics.sessions]: 'session', [topics.cdrs]: 'cdr', [topics.tokens]: 'token', [topics.commands]: 'command' };
+
+/**
+ * Every record of the topics, read from the beginning to the ends they have now; a value with sealed
+ * personal fields is opened with the token's data key, as the hub's own consumers read it, so it can
+ * be compared with what the partner sent.
+ */
 export async function readTopics(stack: TestStack, logical: readonly string[], timeoutMs = 60_000): Promise<TopicRecord[]> {
+  const keys = postgresDriverDataKeys(stack.pool, driverDataKeyring(Buffer.from(stack.env()['HUB_SECRET_KEY'] ?? '', 'base64')));
+  const kindOf = new Map(logical.flatMap((t) => (SEALED_KINDS[t] ? [[stack.eventLog.physical(t), SEALED_KINDS[t]] as const] : [])));
   const ends = new Map<string, Map<number, number>>();
   for (const t of logical) ends.set(stack.eventLog.physical(t), await topicEnds(stack, t));
   const remaining = () => [...ends.values()].reduce((n, m) => n + [...m.values()].filter((v) => v > 0).length, 0);
@@ -47,7 +57,12 @@ export async function readTopics(stack: TestStack, logical: readonly string[], t
   await consumer.run({
     eachMessage: async ({ topic, partition, message }) => {
       const header = (k: string) => (message.headers?.[k] === undefined ? undefined : String(message.headers[k]));
-      records.push({ topic, partition, requestId: header('x-request-id'), ceId: header('ce_id'), value: JSON.parse(message.value?.toString() ?? 'null') as Json });
+      let value = JSON.parse(message.value?.toString() ?? 'null') as Json;
+      const sealed = header(SEALED_DRIVER_DATA_HEADER);
+      const kind = kindOf.get(topic);
+      const keyId = sealedKeyId(sealed);
+      if (kind && sealed && keyId) value = openPersonalFields(kind, value, sealed, await keys.keyById(keyId));
+      records.push({ topic, partition, requestId: header('x-request-id'), ceId: header('ce_id'), value });
       const end = ends.get(topic);
       if (end && Number(message.offset) + 1 >= (end.get(partition) ?? 0)) end.set(partition, 0);
       if (remaining() === 0) finish();
