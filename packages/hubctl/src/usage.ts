@@ -39,9 +39,10 @@ export const USAGE = `usage: npm run hubctl -- [--sandbox] <command> [options] [
                                    queue the eMSP's current tokens for the CPOs actively routed to it
                                    (as the dispatcher does when a rule is enabled); versions a CPO
                                    already holds are not sent again
-  readmodel rebuild --model ${projectedModules.join('|')}
-                                   rebuild a read model from its topic while the old one serves,
-                                   then switch over (progress on stderr)
+  readmodel rebuild --model ${projectedModules.join('|')} [--from snapshot|history]
+                                   rebuild a read model from its snapshot topic and the change
+                                   topic after it (--from history: the whole change topic) while
+                                   the old one serves, then switch over (progress on stderr)
   readmodel rejects --model ${projectedModules.join('|')} [--limit N]
                                    the newest events the read model did not apply: not
                                    applicable, or superseded by a newer state (newest wins)
