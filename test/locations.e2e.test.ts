@@ -407,7 +407,7 @@ describe('locations and tariffs: push, project, pull', () => {
     assert.equal(rows[0]?.n, '0', 'the old generation is dropped');
   });
 
-  it('once retention has deleted the early changes, hubctl rebuilds from the snapshot topic plus the tail and equals the live read model', async () => {
+  it('once retention has deleted the early changes (admin DeleteRecords), hubctl rebuilds from the snapshot topic plus the tail and equals the live read model', async () => {
     // docs/decisions/0014-snapshot-topics.md: every record of the change topic so far is deleted (as
     // retention would), then a few more changes make the tail the rebuild must still replay.
     const rows = async () =>
@@ -420,7 +420,7 @@ describe('locations and tariffs: push, project, pull', () => {
     try {
       const physical = stack.eventLog.physical(topics.locations);
       const ends = await admin.fetchTopicOffsets(physical);
-      await admin.deleteRecords({ topic: physical, partitions: ends.map((o) => ({ partition: o.partition, offset: o.high })) });
+      await admin.deleteTopicRecords({ topic: physical, partitions: ends.map((o) => ({ partition: o.partition, offset: o.high })) });
       const starts = await admin.fetchTopicOffsets(physical);
       assert.ok(starts.every((o) => o.low === o.high), 'the change topic holds no record any more');
       assert.ok(starts.some((o) => Number(o.low) > 0));

@@ -93,7 +93,7 @@ export async function loadSnapshot(
   let records = 0;
   if (target.size > 0) {
     const reached = new Map<number, bigint>();
-    const state: { failure?: unknown } = {};
+    const state: { failure?: Error } = {};
     const subscription = await deps.eventLog.subscribe({
       group: `snapshot-${model}-g${generation}-${Date.now()}`,
       topics: [topic],
@@ -121,7 +121,7 @@ export async function loadSnapshot(
         try {
           await deps.store.restore(model, generation, objects, batchPositions);
         } catch (e) {
-          state.failure ??= e;
+          state.failure ??= e instanceof Error ? e : new Error(String(e));
           throw e;
         }
         for (const [p, n] of batchPositions) if (n > (positions.get(p) ?? 0n)) positions.set(p, n);

@@ -53,15 +53,11 @@ export interface ReadModelStore {
   applyBatch(model: ReadModel, partition: number, records: readonly ProjectedRecord[], generation?: number): Promise<BatchOutcome>;
   /**
    * The batches of several partitions in one transaction, each exactly once as applyBatch does: the
-   * projector applies what one fetch brought for all its partitions at once. `onChanged` is handed the
-   * objects the batches changed before the transaction commits (the projector appends them to the
-   * snapshot topic, docs/decisions/0014-snapshot-topics.md); when it fails, nothing is committed.
+   * projector applies what one fetch brought for all its partitions at once. `onChanged` gets the objects
+   * changed, before the commit (snapshot topics, docs/decisions/0014-snapshot-topics.md).
    */
   applyBatches(model: ReadModel, batches: ReadonlyArray<PartitionBatch>, generation?: number, onChanged?: ObjectsChanged): Promise<BatchOutcome[]>;
-  /**
-   * Stores snapshot records as they are (whole objects, or null: gone) into a generation and moves
-   * its positions to at least the change-topic offsets they reflect (read-model-restore.ts).
-   */
+  /** Stores snapshot records into a generation with the positions they reflect (read-model-restore.ts). */
   restore(model: ReadModel, generation: number, objects: readonly RestoredObject[], positions: ReadonlyMap<number, bigint>): Promise<void>;
   /** The active generation. */
   activeGeneration(model: ReadModel): Promise<number>;
@@ -132,14 +128,8 @@ export function postgresReadModelStore(pool: Pool, lists: ListOptions = {}): Rea
       return applyBatches(pool, model, batches, generation, onChanged);
     },
 
-    restore(model, generation, objects, positions) {
-      if (!isProjectedModule(model)) throw new Error(`unknown read model ${String(model)}`);
-      return restoreObjects(pool, model, generation, objects, positions);
-    },
-
-    activeGeneration(model) {
-      return generationOf(pool, model);
-    },
+    restore: (model, generation, objects, positions) => restoreObjects(pool, model, generation, objects, positions),
+    activeGeneration: (model) => generationOf(pool, model),
 
     async rejects(model, limit) {
       const { rows } = await pool.query<{ partition: number; offset: string; subject: string; event_type: string; reason: string; at: Date }>(

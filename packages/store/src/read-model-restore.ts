@@ -1,4 +1,4 @@
-import { projectionOf, type ObjectPath } from '@hub/modules';
+import { isProjectedModule, projectionOf, type ObjectPath } from '@hub/modules';
 import { inTransaction, type Pool } from './pool.ts';
 import type { Json, ReadModel } from './read-model-records.ts';
 
@@ -22,7 +22,7 @@ const keyOf = (p: ObjectPath) => `${p.countryCode}\u0000${p.partyId}\u0000${p.id
  * generation's positions to at least `positions`, in one transaction.
  */
 export async function restoreObjects(pool: Pool, model: ReadModel, generation: number, objects: readonly RestoredObject[], positions: ReadonlyMap<number, bigint>): Promise<void> {
-  if (!Number.isInteger(generation)) throw new Error(`bad generation ${generation}`);
+  if (!isProjectedModule(model) || !Number.isInteger(generation)) throw new Error(`bad restore coordinates ${String(model)}/${generation}`);
   const { table } = projectionOf(model);
   const last = new Map<string, RestoredObject>();
   for (const o of objects) last.set(keyOf(o.path), o);
