@@ -369,6 +369,8 @@ describe('locations and tariffs: push, project, pull', () => {
       }
       assert.ok(a.length > 30);
       assert.deepEqual(b, a);
+      // The empty read model was loaded from the snapshot topic first (docs/decisions/0014-snapshot-topics.md).
+      assert.ok(replay.logs.some((l) => l.includes('read model loaded from its snapshot topic')), 'the fresh projector started from the snapshot');
       assert.ok(!projector.logs.some((l) => l.includes('could not seek')), 'the restarted projector resumed from its stored positions');
     } finally {
       await replay.stop();
