@@ -79,6 +79,8 @@ export async function rebuildReadModel(
   if (mismatches.length > 0) throw new PositionsMismatchError(quarantineGroup, mismatches.map((m) => `${m.topic}: ${m.reason}`).join('; '));
   const { building } = await deps.store.beginRebuild(model);
   const snapshot = options.from === 'history' ? { records: 0, seconds: 0 } : await loadSnapshot(deps, model, building, options.fetchBytesPerPartition ? { fetchBytesPerPartition: options.fetchBytesPerPartition } : {});
+  // The tail's batches look up the objects they build on by key: statistics that know the loaded rows.
+  if (snapshot.records > 0) await deps.store.analyze(model);
   const target = await deps.eventLog.latestOffsets(topic);
   const targetTotal = [...target.values()].reduce((a, b) => a + b, 0n);
   const applied = async () => [...(await deps.store.positions(model, building)).values()].reduce((a, b) => a + b, 0n);
