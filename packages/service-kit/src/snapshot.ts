@@ -37,6 +37,29 @@ export function snapshotRecords(model: ReadModel, changes: readonly ObjectChange
   );
 }
 
+/**
+ * Appends the snapshot records of a batch in chunks of at most about 768 KiB, one after the other: one
+ * append travels as one record batch per partition, and a catch-up round changes thousands of whole
+ * objects, far beyond what a broker takes in one batch (message.max.bytes, 1 MiB by default).
+ */
+export async function appendSnapshot(eventLog: Pick<EventLog, 'append'>, model: ReadModel, changes: readonly ObjectChange[], source: string): Promise<void> {
+  const limit = 768 * 1024;
+  let chunk: ObjectChange[] = [];
+  let bytes = 0;
+  for (const c of changes) {
+    // The document's JSON plus the CloudEvents headers and the key.
+    const size = (c.document === null ? 0 : JSON.stringify(c.document).length) + 512;
+    if (chunk.length > 0 && bytes + size > limit) {
+      await eventLog.append(snapshotTopicOf(model), snapshotRecords(model, chunk, source));
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(c);
+    bytes += size;
+  }
+  if (chunk.length > 0) await eventLog.append(snapshotTopicOf(model), snapshotRecords(model, chunk, source));
+}
+
 export interface SnapshotLoad {
   /** Snapshot records read (live objects, plus superseded versions and tombstones not yet compacted). */
   readonly records: number;

@@ -1,7 +1,7 @@
 import type { ConsumerConfig } from '@hub/config';
 import { Counter, Histogram } from '@hub/observability';
 import { projectedModules, topicOf } from '@hub/modules';
-import { applyIsolating, decodeRecord, consumerLagGauge, hasObjectData, consumerWatch, loadSnapshot, rawRecord, snapshotRecords, snapshotTopicOf, startServiceShell, type Item, type ServiceShell } from '@hub/service-kit';
+import { appendSnapshot, applyIsolating, decodeRecord, consumerLagGauge, hasObjectData, consumerWatch, loadSnapshot, rawRecord, startServiceShell, type Item, type ServiceShell } from '@hub/service-kit';
 import {
   LEASE_KEYS,
   postgresFailureKind,
@@ -71,7 +71,7 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
       async (batches) => {
         const end = batchSeconds.startTimer({ model });
         try {
-          return await store.applyBatches(model, batches, undefined, (changes) => eventLog.append(snapshotTopicOf(model), snapshotRecords(model, changes, 'projector')));
+          return await store.applyBatches(model, batches, undefined, (changes) => appendSnapshot(eventLog, model, changes, 'projector'));
         } finally {
           end();
         }
