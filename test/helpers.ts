@@ -96,54 +96,39 @@ export async function onboard(
   return { token: res.body.data.token, platformId, partner };
 }
 
+type PartyGiven = { role: 'CPO' | 'EMSP'; countryCode: string; partyId: string };
+type ModulesGiven = Array<{ identifier: string; role: 'SENDER' | 'RECEIVER' }>;
+
 /**
- * Registers one party allowed only OCPI 2.1.1 and runs the 2.1.1 credentials exchange from a partner
- * simulator (credentials.md, 2.1.1: one party, no roles).
+ * Registers one party allowed only `version` and runs that version's credentials exchange from a
+ * partner simulator: 2.1.1's Credentials name one party and no roles (credentials.md, 2.1.1), 2.3.0's
+ * carry roles (ocpi-2.3.0/credentials.asciidoc).
  */
-export async function onboard211(
-  hub: string,
-  env: Record<string, string>,
-  name: string,
-  party: { role: 'CPO' | 'EMSP'; countryCode: string; partyId: string },
-  modules?: Array<{ identifier: string; role: 'SENDER' | 'RECEIVER' }>,
-): Promise<OnboardedPlatform> {
+async function onboardIn(version: '2.1.1' | '2.3.0', hub: string, env: Record<string, string>, name: string, party: PartyGiven, modules?: ModulesGiven): Promise<OnboardedPlatform> {
   const { call, startPartnerSimulator } = await import('@hub/testing');
-  const out = await hubctl(env, ['party', 'register', '--role', party.role, '--country', party.countryCode, '--party', party.partyId, '--name', name, '--versions', '2.1.1', '--json']);
+  const out = await hubctl(env, ['party', 'register', '--role', party.role, '--country', party.countryCode, '--party', party.partyId, '--name', name, '--versions', version, '--json']);
   if (out.code !== 0) throw new Error(`hubctl register failed: ${out.stderr}`);
   const registered = JSON.parse(out.stdout) as { platform_id: string; initial_token: string };
   const partner = await startPartnerSimulator(modules ? { modules } : {});
-  partner.versions = ['2.1.1'];
-  const res = await call<{ token: string }>(hub, 'POST', '/ocpi/2.1.1/credentials', {
-    token: registered.initial_token,
-    body: { token: partner.token, url: partner.versionsUrl, party_id: party.partyId, country_code: party.countryCode, business_details: { name } },
-  });
-  if (res.body.status_code !== 1000 || !res.body.data) throw new Error(`2.1.1 credentials exchange failed: ${res.text}`);
+  partner.versions = [version];
+  const own = { token: partner.token, url: partner.versionsUrl };
+  const body =
+    version === '2.1.1'
+      ? { ...own, party_id: party.partyId, country_code: party.countryCode, business_details: { name } }
+      : { ...own, roles: [{ role: party.role, country_code: party.countryCode, party_id: party.partyId, business_details: { name } }] };
+  const res = await call<{ token: string }>(hub, 'POST', `/ocpi/${version}/credentials`, { token: registered.initial_token, body });
+  if (res.body.status_code !== 1000 || !res.body.data) throw new Error(`${version} credentials exchange failed: ${res.text}`);
   return { token: res.body.data.token, platformId: registered.platform_id, partner };
 }
 
-/**
- * Registers one party allowed only OCPI 2.3.0 and runs the 2.3.0 credentials exchange from a partner
- * simulator (ocpi-2.3.0/credentials.asciidoc).
- */
-export async function onboard230(
-  hub: string,
-  env: Record<string, string>,
-  name: string,
-  party: { role: 'CPO' | 'EMSP'; countryCode: string; partyId: string },
-  modules?: Array<{ identifier: string; role: 'SENDER' | 'RECEIVER' }>,
-): Promise<OnboardedPlatform> {
-  const { call, startPartnerSimulator } = await import('@hub/testing');
-  const out = await hubctl(env, ['party', 'register', '--role', party.role, '--country', party.countryCode, '--party', party.partyId, '--name', name, '--versions', '2.3.0', '--json']);
-  if (out.code !== 0) throw new Error(`hubctl register failed: ${out.stderr}`);
-  const registered = JSON.parse(out.stdout) as { platform_id: string; initial_token: string };
-  const partner = await startPartnerSimulator(modules ? { modules } : {});
-  partner.versions = ['2.3.0'];
-  const res = await call<{ token: string }>(hub, 'POST', '/ocpi/2.3.0/credentials', {
-    token: registered.initial_token,
-    body: { token: partner.token, url: partner.versionsUrl, roles: [{ role: party.role, country_code: party.countryCode, party_id: party.partyId, business_details: { name } }] },
-  });
-  if (res.body.status_code !== 1000 || !res.body.data) throw new Error(`2.3.0 credentials exchange failed: ${res.text}`);
-  return { token: res.body.data.token, platformId: registered.platform_id, partner };
+/** Registers one party allowed only OCPI 2.1.1 and runs the 2.1.1 credentials exchange. */
+export function onboard211(hub: string, env: Record<string, string>, name: string, party: PartyGiven, modules?: ModulesGiven): Promise<OnboardedPlatform> {
+  return onboardIn('2.1.1', hub, env, name, party, modules);
+}
+
+/** Registers one party allowed only OCPI 2.3.0 and runs the 2.3.0 credentials exchange. */
+export function onboard230(hub: string, env: Record<string, string>, name: string, party: PartyGiven, modules?: ModulesGiven): Promise<OnboardedPlatform> {
+  return onboardIn('2.3.0', hub, env, name, party, modules);
 }
 
 /** Follows Link rel="next" from a first page URL; returns every page's data in order. */
