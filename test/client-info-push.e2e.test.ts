@@ -201,11 +201,14 @@ describe('ClientInfo push and token re-send', () => {
   it("a registry consumer with no stored position starts at the registry's end: no replay of past ClientInfo or token re-sends", async () => {
     // A dispatcher of another group: as a first deploy of the registry consumer onto a hub with history
     // (rule enables, a reinstatement, suspensions above), which read from the start would re-send.
+    // The registry's end before it starts: registry events appended while it starts (a health change
+    // of the services above on a loaded machine) may come after its position, never before it.
+    const head = [...(await stack.eventLog.offsetRanges(topics.registry)).values()][0]?.high ?? 0n;
     const late = await startService('dispatcher', { ...env, DISPATCHER_GROUP_ID: 'late' }, /dispatcher running/, 60_000);
     services.push(late);
-    const head = [...(await stack.eventLog.offsetRanges(topics.registry)).values()][0]?.high ?? 0n;
     const stored = await stack.pool.query<{ next_offset: string }>(`select next_offset from delivery_positions where consumer_group = 'late.registry'`);
-    assert.deepEqual(stored.rows.map((r) => BigInt(r.next_offset)), [head], 'positioned at the end before it consumes');
+    assert.equal(stored.rows.length, 1, 'one registry position stored before it consumes');
+    assert.ok(BigInt(stored.rows[0]?.next_offset ?? -1) >= head, `positioned at the registry's end (${head}) or later, not at its start: ${stored.rows[0]?.next_offset}`);
     await new Promise((r) => setTimeout(r, 2_000)); // time to consume, were it reading history
     const operatorPort = /"operatorPort":(\d+)/.exec(late.logs.find((l) => l.includes('dispatcher running')) ?? '')?.[1];
     const metrics = await (await fetch(`http://127.0.0.1:${operatorPort}/metrics`)).text();
