@@ -56,16 +56,27 @@ async function sealEvent(keys: DriverDataKeys, kind: PersonalObjectKind, event: 
   return { ...event, subject: pathSubject(pseudonymous), key: objectKey(pseudonymous), data: object, sealedDriverData: sealed };
 }
 
-async function openEvent(keys: DriverDataKeys, kind: PersonalObjectKind, event: HubEvent): Promise<HubEvent> {
+/**
+ * The event with its personal fields opened. A key that cannot be read or unwrapped (Postgres away,
+ * another HUB_SECRET_KEY) throws: the partition waits and is reported stuck. A sealed header that
+ * the key does not open (truncated, altered, written by something else) is the record's own fault:
+ * the record is handed over as not an event, so the consumer quarantines it instead of retrying it
+ * for ever.
+ */
+async function openEvent(keys: DriverDataKeys, kind: PersonalObjectKind, event: HubEvent): Promise<HubEvent | undefined> {
   const sealed = event.sealedDriverData;
   const keyId = sealedKeyId(sealed);
   if (!isObject(event.data) || !sealed || !keyId) return event;
   const dataKey = await keys.keyById(keyId);
-  const data = openPersonalFields(kind, event.data, sealed, dataKey);
-  if (kind !== 'token' || !dataKey) return { ...event, data };
-  const subject = openSealedEntries(sealed, dataKey)[SUBJECT] ?? event.subject;
-  const path = parseSubject(subject);
-  return { ...event, subject, key: path ? objectKey(path) : event.key, data };
+  try {
+    const data = openPersonalFields(kind, event.data, sealed, dataKey);
+    if (kind !== 'token' || !dataKey) return { ...event, data };
+    const subject = openSealedEntries(sealed, dataKey)[SUBJECT] ?? event.subject;
+    const path = parseSubject(subject);
+    return { ...event, subject, key: path ? objectKey(path) : event.key, data };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -97,7 +108,11 @@ export function driverDataEventLog(log: EventLog, keys: DriverDataKeys): EventLo
           const kind = kindOf(logical);
           if (!kind) return options.onBatch(batch);
           const records: ConsumedRecord[] = await Promise.all(
-            batch.records.map(async (r) => (r.event ? { ...r, event: await openEvent(keys, kind, r.event) } : r)),
+            batch.records.map(async (r): Promise<ConsumedRecord> => {
+              if (!r.event) return r;
+              const event = await openEvent(keys, kind, r.event);
+              return event ? { ...r, event } : { ...r, event: undefined };
+            }),
           );
           return options.onBatch({ ...batch, records });
         },
