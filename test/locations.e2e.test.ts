@@ -369,6 +369,8 @@ describe('locations and tariffs: push, project, pull', () => {
       }
       assert.ok(a.length > 30);
       assert.deepEqual(b, a);
+      // The empty read model was loaded from the snapshot topic first (docs/decisions/0014-snapshot-topics.md).
+      assert.ok(replay.logs.some((l) => l.includes('read model loaded from its snapshot topic')), 'the fresh projector started from the snapshot');
       assert.ok(!projector.logs.some((l) => l.includes('could not seek')), 'the restarted projector resumed from its stored positions');
     } finally {
       await replay.stop();
@@ -405,6 +407,42 @@ describe('locations and tariffs: push, project, pull', () => {
     assert.match(after.find((r) => r.k === 'BE/BEC/KILL-1')?.d ?? '', /during rebuild 19/);
     const { rows } = await stack.pool.query<{ n: string }>('select count(*) as n from locations where generation = 1');
     assert.equal(rows[0]?.n, '0', 'the old generation is dropped');
+  });
+
+  it('once retention has deleted the early changes (admin DeleteRecords), hubctl rebuilds from the snapshot topic plus the tail and equals the live read model', async () => {
+    // docs/decisions/0014-snapshot-topics.md: every record of the change topic so far is deleted (as
+    // retention would), then a few more changes make the tail the rebuild must still replay.
+    const rows = async () =>
+      (await stack.pool.query<{ k: string; d: string; c: string; u: string }>(
+        `select country_code || '/' || party_id || '/' || id as k, document::text as d, created_at::text as c, last_updated::text as u from locations
+          where generation = (select active from read_model_generations where model = 'locations') order by 1`,
+      )).rows;
+    const admin = stack.eventLog.admin();
+    await admin.connect();
+    try {
+      const physical = stack.eventLog.physical(topics.locations);
+      const ends = await admin.fetchTopicOffsets(physical);
+      await admin.deleteTopicRecords({ topic: physical, partitions: ends.map((o) => ({ partition: o.partition, offset: o.high })) });
+      const starts = await admin.fetchTopicOffsets(physical);
+      assert.ok(starts.every((o) => o.low === o.high), 'the change topic holds no record any more');
+      assert.ok(starts.some((o) => Number(o.low) > 0));
+    } finally {
+      await admin.disconnect();
+    }
+    for (let i = 0; i < 5; i++) {
+      const res = await patch('locations/BE/BEC/KILL-2', { name: `tail ${i}`, last_updated: `2025-01-01T00:00:0${i}Z` });
+      assert.equal(res.body.status_code, 1000, res.text);
+    }
+    await call(hub, 'GET', '/ocpi/2.2.1/locations/BE/BEC/KILL-2', { token: cpo.token }); // waits for the projection
+    const live = await rows();
+    const out = await hubctl(env, ['readmodel', 'rebuild', '--model', 'locations', '--json']);
+    assert.equal(out.code, 0, out.stderr);
+    const result = JSON.parse(out.stdout) as { generation: number; rows: number; snapshot_records: number };
+    assert.ok(result.snapshot_records >= live.length, `loaded from the snapshot: ${out.stdout}`);
+    const rebuilt = await rows();
+    assert.equal(rebuilt.length, live.length);
+    assert.deepEqual(rebuilt, live, 'documents, creation and update times as the live read model holds them');
+    assert.match(rebuilt.find((r) => r.k === 'BE/BEC/KILL-2')?.d ?? '', /tail 4/);
   });
 
   it('location list requests are limited per party across ingress replicas (HTTP 429 + Retry-After)', async () => {

@@ -3,7 +3,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { configReader, readKafkaSecurity } from '@hub/config';
-import { createKafkaEventLog, ensureTopics, readTopicDefinitions, verifyKafkaAccessAtStart } from '@hub/event-log';
+import { CHANGE_RETENTION_MS, createKafkaEventLog, ensureTopics, readTopicDefinitions, verifyKafkaAccessAtStart, withChangeRetention } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
 import { createPool, ensureDatabase, migrate } from '@hub/store';
 import { startBroker, startLocalKafka, stopStaleBroker, type RunningBroker, type RunningCluster } from './kafka.ts';
@@ -88,6 +88,8 @@ export async function prepare(brokers: string, databaseUrl: string, topicPrefix 
   // certificate or login fails the set-up with its one clear message.
   const r = configReader(process.env);
   const kafkaSecurity = readKafkaSecurity(r);
+  // The change topics' retention once their snapshot topics exist (docs/decisions/0014-snapshot-topics.md).
+  const changeRetentionMs = r.int('HUB_CHANGE_RETENTION_MS', CHANGE_RETENTION_MS, { min: -1 });
   r.done();
   const kafkaOptions = { brokers: brokers.split(','), ...kafkaSecurity, clientId: 'stack', logger, topicPrefix };
   await verifyKafkaAccessAtStart(kafkaOptions);
@@ -96,7 +98,7 @@ export async function prepare(brokers: string, databaseUrl: string, topicPrefix 
   await admin.connect();
   try {
     const clamped: string[] = [];
-    const created = await ensureTopics(admin, readTopicDefinitions(topicsFile), topicPrefix, (notice) => {
+    const created = await ensureTopics(admin, withChangeRetention(readTopicDefinitions(topicsFile), changeRetentionMs), topicPrefix, (notice) => {
       // Fewer replicas than defined is what a one-broker development stack is: one line, not a warning per topic.
       if (notice.kind === 'replicas-clamped') clamped.push(notice.topic);
       else say(`warning: ${notice.message}`);

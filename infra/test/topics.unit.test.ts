@@ -33,9 +33,18 @@ describe('infra/topics.json', () => {
     }
   });
 
-  it('keeps CDRs, locations, tariffs and the registry trail forever (retention.ms -1)', () => {
-    for (const topic of [topics.cdrs, topics.locations, topics.tariffs, topics.registry]) {
+  it('keeps CDRs and the registry trail forever (retention.ms -1)', () => {
+    for (const topic of [topics.cdrs, topics.registry]) {
       assert.equal(byName.get(topic)?.config['retention.ms'], '-1', topic);
+    }
+  });
+
+  it('keeps 30 days of location, tariff and token changes, and their live objects in compacted snapshot topics of as many partitions (docs/decisions/0014-snapshot-topics.md)', () => {
+    for (const [change, snapshot] of [[topics.locations, topics.locationsSnapshot], [topics.tariffs, topics.tariffsSnapshot], [topics.tokens, topics.tokensSnapshot]] as const) {
+      assert.equal(byName.get(change)?.config['retention.ms'], '2592000000', change);
+      assert.equal(byName.get(snapshot)?.config['cleanup.policy'], 'compact', snapshot);
+      assert.equal(byName.get(snapshot)?.config['retention.ms'], undefined, snapshot);
+      assert.equal(byName.get(snapshot)?.partitions, byName.get(change)?.partitions, snapshot);
     }
   });
 

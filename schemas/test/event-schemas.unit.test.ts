@@ -6,14 +6,14 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { cdrEventTypes, chargingProfileEventTypes, commandEventTypes, locationEventTypes, registryEventTypes, sessionEventTypes, tariffEventTypes, tokenEventTypes } from '@hub/events';
+import { cdrEventTypes, chargingProfileEventTypes, commandEventTypes, locationEventTypes, registryEventTypes, sessionEventTypes, snapshotEventTypes, tariffEventTypes, tokenEventTypes } from '@hub/events';
 import { createSchemaValidator, SCHEMA_BASE, type SchemaViolation } from '../index.ts';
 
 const eventsDir = fileURLToPath(new URL('../events/', import.meta.url));
 const examplesDir = new URL('../../../shared/ocpi-2.2.1/examples/', import.meta.url);
 const validator = createSchemaValidator();
 
-const allTypes: readonly string[] = [registryEventTypes, locationEventTypes, tariffEventTypes, sessionEventTypes, cdrEventTypes, commandEventTypes, chargingProfileEventTypes, tokenEventTypes].flatMap(
+const allTypes: readonly string[] = [registryEventTypes, locationEventTypes, tariffEventTypes, sessionEventTypes, cdrEventTypes, commandEventTypes, chargingProfileEventTypes, tokenEventTypes, snapshotEventTypes].flatMap(
   (types) => Object.values(types) as string[],
 );
 

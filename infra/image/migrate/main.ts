@@ -4,13 +4,15 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configReader, readCommonConfig } from '@hub/config';
-import { createKafkaEventLog, ensureTopics, readTopicDefinitions, verifyKafkaAccessAtStart } from '@hub/event-log';
+import { CHANGE_RETENTION_MS, createKafkaEventLog, ensureTopics, readTopicDefinitions, verifyKafkaAccessAtStart, withChangeRetention } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
 import { createPool, migrate } from '@hub/store';
 
 const infra = join(fileURLToPath(import.meta.url), '..', '..', '..');
 const r = configReader(process.env);
 const config = readCommonConfig(r, 0);
+// The change topics' retention once their snapshot topics exist (docs/decisions/0014-snapshot-topics.md).
+const changeRetentionMs = r.int('HUB_CHANGE_RETENTION_MS', CHANGE_RETENTION_MS, { min: -1 });
 r.done();
 const logger = createLogger({ service: 'migrate', level: config.logLevel });
 const pool = createPool(config.databaseUrl, { max: 1, application: 'ocpi-hub-migrate', onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }) });
@@ -27,7 +29,7 @@ const log = createKafkaEventLog(kafkaOptions);
 const admin = log.admin();
 await admin.connect();
 try {
-  const created = await ensureTopics(admin, readTopicDefinitions(join(infra, 'topics.json')), config.topicPrefix, (notice) => logger.warn(notice.message, { topic: notice.topic }));
+  const created = await ensureTopics(admin, withChangeRetention(readTopicDefinitions(join(infra, 'topics.json')), changeRetentionMs), config.topicPrefix, (notice) => logger.warn(notice.message, { topic: notice.topic }));
   logger.info('topics ready', { created });
 } finally {
   await admin.disconnect();

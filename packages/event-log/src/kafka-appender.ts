@@ -119,10 +119,11 @@ export function createKafkaAppender(kafka: Kafka, options: EventLogOptions, phys
     let sent: Promise<unknown> | undefined;
     try {
       const p = await getProducer();
-      const byTopic = new Map<string, Array<{ key: string; value: string; headers: Record<string, string> }>>();
+      const byTopic = new Map<string, Array<{ key: string; value: string | null; headers: Record<string, string> }>>();
       for (const entry of batch) {
         const messages = byTopic.get(entry.topic) ?? [];
-        for (const e of entry.events) messages.push({ key: e.key, value: JSON.stringify(e.data), headers: eventHeaders(e) });
+        // A null value is a tombstone: log compaction removes the key (snapshot topics, docs/decisions/0014-snapshot-topics.md).
+        for (const e of entry.events) messages.push({ key: e.key, value: e.data === null ? null : JSON.stringify(e.data), headers: eventHeaders(e) });
         byTopic.set(entry.topic, messages);
       }
       // Bounded like each append: a request held by a lost broker (kafkajs retries it for tens of

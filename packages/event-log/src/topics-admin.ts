@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Admin } from 'kafkajs';
-import { topicName } from '@hub/events';
+import { topicName, topics } from '@hub/events';
 
 /** One entry of infra/topics.json. */
 export interface TopicDefinition {
@@ -15,6 +15,25 @@ export interface TopicDefinition {
 /** Reads a topic definition file ({ "topics": [...] }, as infra/topics.json). */
 export function readTopicDefinitions(file: string): TopicDefinition[] {
   return (JSON.parse(readFileSync(file, 'utf8')) as { topics: TopicDefinition[] }).topics;
+}
+
+/** Default retention of the change topics that a snapshot topic backs: 30 days (docs/decisions/0014-snapshot-topics.md). */
+export const CHANGE_RETENTION_MS = 2_592_000_000;
+
+/**
+ * The definitions with the retention of the locations, tariffs and tokens change topics set to
+ * `retentionMs` (HUB_CHANGE_RETENTION_MS; -1: forever). Their snapshot topics keep tombstones as long
+ * (delete.retention.ms), so a tail replay never misses one. Applied when a topic is created; an
+ * existing topic keeps its configuration.
+ */
+export function withChangeRetention(definitions: readonly TopicDefinition[], retentionMs: number): TopicDefinition[] {
+  const changes = new Set<string>([topics.locations, topics.tariffs, topics.tokens]);
+  const snapshots = new Set<string>([topics.locationsSnapshot, topics.tariffsSnapshot, topics.tokensSnapshot]);
+  return definitions.map((d) => {
+    if (changes.has(d.name)) return { ...d, config: { ...d.config, 'retention.ms': String(retentionMs) } };
+    if (snapshots.has(d.name) && retentionMs > 0) return { ...d, config: { ...d.config, 'delete.retention.ms': String(retentionMs) } };
+    return d;
+  });
 }
 
 /**

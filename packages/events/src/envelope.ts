@@ -29,7 +29,15 @@ export interface HubEvent<T = unknown> {
    * member of the value, so the value stays exactly the OCPI object its schema describes.
    */
   readonly sealedDriverData?: string;
+  /**
+   * Header hub-change-position, on snapshot records only: "<partition>:<offset>", the change topic's
+   * next offset whose state this record holds (docs/decisions/0014-snapshot-topics.md).
+   */
+  readonly changePosition?: string;
 }
+
+/** The record header that carries HubEvent.changePosition. */
+export const CHANGE_POSITION_HEADER = 'hub-change-position';
 
 /** The record header that carries HubEvent.sealedDriverData. */
 export const SEALED_DRIVER_DATA_HEADER = 'hub-sealed-driver-data';
@@ -66,6 +74,7 @@ export function eventHeaders(event: HubEvent): Record<string, string> {
   if (event.from) headers['ocpi-from'] = event.from;
   if (event.to) headers['ocpi-to'] = event.to;
   if (event.sealedDriverData) headers[SEALED_DRIVER_DATA_HEADER] = event.sealedDriverData;
+  if (event.changePosition) headers[CHANGE_POSITION_HEADER] = event.changePosition;
   return headers;
 }
 
@@ -89,5 +98,6 @@ export function eventFromRecord(
   if (headers['ocpi-from']) event.from = headers['ocpi-from'];
   if (headers['ocpi-to']) event.to = headers['ocpi-to'];
   if (headers[SEALED_DRIVER_DATA_HEADER]) event.sealedDriverData = headers[SEALED_DRIVER_DATA_HEADER];
+  if (headers[CHANGE_POSITION_HEADER]) event.changePosition = headers[CHANGE_POSITION_HEADER];
   return event;
 }

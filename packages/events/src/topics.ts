@@ -10,6 +10,11 @@ export const topics = {
   chargingProfiles: 'ocpi.chargingprofiles.v1',
   tokens: 'ocpi.tokens.v1',
   registry: 'hub.registry.v1',
+  // The live objects of the projected models, one record per object (Kafka log compaction): what a
+  // read model is rebuilt from (docs/decisions/0014-snapshot-topics.md).
+  locationsSnapshot: 'ocpi.locations-snapshot.v1',
+  tariffsSnapshot: 'ocpi.tariffs-snapshot.v1',
+  tokensSnapshot: 'ocpi.tokens-snapshot.v1',
 } as const;
 
 export type TopicId = keyof typeof topics;
@@ -87,3 +92,15 @@ export function topicName(prefix: string, topic: string): string {
   // TOPIC_PREFIX "x" and "x." both give "x.ocpi.locations.v1".
   return prefix ? `${prefix.endsWith('.') ? prefix : `${prefix}.`}${topic}` : topic;
 }
+
+/**
+ * The snapshot topics (docs/decisions/0014-snapshot-topics.md): the projector appends the whole
+ * object as the read model holds it, keyed as its change topic is, or a tombstone (null value) when
+ * the object is gone. ce_time is the object's creation time in the read model; the header
+ * hub-change-position ("partition:offset") the change topic's next offset the state reflects.
+ */
+export const snapshotEventTypes = {
+  location: 'ocpi.locations-snapshot.location.v1',
+  tariff: 'ocpi.tariffs-snapshot.tariff.v1',
+  token: 'ocpi.tokens-snapshot.token.v1',
+} as const;

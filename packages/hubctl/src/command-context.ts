@@ -62,6 +62,7 @@ const options = {
   consumer: { type: 'string' },
   'from-time': { type: 'string' },
   'from-offset': { type: 'string' },
+  from: { type: 'string' },
   rate: { type: 'string' },
   'dry-run': { type: 'boolean', default: false },
   version: { type: 'string' },

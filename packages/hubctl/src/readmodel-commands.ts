@@ -3,7 +3,8 @@ import { need, type CommandContext } from './command-context.ts';
 import { progressBar, rebuildReadModel } from './rebuild.ts';
 import { UsageError } from './usage.ts';
 
-// hubctl readmodel: rebuild a read model into a new generation from its topic, then switch over; list
+// hubctl readmodel: rebuild a read model into a new generation from its snapshot topic and the change
+// topic's tail after it (docs/decisions/0014-snapshot-topics.md), then switch over; list
 // the events it did not apply (not applicable, or superseded: docs/decisions/0001-newest-state-wins.md).
 
 export async function runReadmodelCommand(action: string, ctx: CommandContext): Promise<number | undefined> {
@@ -12,6 +13,8 @@ export async function runReadmodelCommand(action: string, ctx: CommandContext): 
     case 'rebuild': {
       const model = need(values, 'model');
       if (!isProjectedModule(model)) throw new UsageError(`--model must be ${projectedModules.join(' or ')}`);
+      const from = values.from ?? 'snapshot';
+      if (from !== 'snapshot' && from !== 'history') throw new UsageError('--from must be snapshot or history');
       let lastLine = 0;
       const result = await rebuildReadModel(deps.readModels(), model, (p) => {
         if (deps.interactive) deps.err(`\r${progressBar(p)}`);
@@ -19,11 +22,11 @@ export async function runReadmodelCommand(action: string, ctx: CommandContext): 
           lastLine = Date.now();
           deps.err(`${progressBar(p)}\n`);
         }
-      });
+      }, { from });
       if (deps.interactive) deps.err('\n');
       print(
-        `${model} rebuilt as generation ${result.generation}: ${result.events} events, ${result.rows} rows in ${result.seconds.toFixed(1)} s (${result.eventsPerSecond.toFixed(0)} events/s); now serving`,
-        { model, generation: result.generation, events: Number(result.events), rows: result.rows, seconds: result.seconds, events_per_second: result.eventsPerSecond },
+        `${model} rebuilt as generation ${result.generation}: ${result.snapshotRecords} snapshot records, then up to ${result.events} events, ${result.rows} rows in ${result.seconds.toFixed(1)} s; now serving`,
+        { model, generation: result.generation, events: Number(result.events), rows: result.rows, seconds: result.seconds, events_per_second: result.eventsPerSecond, snapshot_records: result.snapshotRecords, snapshot_seconds: result.snapshotSeconds },
       );
       return 0;
     }

@@ -1,12 +1,13 @@
 import type { ConsumedRecord, EventLog, StoredPositions } from '@hub/event-log';
 import { topicOf } from '@hub/modules';
-import { applyIsolating, hasObjectData, rawRecord, type Item } from '@hub/service-kit';
+import { applyIsolating, hasObjectData, loadSnapshot, rawRecord, type Item } from '@hub/service-kit';
 import { postgresFailureKind, projectedRecord, type PositionBindingStore, type ProjectedRecord, type ReadModel, type ReadModelStore } from '@hub/store';
 import { applyPipeline } from './apply-pipeline.ts';
 
-// Rebuild of a read model from its topic while the old one keeps serving (Projector):
-// a new generation is filled from the beginning of the topic by a consumer of its own, then made
-// active in one transaction once it holds at least everything the live projection holds.
+// Rebuild of a read model while the old one keeps serving (Projector): a new generation is loaded
+// from the model's snapshot topic (the live objects, docs/decisions/0014-snapshot-topics.md), then
+// filled with the change topic's records after the offsets the snapshot reflects by a consumer of its
+// own, then made active in one transaction once it holds at least everything the live projection holds.
 
 export interface RebuildProgress {
   readonly applied: bigint;
@@ -21,9 +22,17 @@ export interface RebuildResult {
   readonly rows: number;
   readonly seconds: number;
   readonly eventsPerSecond: number;
+  /** Snapshot records loaded (0 when rebuilt from the change topic's history alone). */
+  readonly snapshotRecords: number;
+  readonly snapshotSeconds: number;
 }
 
 export interface RebuildOptions {
+  /**
+   * 'history': from the change topic's first record, ignoring the snapshot (it needs the whole
+   * history: only while retention has deleted nothing). Default 'snapshot'.
+   */
+  readonly from?: 'snapshot' | 'history';
   readonly switchTimeoutMs?: number;
   /** Fetch size per partition (a fetch brings four): about 500 locations a batch keeps transactions large. */
   readonly fetchBytesPerPartition?: number;
@@ -69,6 +78,9 @@ export async function rebuildReadModel(
   const mismatches = options.reset || !live ? [] : await deps.eventLog.verifyPositions([topic], live);
   if (mismatches.length > 0) throw new PositionsMismatchError(quarantineGroup, mismatches.map((m) => `${m.topic}: ${m.reason}`).join('; '));
   const { building } = await deps.store.beginRebuild(model);
+  const snapshot = options.from === 'history' ? { records: 0, seconds: 0 } : await loadSnapshot(deps, model, building, options.fetchBytesPerPartition ? { fetchBytesPerPartition: options.fetchBytesPerPartition } : {});
+  // The tail's batches look up the objects they build on by key: statistics that know the loaded rows.
+  if (snapshot.records > 0) await deps.store.analyze(model);
   const target = await deps.eventLog.latestOffsets(topic);
   const targetTotal = [...target.values()].reduce((a, b) => a + b, 0n);
   const applied = async () => [...(await deps.store.positions(model, building)).values()].reduce((a, b) => a + b, 0n);
@@ -103,11 +115,13 @@ export async function rebuildReadModel(
         analyzing = undefined;
       });
   };
-  // The rebuild's own one-off group reads the topic from its start (no stored positions).
+  // The rebuild's own one-off group reads the topic from where the snapshot leaves it (its start for a
+  // partition the snapshot has nothing of).
   const subscription = await deps.eventLog.subscribe({
     group: groupId,
     topics: [topic],
     ephemeral: true,
+    positions: { load: () => deps.store.positions(model, building) },
     concurrency: 1,
     maxBytesPerPartition: options.fetchBytesPerPartition ?? 1024 * 1024,
     onBatch: async (batch) => {
@@ -169,7 +183,7 @@ export async function rebuildReadModel(
   const seconds = (Date.now() - started) / 1000;
   // The old generation is no longer served: drop its rows, reclaim the space, refresh statistics.
   await deps.store.maintain(model);
-  return { model, generation: building, events, rows: await deps.store.counts(model, building), seconds, eventsPerSecond: Number(events) / Math.max(seconds, 0.001) };
+  return { model, generation: building, events, rows: await deps.store.counts(model, building), seconds, eventsPerSecond: Number(events) / Math.max(seconds, 0.001), snapshotRecords: snapshot.records, snapshotSeconds: snapshot.seconds };
 }
 
 /** Stored positions that do not belong to the current topics; the fix is hubctl positions reset. */

@@ -39,9 +39,10 @@ export const USAGE = `usage: npm run hubctl -- [--sandbox] <command> [options] [
                                    erase a driver's token: destroy its data key and the plain copies,
                                    then again after S seconds (default 35: the services' key caches)
                                    (docs/how-to/erase-driver-data.md); needs HUB_SECRET_KEY
-  readmodel rebuild --model ${projectedModules.join('|')}
-                                   rebuild a read model from its topic while the old one serves,
-                                   then switch over (progress on stderr)
+  readmodel rebuild --model ${projectedModules.join('|')} [--from snapshot|history]
+                                   rebuild a read model from its snapshot topic and the change
+                                   topic after it (--from history: the whole change topic) while
+                                   the old one serves, then switch over (progress on stderr)
   readmodel rejects --model ${projectedModules.join('|')} [--limit N]
                                    the newest events the read model did not apply: not
                                    applicable, or superseded by a newer state (newest wins)

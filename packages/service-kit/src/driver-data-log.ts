@@ -15,7 +15,8 @@ import type { DriverDataKeys } from '@hub/store';
 const SUBJECT = '@subject';
 
 function kindOf(topic: string): PersonalObjectKind | undefined {
-  if (topic === topics.tokens) return 'token';
+  // Snapshot records of tokens are sealed as the token events are (docs/decisions/0014-snapshot-topics.md).
+  if (topic === topics.tokens || topic === topics.tokensSnapshot) return 'token';
   if (topic === topics.sessions) return 'session';
   if (topic === topics.cdrs) return 'cdr';
   if (topic === topics.commands) return 'command';
@@ -44,7 +45,16 @@ function driverTokenOf(kind: PersonalObjectKind, event: HubEvent): DriverToken |
 
 async function sealEvent(keys: DriverDataKeys, kind: PersonalObjectKind, event: HubEvent): Promise<HubEvent> {
   const token = driverTokenOf(kind, event);
-  if (!token || !isObject(event.data)) return event;
+  if (!token) return event;
+  if (!isObject(event.data)) {
+    if (kind !== 'token') return event;
+    // A token's tombstone (snapshot topics) carries no fields but must not name the uid either: it
+    // takes the pseudonymous key and subject of the records it removes.
+    const key = await keys.keyFor(token);
+    const path = parseSubject(event.subject)!;
+    const pseudonymous = { countryCode: path.countryCode, partyId: path.partyId, id: tokenObjectId(key.keyId, token.type) };
+    return { ...event, subject: pathSubject(pseudonymous), key: objectKey(pseudonymous) };
+  }
   const key = await keys.keyFor(token);
   if (kind !== 'token') {
     const { object, sealed } = sealPersonalFields(kind, event.data, key.plain, key.keyId);

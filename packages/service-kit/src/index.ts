@@ -10,6 +10,7 @@ export * from './poison-proof.ts';
 export * from './consumer-watch.ts';
 export * from './projection-wait.ts';
 export * from './driver-data-log.ts';
+export * from './snapshot.ts';
 
 // What every Kafka worker service (projector, dispatcher) needs before its own logic: a logger, a
 // metrics registry, a Postgres pool, the event log and the operator port with a health check that

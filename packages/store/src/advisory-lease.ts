@@ -15,8 +15,8 @@ export interface AdvisoryLease {
   release(): Promise<void>;
 }
 
-/** Advisory lock keys in use: the outbox (7_331_002, transaction-scoped), migrations, and these. */
-export const LEASE_KEYS = { prober: 7_331_003 } as const;
+/** Advisory lock keys in use: the outbox (7_331_002, transaction-scoped), migrations, and these (snapshotLoad: the projector's load of an empty read model, session-scoped). */
+export const LEASE_KEYS = { prober: 7_331_003, snapshotLoad: 7_331_004 } as const;
 
 export function advisoryLease(pool: Pool, key: number, onChange: (held: boolean) => void = () => undefined): AdvisoryLease {
   let client: PoolClient | undefined;

@@ -2,13 +2,15 @@ import { isProjectedModule, projectionOf, type ObjectPath } from '@hub/modules';
 import { inTransaction, type Pool, type PoolClient } from './pool.ts';
 import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
 import { applyBatches } from './read-model-apply.ts';
-import { type BatchOutcome, type Json, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
+import { type BatchOutcome, type Json, type ObjectsChanged, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
+import { restoreObjects, type RestoredObject } from './read-model-restore.ts';
 import { readModelLists, type ListOptions } from './read-model-list.ts';
 import { sides } from './read-model-visibility.ts';
 import { redriveRecord } from './read-model-redrive.ts';
 
 export type { ListOptions } from './read-model-list.ts';
-export { creationTime, projectedRecord, type BatchOutcome, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
+export { creationTime, projectedRecord, type BatchOutcome, type ObjectChange, type ObjectsChanged, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
+export type { RestoredObject } from './read-model-restore.ts';
 
 // Read models of locations and tariffs in Postgres (reference design, Postgres). The projector applies
 // a batch of one partition in one transaction together with that partition's offset, so the rows and
@@ -51,9 +53,14 @@ export interface ReadModelStore {
   applyBatch(model: ReadModel, partition: number, records: readonly ProjectedRecord[], generation?: number): Promise<BatchOutcome>;
   /**
    * The batches of several partitions in one transaction, each exactly once as applyBatch does: the
-   * projector applies what one fetch brought for all its partitions at once.
+   * projector applies what one fetch brought for all its partitions at once. `onChanged` gets the objects
+   * changed, before the commit (snapshot topics, docs/decisions/0014-snapshot-topics.md).
    */
-  applyBatches(model: ReadModel, batches: ReadonlyArray<PartitionBatch>, generation?: number): Promise<BatchOutcome[]>;
+  applyBatches(model: ReadModel, batches: ReadonlyArray<PartitionBatch>, generation?: number, onChanged?: ObjectsChanged): Promise<BatchOutcome[]>;
+  /** Stores snapshot records into a generation with the positions they reflect (read-model-restore.ts). */
+  restore(model: ReadModel, generation: number, objects: readonly RestoredObject[], positions: ReadonlyMap<number, bigint>): Promise<void>;
+  /** The active generation. */
+  activeGeneration(model: ReadModel): Promise<number>;
   /**
    * Applies a quarantined record again after a fix (hubctl quarantine redrive), outside the position
    * order: other events of its object may have been applied since. It is applied only when the stored
@@ -117,9 +124,12 @@ export function postgresReadModelStore(pool: Pool, lists: ListOptions = {}): Rea
       return outcome ?? { applied: 0, skipped: records.length, rejected: 0, superseded: 0, quarantined: 0 };
     },
 
-    applyBatches(model, batches, generation) {
-      return applyBatches(pool, model, batches, generation);
+    applyBatches(model, batches, generation, onChanged) {
+      return applyBatches(pool, model, batches, generation, onChanged);
     },
+
+    restore: (model, generation, objects, positions) => restoreObjects(pool, model, generation, objects, positions),
+    activeGeneration: (model) => generationOf(pool, model),
 
     async rejects(model, limit) {
       const { rows } = await pool.query<{ partition: number; offset: string; subject: string; event_type: string; reason: string; at: Date }>(

@@ -1,7 +1,7 @@
 import { isProjectedModule, parseSubject, projectionOf, type ObjectPath } from '@hub/modules';
 import { quarantineInsertSql, quarantineParam, type QuarantineEntry } from './consumer-quarantine.ts';
 import type { Pool, PoolClient } from './pool.ts';
-import { creationTime, type BatchOutcome, type Json, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
+import { creationTime, type BatchOutcome, type Json, type ObjectChange, type ObjectsChanged, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
 
 // The projector's hot path (postgres-read-model-store.ts applyBatch/applyBatches): plan (positions and
 // the stored objects the batches build on), apply (the events, in memory), write (rows, rejects,
@@ -25,6 +25,8 @@ interface Applied {
   readonly rejects: Array<{ partition: number; offset: string; subject: string; type: string; reason: string }>;
   readonly quarantines: QuarantineEntry[];
   readonly outcomes: Map<number, BatchOutcome>;
+  /** Every key changed or deleted: its object path (as its last event named it) and partition. */
+  readonly objects: Map<string, { path: ObjectPath; partition: number }>;
 }
 
 // Ids are CiStrings (types.asciidoc): rows are keyed by the upper-cased id (migration 009), the
@@ -106,6 +108,7 @@ function apply(model: ReadModel, work: readonly Work[], parsed: ReadonlyArray<Re
   const rejects: Applied['rejects'] = [];
   const quarantines: QuarantineEntry[] = [];
   const outcomes = new Map<number, BatchOutcome>();
+  const objects = new Map<string, { path: ObjectPath; partition: number }>();
   work.forEach((w, wi) => {
     let rejected = 0;
     let superseded = 0;
@@ -120,6 +123,9 @@ function apply(model: ReadModel, work: readonly Work[], parsed: ReadonlyArray<Re
       const result = !path
         ? ({ kind: 'rejected', reason: `unreadable subject ${record.subject}` } as const)
         : projectionOf(model).evolve(documents.get(keyOf(path)), record.type, path, record.data);
+      if ((result.kind === 'deleted' || result.kind === 'upsert') && path) {
+        objects.set(keyOf(path), { path: { countryCode: path.countryCode, partyId: path.partyId, id: path.id }, partition: w.partition });
+      }
       if (result.kind === 'deleted' && path) {
         // Gone from here on: a later event of this batch sees no stored object.
         documents.delete(keyOf(path));
@@ -140,12 +146,13 @@ function apply(model: ReadModel, work: readonly Work[], parsed: ReadonlyArray<Re
     });
     outcomes.set(w.partition, { applied: w.fresh.length - rejected - superseded - quarantined, skipped: w.records.length - w.fresh.length, rejected, superseded, quarantined });
   });
-  return { documents, changed, createdAt, deleted, rejects, quarantines, outcomes };
+  return { documents, changed, createdAt, deleted, rejects, quarantines, outcomes, objects };
 }
 
 /** Writes what apply did, moves the positions and commits. */
-async function write(client: PoolClient, model: ReadModel, gen: number, work: readonly Work[], a: Applied): Promise<void> {
+async function write(client: PoolClient, model: ReadModel, gen: number, work: readonly Work[], a: Applied, onChanged: ObjectsChanged | undefined): Promise<void> {
   const { table } = projectionOf(model);
+  const createdOf = new Map<string, string>();
   if (a.deleted.size > 0) {
     const keys = [...a.deleted].map((k) => k.split('\u0000') as [string, string, string]);
     await client.query(
@@ -174,14 +181,16 @@ async function write(client: PoolClient, model: ReadModel, gen: number, work: re
       created.push(a.createdAt.get(k) || doc['last_updated']);
       docs.push(doc);
     }
-    await client.query(
+    const upserted = await client.query<{ country_code: string; party_id: string; id: string; created_at: Date }>(
       `insert into ${table} (generation, country_code, party_id, id, last_updated, created_at, document)
          select $1, k.cc, k.pid, k.id, k.lu::timestamptz, k.ca::timestamptz, d.doc
            from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) with ordinality as k(cc, pid, id, lu, ca, n)
            join json_array_elements($7::json) with ordinality as d(doc, n) using (n)
-         on conflict (generation, country_code, party_id, id) do update set last_updated = excluded.last_updated, document = excluded.document`,
+         on conflict (generation, country_code, party_id, id) do update set last_updated = excluded.last_updated, document = excluded.document
+         ${onChanged ? 'returning country_code, party_id, id, created_at' : ''}`,
       [gen, cc, pid, id, lastUpdated, created, JSON.stringify(docs)],
     );
+    if (onChanged) for (const r of upserted.rows) createdOf.set(`${r.country_code}\u0000${r.party_id}\u0000${r.id}`, r.created_at.toISOString());
   }
   if (a.rejects.length > 0) {
     await client.query(
@@ -196,6 +205,20 @@ async function write(client: PoolClient, model: ReadModel, gen: number, work: re
   // The new positions and the commit. (No NOTIFY: nothing listens, read-your-writes polls the
   // positions, and a NOTIFY would serialise every commit on Postgres's notification queue lock.)
   const moved = work.filter((w) => w.fresh.length > 0).map((w) => ({ partition: w.partition, next: BigInt((w.fresh[w.fresh.length - 1] as ProjectedRecord).offset) + 1n }));
+  // The snapshot records are durable before the rows commit (docs/decisions/0014-snapshot-topics.md):
+  // a crash in between leaves the snapshot a batch ahead, and applying that batch again writes the
+  // same states; the other order would lose them for good.
+  if (onChanged && a.objects.size > 0) {
+    const nextOf = new Map(moved.map((m) => [m.partition, m.next]));
+    const changes: ObjectChange[] = [...a.objects].map(([k, o]) => ({
+      path: o.path,
+      partition: o.partition,
+      nextOffset: nextOf.get(o.partition) ?? 0n,
+      document: a.changed.has(k) ? (a.documents.get(k) as Json) : null,
+      createdAt: createdOf.get(k),
+    }));
+    await onChanged(changes);
+  }
   await client.query(
     `update projection_offsets o set next_offset = v.next, updated_at = now()
          from (values ${moved.map((m) => `(${m.partition}, ${m.next.toString()}::bigint)`).join(', ')}) as v(partition, next)
@@ -210,7 +233,7 @@ async function write(client: PoolClient, model: ReadModel, gen: number, work: re
  * first and last are simple-protocol statement lists, which take no parameters: they carry only the
  * model name and integers, checked before they are inlined.
  */
-export async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray<PartitionBatch>, generation: number | undefined): Promise<BatchOutcome[]> {
+export async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray<PartitionBatch>, generation: number | undefined, onChanged?: ObjectsChanged): Promise<BatchOutcome[]> {
   const partitions = batches.map((b) => b.partition);
   if (!isProjectedModule(model) || !partitions.every(Number.isInteger) || new Set(partitions).size !== partitions.length || (generation !== undefined && !Number.isInteger(generation))) {
     throw new Error(`bad batch coordinates ${model}/${partitions.join(',')}/${generation}`);
@@ -229,7 +252,7 @@ export async function applyBatches(pool: Pool, model: ReadModel, batches: Readon
     // Load what the batches build on, apply in memory, write back.
     const parsed = work.map((w) => w.fresh.map((r) => parseSubject(r.subject)));
     const applied = apply(model, work, parsed, await load(client, model, gen, work, parsed));
-    await write(client, model, gen, work, applied);
+    await write(client, model, gen, work, applied, onChanged);
     return batches.map((b) => applied.outcomes.get(b.partition) ?? { applied: 0, skipped: b.records.length, rejected: 0, superseded: 0, quarantined: 0 });
   } catch (e) {
     await client.query('rollback').catch(() => undefined);

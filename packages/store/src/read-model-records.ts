@@ -1,5 +1,5 @@
 import type { HubEvent } from '@hub/events';
-import type { ProjectedModuleId } from '@hub/modules';
+import type { ObjectPath, ProjectedModuleId } from '@hub/modules';
 import type { QuarantineEntry } from './consumer-quarantine.ts';
 import { utcTime } from './utc-time.ts';
 
@@ -58,3 +58,21 @@ export interface BatchOutcome {
 export function creationTime(time: string): string {
   return utcTime(time, 'refuse') ?? '';
 }
+
+/**
+ * An object as a committed batch left it, for the snapshot topic (docs/decisions/0014-snapshot-topics.md):
+ * its whole document, or null when it is gone.
+ */
+export interface ObjectChange {
+  /** The object (cc/pid/id) as its last event here named it: the change topic's key follows from it. */
+  readonly path: ObjectPath;
+  readonly partition: number;
+  /** The change partition's next offset after the batch: the position this state reflects. */
+  readonly nextOffset: bigint;
+  readonly document: Json | null;
+  /** The row's created_at (ISO 8601), for a document. */
+  readonly createdAt?: string | undefined;
+}
+
+/** Called inside the batch's transaction, after its rows are written and before it commits. */
+export type ObjectsChanged = (changes: readonly ObjectChange[]) => Promise<void>;

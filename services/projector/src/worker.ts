@@ -1,8 +1,9 @@
 import type { ConsumerConfig } from '@hub/config';
 import { Counter, Histogram } from '@hub/observability';
 import { projectedModules, topicOf } from '@hub/modules';
-import { applyIsolating, decodeRecord, consumerLagGauge, hasObjectData, consumerWatch, rawRecord, startServiceShell, type Item, type ServiceShell } from '@hub/service-kit';
+import { appendSnapshot, applyIsolating, decodeRecord, consumerLagGauge, hasObjectData, consumerWatch, loadSnapshot, rawRecord, startServiceShell, type Item, type ServiceShell } from '@hub/service-kit';
 import {
+  LEASE_KEYS,
   postgresFailureKind,
   postgresPositionBindings,
   postgresQuarantineStore,
@@ -22,7 +23,9 @@ import { groupApply } from './group-apply.ts';
 // only a hint of where to resume, so a redelivered or replayed record is recognised by its offset and
 // skipped. A record the read model cannot store (a data or constraint error) or that is not an event
 // is quarantined with the position that moves past it; a failure of Postgres keeps the partition
-// waiting (service-kit, poison-proof apply).
+// waiting (service-kit, poison-proof apply). Each batch's changed objects go to the model's snapshot
+// topic before it commits, and a projector that finds its read model empty loads the snapshot first
+// and replays only the change topic after it (docs/decisions/0014-snapshot-topics.md).
 
 // Every read model of the module table (@hub/modules, modules.ts), each from its topic.
 const MODELS: ReadonlyArray<{ model: ReadModel; topic: string }> = projectedModules.map((model) => ({ model, topic: topicOf(model) }));
@@ -68,7 +71,7 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
       async (batches) => {
         const end = batchSeconds.startTimer({ model });
         try {
-          return await store.applyBatches(model, batches);
+          return await store.applyBatches(model, batches, undefined, (changes) => appendSnapshot(eventLog, model, changes, 'projector'));
         } finally {
           end();
         }
@@ -86,6 +89,7 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
   };
   const grouped = Object.fromEntries(projectedModules.map((m) => [m, groupFor(m)])) as Record<ReadModel, ReturnType<typeof groupFor>>;
   const bindings = postgresPositionBindings(pool);
+  await restoreEmptyReadModels(shell);
   const subscription = await eventLog.subscribe({
     group,
     topics: MODELS.map((m) => m.topic),
@@ -135,4 +139,29 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
       await shell.stop();
     },
   };
+}
+
+/**
+ * A read model with no positions at all (a new database, a restore that lost it) is loaded from its
+ * snapshot topic before the change topics are consumed, so the projector replays only their tail.
+ * Under an advisory lock: a second instance waits, then finds positions and skips.
+ */
+async function restoreEmptyReadModels(shell: ServiceShell): Promise<void> {
+  const { pool, eventLog, logger } = shell;
+  const store = postgresReadModelStore(pool);
+  const client = await pool.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [LEASE_KEYS.snapshotLoad]);
+    try {
+      for (const { model } of MODELS) {
+        if ((await store.positions(model)).size > 0) continue;
+        const loaded = await loadSnapshot({ eventLog, store }, model, await store.activeGeneration(model));
+        if (loaded.records > 0) logger.info('read model loaded from its snapshot topic', { model, records: loaded.records, seconds: loaded.seconds });
+      }
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [LEASE_KEYS.snapshotLoad]);
+    }
+  } finally {
+    client.release();
+  }
 }

@@ -1,0 +1,171 @@
+import type { EventLog } from '@hub/event-log';
+import { CHANGE_POSITION_HEADER, newEvent, snapshotEventTypes, topics, type HubEvent } from '@hub/events';
+import { objectKey, parseSubject, pathSubject, topicOf } from '@hub/modules';
+import type { ObjectChange, ReadModel, ReadModelStore, RestoredObject } from '@hub/store';
+
+// The snapshot topics (docs/decisions/0014-snapshot-topics.md): one compacted record per live object
+// of a read model, appended by the projector before each batch commits; a rebuild (hubctl readmodel
+// rebuild) and a fresh projector load them and replay only the change topic's tail after them.
+
+const SNAPSHOTS: Record<ReadModel, { topic: string; type: string }> = {
+  locations: { topic: topics.locationsSnapshot, type: snapshotEventTypes.location },
+  tariffs: { topic: topics.tariffsSnapshot, type: snapshotEventTypes.tariff },
+  tokens: { topic: topics.tokensSnapshot, type: snapshotEventTypes.token },
+};
+
+export function snapshotTopicOf(model: ReadModel): string {
+  return SNAPSHOTS[model].topic;
+}
+
+/**
+ * The snapshot records of what a batch changed, keyed as the change topic is (the tokens' keys are
+ * made pseudonymous when the driver-data log seals them, as the token events' are). A removed object
+ * is a tombstone: null value, so compaction drops the key.
+ */
+export function snapshotRecords(model: ReadModel, changes: readonly ObjectChange[], source: string): HubEvent[] {
+  return changes.map((c) =>
+    newEvent<unknown>({
+      type: SNAPSHOTS[model].type,
+      source,
+      subject: pathSubject(c.path),
+      key: objectKey(c.path),
+      data: c.document,
+      // The object's creation time in the read model: what its lists are ordered by.
+      ...(c.createdAt ? { time: c.createdAt } : {}),
+      changePosition: `${c.partition}:${c.nextOffset.toString()}`,
+    }),
+  );
+}
+
+/**
+ * Appends the snapshot records of a batch in chunks of at most about 768 KiB, one after the other: one
+ * append travels as one record batch per partition, and a catch-up round changes thousands of whole
+ * objects, far beyond what a broker takes in one batch (message.max.bytes, 1 MiB by default).
+ */
+export async function appendSnapshot(eventLog: Pick<EventLog, 'append'>, model: ReadModel, changes: readonly ObjectChange[], source: string): Promise<void> {
+  const limit = 768 * 1024;
+  let chunk: ObjectChange[] = [];
+  let bytes = 0;
+  for (const c of changes) {
+    // The document's JSON plus the CloudEvents headers and the key.
+    const size = (c.document === null ? 0 : JSON.stringify(c.document).length) + 512;
+    if (chunk.length > 0 && bytes + size > limit) {
+      await eventLog.append(snapshotTopicOf(model), snapshotRecords(model, chunk, source));
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(c);
+    bytes += size;
+  }
+  if (chunk.length > 0) await eventLog.append(snapshotTopicOf(model), snapshotRecords(model, chunk, source));
+}
+
+export interface SnapshotLoad {
+  /** Snapshot records read (live objects, plus superseded versions and tombstones not yet compacted). */
+  readonly records: number;
+  /** Next offset per change-topic partition that the loaded states reflect. */
+  readonly positions: ReadonlyMap<number, bigint>;
+  readonly seconds: number;
+}
+
+/** The snapshot reflects change-topic records that retention has already deleted: the tail has a gap. */
+export class SnapshotBehindChangeTopicError extends Error {
+  constructor(model: ReadModel, gaps: string) {
+    super(`the ${model} snapshot is behind the start of ${topicOf(model)} (${gaps}): records in between are gone; the read model cannot be rebuilt from them`);
+    this.name = 'SnapshotBehindChangeTopicError';
+  }
+}
+
+function header(headers: Readonly<Record<string, unknown>>, name: string): string | undefined {
+  const v: unknown = headers[name];
+  const first: unknown = Array.isArray(v) ? v[0] : v;
+  return Buffer.isBuffer(first) || typeof first === 'string' ? first.toString() : undefined;
+}
+
+/** A topic just created may have no leader yet for a moment (NOT_LEADER): asked again for up to 15 s. */
+async function rangesOf(eventLog: EventLog, topic: string): Promise<Map<number, { low: bigint; high: bigint }>> {
+  const giveUpAt = Date.now() + 15_000;
+  for (;;) {
+    try {
+      return await eventLog.offsetRanges(topic);
+    } catch (e) {
+      if (Date.now() >= giveUpAt) throw e;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+/**
+ * Loads the snapshot topic, as it stands when the load starts, into a generation of the read model
+ * and moves its positions to the change-topic offsets the snapshot reflects; then checks that the
+ * change topic still holds every record after them. `eventLog` must be the driver-data log, so token
+ * records are opened.
+ */
+export async function loadSnapshot(
+  deps: { eventLog: EventLog; store: Pick<ReadModelStore, 'restore'> },
+  model: ReadModel,
+  generation: number,
+  options: { fetchBytesPerPartition?: number; onProgress?: (records: number, target: bigint) => void } = {},
+): Promise<SnapshotLoad> {
+  const started = Date.now();
+  const topic = snapshotTopicOf(model);
+  const ranges = await rangesOf(deps.eventLog, topic);
+  const target = new Map([...ranges].filter(([, r]) => r.high > r.low).map(([p, r]) => [p, r.high]));
+  const targetTotal = [...ranges.values()].reduce((n, r) => n + (r.high - r.low), 0n);
+  const positions = new Map<number, bigint>();
+  let records = 0;
+  if (target.size > 0) {
+    const reached = new Map<number, bigint>();
+    const state: { failure?: Error } = {};
+    const subscription = await deps.eventLog.subscribe({
+      group: `snapshot-${model}-g${generation}-${Date.now()}`,
+      topics: [topic],
+      ephemeral: true,
+      concurrency: 4,
+      maxBytesPerPartition: options.fetchBytesPerPartition ?? 1024 * 1024,
+      onBatch: async (batch) => {
+        const objects: RestoredObject[] = [];
+        const batchPositions = new Map<number, bigint>();
+        for (const record of batch.records) {
+          if (BigInt(record.offset) >= (target.get(batch.partition) ?? 0n)) break;
+          const event = record.event;
+          const subject = event?.subject ?? header(record.headers, 'ce_subject');
+          const path = subject === undefined ? undefined : parseSubject(subject);
+          const position = event?.changePosition ?? header(record.headers, CHANGE_POSITION_HEADER);
+          const [partition, offset] = (position ?? '').split(':');
+          if (!path || partition === undefined || offset === undefined || !/^\d+$/.test(partition) || !/^\d+$/.test(offset)) continue;
+          const document = record.value === null ? null : event && typeof event.data === 'object' && event.data !== null ? (event.data as Record<string, unknown>) : undefined;
+          if (document === undefined) continue;
+          objects.push({ path: { countryCode: path.countryCode, partyId: path.partyId, id: path.id }, document, createdAt: event?.time ?? new Date(0).toISOString() });
+          const p = Number(partition);
+          const next = BigInt(offset);
+          if (next > (batchPositions.get(p) ?? 0n)) batchPositions.set(p, next);
+        }
+        try {
+          await deps.store.restore(model, generation, objects, batchPositions);
+        } catch (e) {
+          state.failure ??= e instanceof Error ? e : new Error(String(e));
+          throw e;
+        }
+        for (const [p, n] of batchPositions) if (n > (positions.get(p) ?? 0n)) positions.set(p, n);
+        records += objects.length;
+        reached.set(batch.partition, BigInt(batch.lastOffset) + 1n);
+      },
+    });
+    try {
+      for (;;) {
+        if (state.failure) throw state.failure;
+        options.onProgress?.(records, targetTotal);
+        if ([...target].every(([p, high]) => (reached.get(p) ?? 0n) >= high)) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      await subscription.stop();
+    }
+  }
+  // The tail must start where the change topic still holds records: else what changed in between is lost.
+  const change = await rangesOf(deps.eventLog, topicOf(model));
+  const gaps = [...change].filter(([p, r]) => r.low > (positions.get(p) ?? 0n)).map(([p, r]) => `partition ${p}: snapshot at ${positions.get(p) ?? 0n}, topic starts at ${r.low}`);
+  if (gaps.length > 0) throw new SnapshotBehindChangeTopicError(model, gaps.join('; '));
+  return { records, positions, seconds: (Date.now() - started) / 1000 };
+}
