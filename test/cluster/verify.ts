@@ -253,7 +253,11 @@ export async function awaitProjected(stack: TestStack, pool: Pool, timeoutMs: nu
   );
 }
 
-/** A clean replay: a projector of its own into a fresh database, from the beginning of the topics. */
+/**
+ * A clean replay: a projector of its own into a fresh database, from the beginning of the topics
+ * (PROJECTOR_START_FROM=history: the whole history, so its rejects are those of the live projector,
+ * and it leaves the deployment's snapshot alone).
+ */
 export async function replayReadModel(stack: TestStack, env: Record<string, string>): Promise<{ locations: string[]; rejects: string[] }> {
   const url = new URL(stack.databaseUrl);
   url.pathname = `${url.pathname}_replay`;
@@ -261,7 +265,7 @@ export async function replayReadModel(stack: TestStack, env: Record<string, stri
   const pool = createPool(url.toString(), { max: 2, application: 'cluster-replay', onIdleError: () => undefined });
   try {
     await migrate(pool, join(repoRoot, 'infra', 'migrations'));
-    const projector = await startService('projector', { ...env, DATABASE_URL: url.toString(), PROJECTOR_GROUP_ID: 'projector-replay', OPERATOR_PORT: '0' }, /projector running/, 60_000);
+    const projector = await startService('projector', { ...env, DATABASE_URL: url.toString(), PROJECTOR_GROUP_ID: 'projector-replay', PROJECTOR_START_FROM: 'history', OPERATOR_PORT: '0' }, /projector running/, 60_000);
     try {
       await awaitProjected(stack, pool, 90_000);
       return await readModelRows(pool);

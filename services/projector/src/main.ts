@@ -5,5 +5,5 @@ import { startWorker } from './worker.ts';
 
 await runService(() => {
   const config = readProjectorConfig(process.env);
-  return startWorker(config.consumer, { groupId: config.groupId, secretKey: config.secretKey });
+  return startWorker(config.consumer, { groupId: config.groupId, secretKey: config.secretKey, startFrom: config.startFrom });
 });

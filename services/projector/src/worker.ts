@@ -35,7 +35,7 @@ class UnprojectedTopic extends Error {}
 
 type Consumed = { readonly projected: ProjectedRecord; readonly raw: RawRecord; readonly ceId?: string | undefined };
 
-export async function startWorker(config: ConsumerConfig, options: { groupId?: string; secretKey?: Buffer } = {}): Promise<ServiceShell> {
+export async function startWorker(config: ConsumerConfig, options: { groupId?: string; secretKey?: Buffer; startFrom?: 'snapshot' | 'history' } = {}): Promise<ServiceShell> {
   // The tokens read model holds tokens with their personal fields opened (driver-data-log.ts).
   const shell = await startServiceShell('projector', config, options.secretKey ? { secretKey: options.secretKey } : {});
   const { logger, metrics, eventLog, pool } = shell;
@@ -45,6 +45,9 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
   const batchSeconds = new Histogram({ name: 'hub_projector_batch_seconds', help: 'Time to apply one round of batches (one transaction)', labelNames: ['model'], buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [metrics] });
   const modelOf = new Map(MODELS.map((m) => [eventLog.physical(m.topic), m.model]));
   const group = options.groupId ?? 'projector';
+  // Only the deployment's projector keeps the snapshot (docs/decisions/0014-snapshot-topics.md); a
+  // replay from history into another database must not write states of its own into it.
+  const keepsSnapshot = options.startFrom !== 'history';
   const watch = consumerWatch({ group, metrics, logger, quarantine: postgresQuarantineStore(pool), stuckAfterMs: config.consumerStuckAfterMs });
   shell.addHealthProblems(() => watch.problems());
   const modelOfTopic = (topic: string): ReadModel | undefined => modelOf.get(topic) ?? modelOf.get(eventLog.physical(topic));
@@ -71,7 +74,7 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
       async (batches) => {
         const end = batchSeconds.startTimer({ model });
         try {
-          return await store.applyBatches(model, batches, undefined, (changes) => appendSnapshot(eventLog, model, changes, 'projector'));
+          return await store.applyBatches(model, batches, undefined, keepsSnapshot ? (changes) => appendSnapshot(eventLog, model, changes, 'projector') : undefined);
         } finally {
           end();
         }
@@ -89,7 +92,7 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
   };
   const grouped = Object.fromEntries(projectedModules.map((m) => [m, groupFor(m)])) as Record<ReadModel, ReturnType<typeof groupFor>>;
   const bindings = postgresPositionBindings(pool);
-  await restoreEmptyReadModels(shell);
+  if (keepsSnapshot) await restoreEmptyReadModels(shell);
   const subscription = await eventLog.subscribe({
     group,
     topics: MODELS.map((m) => m.topic),
