@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { topics } from '@hub/events';
-import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
+import { ensureTopics } from '@hub/event-log';
+import { call, createTestStack, startService, topicDefinitions, type ServiceProcess, type TestStack } from '@hub/testing';
 import { followPages, freePort, hubctl, onboard, type OnboardedPlatform } from './helpers.ts';
 
 const examples = new URL('../../shared/ocpi-2.2.1/examples/', import.meta.url);
@@ -443,6 +444,63 @@ describe('locations and tariffs: push, project, pull', () => {
     assert.equal(rebuilt.length, live.length);
     assert.deepEqual(rebuilt, live, 'documents, creation and update times as the live read model holds them');
     assert.match(rebuilt.find((r) => r.k === 'BE/BEC/KILL-2')?.d ?? '', /tail 4/);
+  });
+
+  it('a read model that predates its snapshot topic: hubctl readmodel snapshot fills it while CPOs push, and after retention the rebuild still equals the live read model', async () => {
+    // docs/decisions/0014-snapshot-topics.md: an existing deployment has history but no snapshot. The
+    // snapshot topic is made empty again (deleted and created anew while the projector is stopped);
+    // only objects changed afterwards reach it through the projector.
+    const rows = async () =>
+      (await stack.pool.query<{ k: string; d: string; c: string; u: string }>(
+        `select country_code || '/' || party_id || '/' || id as k, document::text as d, created_at::text as c, last_updated::text as u from locations
+          where generation = (select active from read_model_generations where model = 'locations') order by 1`,
+      )).rows;
+    const admin = stack.eventLog.admin();
+    await admin.connect();
+    try {
+      await projector.stop();
+      const snapshotTopic = stack.eventLog.physical(topics.locationsSnapshot);
+      await admin.deleteTopics({ topics: [snapshotTopic], timeout: 30_000 });
+      for (const giveUpAt = Date.now() + 30_000; (await admin.listTopics()).includes(snapshotTopic) && Date.now() < giveUpAt; ) await new Promise((r) => setTimeout(r, 200));
+      for (const giveUpAt = Date.now() + 30_000; ; ) {
+        try {
+          await ensureTopics(admin, topicDefinitions(), stack.topicPrefix);
+          break;
+        } catch (e) {
+          // The deletion may still be under way on a broker (TOPIC_ALREADY_EXISTS, retriable).
+          if (Date.now() >= giveUpAt) throw e;
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
+      projector = await startService('projector', env, /projector running/, 60_000);
+
+      // The fill runs while the CPO goes on changing locations.
+      const fill = hubctl(env, ['readmodel', 'snapshot', '--model', 'locations', '--json']);
+      for (let i = 0; i < 20; i++) {
+        const res = await patch(`locations/BE/BEC/KILL-${i % 10}`, { name: `during fill ${i}`, last_updated: `2025-02-01T00:00:${String(i).padStart(2, '0')}Z` });
+        assert.equal(res.body.status_code, 1000, res.text);
+      }
+      const filled = await fill;
+      assert.equal(filled.code, 0, filled.stderr);
+      const written = JSON.parse(filled.stdout) as { objects: number };
+
+      // Retention deletes every change so far; a few changes after it make the tail.
+      const physical = stack.eventLog.physical(topics.locations);
+      const ends = await admin.fetchTopicOffsets(physical);
+      await admin.deleteTopicRecords({ topic: physical, partitions: ends.map((o) => ({ partition: o.partition, offset: o.high })) });
+      for (let i = 0; i < 3; i++) assert.equal((await patch('locations/BE/BEC/KILL-3', { name: `after fill ${i}`, last_updated: `2025-03-01T00:00:0${i}Z` })).body.status_code, 1000);
+      await call(hub, 'GET', '/ocpi/2.2.1/locations/BE/BEC/KILL-3', { token: cpo.token }); // waits for the projection
+      const live = await rows();
+      assert.ok(written.objects >= live.length, `every live location written: ${filled.stdout}`);
+      const out = await hubctl(env, ['readmodel', 'rebuild', '--model', 'locations', '--json']);
+      assert.equal(out.code, 0, out.stderr);
+      const rebuilt = await rows();
+      assert.equal(rebuilt.length, live.length, 'no location is missing from the rebuilt read model');
+      assert.deepEqual(rebuilt, live, 'documents, creation and update times as the live read model holds them');
+      assert.match(rebuilt.find((r) => r.k === 'BE/BEC/KILL-3')?.d ?? '', /after fill 2/);
+    } finally {
+      await admin.disconnect();
+    }
   });
 
   it('location list requests are limited per party across ingress replicas (HTTP 429 + Retry-After)', async () => {

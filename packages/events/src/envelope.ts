@@ -31,7 +31,8 @@ export interface HubEvent<T = unknown> {
   readonly sealedDriverData?: string;
   /**
    * Header hub-change-position, on snapshot records only: "<partition>:<offset>", the change topic's
-   * next offset whose state this record holds (docs/decisions/0014-snapshot-topics.md).
+   * next offset whose state this record holds, or "<partition>:<offset>,..." over every partition
+   * when written from the read model (docs/decisions/0014-snapshot-topics.md).
    */
   readonly changePosition?: string;
 }

@@ -12,7 +12,8 @@ import { UsageError } from './usage.ts';
 export interface HubctlDeps {
   readonly store: RegistryStore;
   /** Read models and the event log, for rebuilds; opened only by the commands that need them. */
-  readonly readModels: () => { store: ReadModelStore; eventLog: EventLog; bindings?: PositionBindingStore };
+  /** `sealsDriverData`: the event log seals drivers' personal fields (HUB_SECRET_KEY given). */
+  readonly readModels: () => { store: ReadModelStore; eventLog: EventLog; bindings?: PositionBindingStore; sealsDriverData?: boolean };
   readonly deliveries: () => { deliveries: DeliveryStore; eventLog: EventLog; bindings?: PositionBindingStore };
   readonly quarantine: () => QuarantineStore;
   /** The tokens read model's routed tokens and the delivery queue, for tokens resend. */

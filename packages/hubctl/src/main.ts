@@ -27,7 +27,7 @@ try {
     store: postgresRegistryStore(pool),
     source: `hubctl@${hostname()}`,
     actor: userInfo().username,
-    readModels: () => ({ store: postgresReadModelStore(pool), eventLog: objectLog, bindings: postgresPositionBindings(pool) }),
+    readModels: () => ({ store: postgresReadModelStore(pool), eventLog: objectLog, bindings: postgresPositionBindings(pool), sealsDriverData: keyring !== undefined }),
     deliveries: () => ({ deliveries: postgresDeliveryStore(pool), eventLog: objectLog, bindings: postgresPositionBindings(pool) }),
     quarantine: () => postgresQuarantineStore(pool),
     tokens: () => ({ source: postgresTokenResend(pool), deliveries: postgresDeliveryStore(pool) }),

@@ -1,5 +1,6 @@
 import { isProjectedModule, projectedModules } from '@hub/modules';
 import { need, type CommandContext } from './command-context.ts';
+import { fillSnapshot } from '@hub/service-kit';
 import { progressBar, rebuildReadModel } from './rebuild.ts';
 import { UsageError } from './usage.ts';
 
@@ -27,6 +28,28 @@ export async function runReadmodelCommand(action: string, ctx: CommandContext): 
       print(
         `${model} rebuilt as generation ${result.generation}: ${result.snapshotRecords} snapshot records, then up to ${result.events} events, ${result.rows} rows in ${result.seconds.toFixed(1)} s; now serving`,
         { model, generation: result.generation, events: Number(result.events), rows: result.rows, seconds: result.seconds, events_per_second: result.eventsPerSecond, snapshot_records: result.snapshotRecords, snapshot_seconds: result.snapshotSeconds },
+      );
+      return 0;
+    }
+    case 'snapshot': {
+      const model = need(values, 'model');
+      if (!isProjectedModule(model)) throw new UsageError(`--model must be ${projectedModules.join(' or ')}`);
+      const readModels = deps.readModels();
+      // Without the key the tokens would reach the topic with their uids in plain (ADR 0013).
+      if (model === 'tokens' && !readModels.sealsDriverData) throw new UsageError('readmodel snapshot --model tokens needs HUB_SECRET_KEY, to seal drivers\' personal fields');
+      let lastLine = 0;
+      const result = await fillSnapshot(readModels, model, {
+        source: deps.source,
+        onProgress: (objects) => {
+          if (Date.now() - lastLine < 1000) return;
+          lastLine = Date.now();
+          deps.err(deps.interactive ? `\r${objects} objects written` : `${objects} objects written\n`);
+        },
+      });
+      if (deps.interactive && lastLine > 0) deps.err('\n');
+      print(
+        `${result.objects} ${model} written to the snapshot topic in ${result.seconds.toFixed(1)} s` + (result.skipped > 0 ? ` (${result.skipped} erased tokens left out)` : ''),
+        { model, objects: result.objects, skipped_erased: result.skipped, seconds: result.seconds },
       );
       return 0;
     }

@@ -43,6 +43,10 @@ export const USAGE = `usage: npm run hubctl -- [--sandbox] <command> [options] [
                                    rebuild a read model from its snapshot topic and the change
                                    topic after it (--from history: the whole change topic) while
                                    the old one serves, then switch over (progress on stderr)
+  readmodel snapshot --model ${projectedModules.join('|')}
+                                   write every live object of the read model to its snapshot topic
+                                   (a deployment whose read model predates it; safe while projectors
+                                   run), before the change topic gets a finite retention
   readmodel rejects --model ${projectedModules.join('|')} [--limit N]
                                    the newest events the read model did not apply: not
                                    applicable, or superseded by a newer state (newest wins)

@@ -20,6 +20,11 @@ export interface ProjectionRule {
   find(document: Json, path: ObjectPath): Json | undefined;
   /** Interface document, Limits: the rate-limit bucket of list pulls, if they have one. */
   readonly listBudget?: string;
+  /**
+   * The id its events name a stored object by, in the case the partner sent it (rows are keyed by the
+   * upper-cased id; Kafka keys are not): a snapshot written from the read model keys it so.
+   */
+  objectId(document: Json): string | undefined;
 }
 
 /** What the hub delivers to a party, and how (dispatcher; interface document, Receiver endpoints). */

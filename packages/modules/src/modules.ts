@@ -1,6 +1,6 @@
 import { cdrEventTypes, chargingProfileEventTypes, commandEventTypes, locationEventTypes, registryEventTypes, sessionEventTypes, tariffEventTypes, tokenEventTypes, topics } from '@hub/events';
 import { applyLocationEvent, applyTariffEvent, applyTokenEvent, findInLocation } from './apply.ts';
-import { splitTokenObjectId } from './token-id.ts';
+import { splitTokenObjectId, tokenObjectId } from './token-id.ts';
 import type { DeliveryKind, DeliveryRule, OcpiModule, ProjectionRule } from './module-rules.ts';
 
 export type { DeliveredObject, DeliveryKind, DeliveryRule, OcpiModule, ProjectionRule } from './module-rules.ts';
@@ -11,6 +11,10 @@ export type { DeliveredObject, DeliveryKind, DeliveryRule, OcpiModule, Projectio
 // its routes, schemas and, for a new read model, its table). The shape of an entry is in module-rules.ts.
 
 const stripSlashes = (url: string): string => url.replace(/\/+$/, '');
+const stringMember = (document: Record<string, unknown>, name: string): string | undefined => {
+  const value = document[name];
+  return typeof value === 'string' ? value : undefined;
+};
 
 export const ocpiModules = {
   // mod_locations.asciidoc: CPO-owned, pulled by eMSPs (list and detail), PATCHed at three levels.
@@ -28,6 +32,7 @@ export const ocpiModules = {
       replacesWholeObject: (type) => type === locationEventTypes.locationPut,
       find: findInLocation,
       listBudget: 'locations-list',
+      objectId: (document) => stringMember(document, 'id'),
     },
   },
   // mod_tariffs.asciidoc: CPO-owned, pulled by eMSPs; PUT and DELETE only.
@@ -44,6 +49,7 @@ export const ocpiModules = {
       evolve: (stored, type, _path, data) => applyTariffEvent(stored, type, data),
       replacesWholeObject: (type) => type === tariffEventTypes.tariffPut,
       find: (document) => document,
+      objectId: (document) => stringMember(document, 'id'),
     },
   },
   // mod_sessions.asciidoc: pushed by the CPO, delivered to the eMSP of its cdr_token. Interface
@@ -132,6 +138,10 @@ export const ocpiModules = {
       replacesWholeObject: (type) => type === tokenEventTypes.tokenPut,
       find: (document) => document,
       listBudget: 'tokens-list',
+      objectId: (document) => {
+        const uid = stringMember(document, 'uid');
+        return uid === undefined ? undefined : tokenObjectId(uid, stringMember(document, 'type'));
+      },
     },
     delivery: {
       kind: 'token',

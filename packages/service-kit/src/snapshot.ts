@@ -1,6 +1,7 @@
 import type { EventLog } from '@hub/event-log';
 import { CHANGE_POSITION_HEADER, newEvent, snapshotEventTypes, topics, type HubEvent } from '@hub/events';
 import { objectKey, parseSubject, pathSubject, topicOf } from '@hub/modules';
+import { ERASED_PLACEHOLDER } from '@hub/registry';
 import type { ObjectChange, ReadModel, ReadModelStore, RestoredObject } from '@hub/store';
 
 // The snapshot topics (docs/decisions/0014-snapshot-topics.md): one compacted record per live object
@@ -43,21 +44,25 @@ export function snapshotRecords(model: ReadModel, changes: readonly ObjectChange
  * objects, far beyond what a broker takes in one batch (message.max.bytes, 1 MiB by default).
  */
 export async function appendSnapshot(eventLog: Pick<EventLog, 'append'>, model: ReadModel, changes: readonly ObjectChange[], source: string): Promise<void> {
+  await appendInChunks(eventLog, snapshotTopicOf(model), snapshotRecords(model, changes, source));
+}
+
+async function appendInChunks(eventLog: Pick<EventLog, 'append'>, topic: string, events: readonly HubEvent[]): Promise<void> {
   const limit = 768 * 1024;
-  let chunk: ObjectChange[] = [];
+  let chunk: HubEvent[] = [];
   let bytes = 0;
-  for (const c of changes) {
+  for (const event of events) {
     // The document's JSON plus the CloudEvents headers and the key.
-    const size = (c.document === null ? 0 : JSON.stringify(c.document).length) + 512;
+    const size = (event.data === null || event.data === undefined ? 0 : JSON.stringify(event.data).length) + 512;
     if (chunk.length > 0 && bytes + size > limit) {
-      await eventLog.append(snapshotTopicOf(model), snapshotRecords(model, chunk, source));
+      await eventLog.append(topic, chunk);
       chunk = [];
       bytes = 0;
     }
-    chunk.push(c);
+    chunk.push(event);
     bytes += size;
   }
-  if (chunk.length > 0) await eventLog.append(snapshotTopicOf(model), snapshotRecords(model, chunk, source));
+  if (chunk.length > 0) await eventLog.append(topic, chunk);
 }
 
 export interface SnapshotLoad {
@@ -74,6 +79,29 @@ export class SnapshotBehindChangeTopicError extends Error {
     super(`the ${model} snapshot is behind the start of ${topicOf(model)} (${gaps}): records in between are gone; the read model cannot be rebuilt from them`);
     this.name = 'SnapshotBehindChangeTopicError';
   }
+}
+
+/** The snapshot topic's partitions do not match its change topic's: a record's partition says nothing. */
+export class SnapshotPartitionsError extends Error {
+  constructor(model: ReadModel, snapshot: number, change: number) {
+    super(`the ${model} snapshot topic has ${snapshot} partitions and ${topicOf(model)} ${change}: a snapshot record's partition must be its change records' partition`);
+    this.name = 'SnapshotPartitionsError';
+  }
+}
+
+/**
+ * The change-topic position a snapshot record in `partition` reflects. The header is
+ * "<partition>:<offset>" (the projector's: its change record's partition, which is the record's own)
+ * or "<partition>:<offset>,..." over every partition (hubctl readmodel snapshot, which writes before
+ * Kafka has chosen the partition): the entry of the record's own partition applies.
+ */
+export function changePositionIn(value: string | undefined, partition: number): bigint | undefined {
+  if (value === undefined) return undefined;
+  for (const entry of value.split(',')) {
+    const m = /^(\d+):(\d+)$/.exec(entry.trim());
+    if (m && Number(m[1]) === partition) return BigInt(m[2]!);
+  }
+  return undefined;
 }
 
 function header(headers: Readonly<Record<string, unknown>>, name: string): string | undefined {
@@ -110,6 +138,9 @@ export async function loadSnapshot(
   const started = Date.now();
   const topic = snapshotTopicOf(model);
   const ranges = await rangesOf(deps.eventLog, topic);
+  const changeRanges = await rangesOf(deps.eventLog, topicOf(model));
+  // A record's partition stands for its change records' partition only while both topics have as many.
+  if (ranges.size !== changeRanges.size) throw new SnapshotPartitionsError(model, ranges.size, changeRanges.size);
   const target = new Map([...ranges].filter(([, r]) => r.high > r.low).map(([p, r]) => [p, r.high]));
   const targetTotal = [...ranges.values()].reduce((n, r) => n + (r.high - r.low), 0n);
   const positions = new Map<number, bigint>();
@@ -131,15 +162,13 @@ export async function loadSnapshot(
           const event = record.event;
           const subject = event?.subject ?? header(record.headers, 'ce_subject');
           const path = subject === undefined ? undefined : parseSubject(subject);
-          const position = event?.changePosition ?? header(record.headers, CHANGE_POSITION_HEADER);
-          const [partition, offset] = (position ?? '').split(':');
-          if (!path || partition === undefined || offset === undefined || !/^\d+$/.test(partition) || !/^\d+$/.test(offset)) continue;
+          const next = changePositionIn(event?.changePosition ?? header(record.headers, CHANGE_POSITION_HEADER), batch.partition);
+          if (!path || next === undefined) continue;
           const document = record.value === null ? null : event && typeof event.data === 'object' && event.data !== null ? (event.data as Record<string, unknown>) : undefined;
           if (document === undefined) continue;
           objects.push({ path: { countryCode: path.countryCode, partyId: path.partyId, id: path.id }, document, createdAt: event?.time ?? new Date(0).toISOString() });
-          const p = Number(partition);
-          const next = BigInt(offset);
-          if (next > (batchPositions.get(p) ?? 0n)) batchPositions.set(p, next);
+          // A snapshot record is in the partition of its change records (the same key and partition count).
+          if (next > (batchPositions.get(batch.partition) ?? 0n)) batchPositions.set(batch.partition, next);
         }
         try {
           await deps.store.restore(model, generation, objects, batchPositions);
@@ -168,4 +197,43 @@ export async function loadSnapshot(
   const gaps = [...change].filter(([p, r]) => r.low > (positions.get(p) ?? 0n)).map(([p, r]) => `partition ${p}: snapshot at ${positions.get(p) ?? 0n}, topic starts at ${r.low}`);
   if (gaps.length > 0) throw new SnapshotBehindChangeTopicError(model, gaps.join('; '));
   return { records, positions, seconds: (Date.now() - started) / 1000 };
+}
+
+export interface SnapshotFill {
+  readonly objects: number;
+  /** Tokens whose personal data was erased before (their rows hold none, and no data key to seal under). */
+  readonly skipped: number;
+  readonly seconds: number;
+}
+
+/**
+ * Writes every live object of a read model to its snapshot topic (hubctl readmodel snapshot): for a
+ * deployment whose read model predates the snapshot topics, before its change topics get a finite
+ * retention (docs/decisions/0014-snapshot-topics.md). Safe while projectors run: each chunk is written
+ * while its rows are share-locked (ReadModelStore.liveObjects), so a projector's later record of the
+ * same object comes after it. The header names every partition's position, since the partition is
+ * Kafka's choice by key. `eventLog` must be the driver-data log, so tokens are sealed.
+ */
+export async function fillSnapshot(
+  deps: { eventLog: Pick<EventLog, 'append'>; store: Pick<ReadModelStore, 'liveObjects'> },
+  model: ReadModel,
+  options: { chunkSize?: number; source?: string; onProgress?: (objects: number) => void } = {},
+): Promise<SnapshotFill> {
+  const started = Date.now();
+  let skipped = 0;
+  let appended = 0;
+  await deps.store.liveObjects(model, options.chunkSize ?? 500, async (chunk) => {
+    const position = [...chunk.positions].sort(([a], [b]) => a - b).map(([p, next]) => `${p}:${next.toString()}`).join(',');
+    // An erased token's row is named by its data key's id and holds no personal field: sealing it
+    // would ask for a key of a uid that is not one. It stays out (ADR 0014, Consequences).
+    const objects = chunk.objects.filter((o) => !(model === 'tokens' && o.document['uid'] === ERASED_PLACEHOLDER));
+    skipped += chunk.objects.length - objects.length;
+    const events = objects.map((o) =>
+      newEvent<unknown>({ type: SNAPSHOTS[model].type, source: options.source ?? 'hubctl', subject: pathSubject(o.path), key: objectKey(o.path), data: o.document, time: o.createdAt, changePosition: position }),
+    );
+    await appendInChunks(deps.eventLog, snapshotTopicOf(model), events);
+    appended += objects.length;
+    options.onProgress?.(appended);
+  });
+  return { objects: appended, skipped, seconds: (Date.now() - started) / 1000 };
 }

@@ -3,14 +3,14 @@ import { inTransaction, type Pool, type PoolClient } from './pool.ts';
 import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
 import { applyBatches } from './read-model-apply.ts';
 import { type BatchOutcome, type Json, type ObjectsChanged, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
-import { restoreObjects, type RestoredObject } from './read-model-restore.ts';
+import { forEachLiveObjectChunk, restoreObjects, type LiveObjectsChunk, type RestoredObject } from './read-model-restore.ts';
 import { readModelLists, type ListOptions } from './read-model-list.ts';
 import { sides } from './read-model-visibility.ts';
 import { redriveRecord } from './read-model-redrive.ts';
 
 export type { ListOptions } from './read-model-list.ts';
 export { creationTime, projectedRecord, type BatchOutcome, type ObjectChange, type ObjectsChanged, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
-export type { RestoredObject } from './read-model-restore.ts';
+export type { LiveObjectsChunk, RestoredObject } from './read-model-restore.ts';
 
 // Read models of locations and tariffs in Postgres (reference design, Postgres). The projector applies
 // a batch of one partition in one transaction together with that partition's offset, so the rows and
@@ -59,6 +59,11 @@ export interface ReadModelStore {
   applyBatches(model: ReadModel, batches: ReadonlyArray<PartitionBatch>, generation?: number, onChanged?: ObjectsChanged): Promise<BatchOutcome[]>;
   /** Stores snapshot records into a generation with the positions they reflect (read-model-restore.ts). */
   restore(model: ReadModel, generation: number, objects: readonly RestoredObject[], positions: ReadonlyMap<number, bigint>): Promise<void>;
+  /**
+   * The active generation's objects in chunks, each handed to `write` while its rows are share-locked,
+   * with the positions they reflect (read-model-restore.ts); resolves to the number written.
+   */
+  liveObjects(model: ReadModel, chunkSize: number, write: (chunk: LiveObjectsChunk) => Promise<void>): Promise<number>;
   /** The active generation. */
   activeGeneration(model: ReadModel): Promise<number>;
   /**
@@ -129,6 +134,7 @@ export function postgresReadModelStore(pool: Pool, lists: ListOptions = {}): Rea
     },
 
     restore: (model, generation, objects, positions) => restoreObjects(pool, model, generation, objects, positions),
+    liveObjects: (model, chunkSize, write) => forEachLiveObjectChunk(pool, model, chunkSize, write),
     activeGeneration: (model) => generationOf(pool, model),
 
     async rejects(model, limit) {

@@ -1,5 +1,5 @@
 import { isProjectedModule, projectionOf, type ObjectPath } from '@hub/modules';
-import { inTransaction, type Pool } from './pool.ts';
+import { inTransaction, type Pool, type PoolClient } from './pool.ts';
 import type { Json, ReadModel } from './read-model-records.ts';
 
 // Loads a generation from the snapshot topic (docs/decisions/0014-snapshot-topics.md): each record
@@ -59,4 +59,81 @@ export async function restoreObjects(pool: Pool, model: ReadModel, generation: n
       );
     }
   });
+}
+
+/** Objects of the active generation with the change positions they reflect (hubctl readmodel snapshot). */
+export interface LiveObjectsChunk {
+  readonly objects: ReadonlyArray<{ readonly path: ObjectPath; readonly document: Json; readonly createdAt: string }>;
+  /** Every change partition's next offset, read after the chunk's rows were locked. */
+  readonly positions: ReadonlyMap<number, bigint>;
+}
+
+type LiveRow = { country_code: string; party_id: string; id: string; document: Json; created_at: Date };
+
+/**
+ * Hands the active generation's objects to `write` in key order, `chunkSize` at a time, each inside a
+ * transaction that holds the chunk's rows under a share lock until `write` returned, with the
+ * positions read after the lock was taken (docs/decisions/0014-snapshot-topics.md, filling the
+ * snapshot of a deployment that predates it). A projector changing one of those rows waits, so its
+ * own snapshot record of the row comes after the one written here; every change the row reflects is
+ * before the positions. Rows a projector transaction holds are skipped (never waited for, so the two
+ * cannot deadlock) and taken one by one at the end, each waiting for that transaction alone.
+ * Returns how many objects were written.
+ */
+export async function forEachLiveObjectChunk(pool: Pool, model: ReadModel, chunkSize: number, write: (chunk: LiveObjectsChunk) => Promise<void>): Promise<number> {
+  if (!isProjectedModule(model) || !Number.isInteger(chunkSize) || chunkSize < 1) throw new Error(`bad snapshot coordinates ${String(model)}/${chunkSize}`);
+  const rule = projectionOf(model);
+  const generation = `coalesce((select active from read_model_generations where model = '${model}'), 1)`;
+  const columns = 'country_code, party_id, id, document, created_at';
+  let written = 0;
+  const skipped: Array<[string, string, string]> = [];
+  const writeLocked = async (client: PoolClient, rows: readonly LiveRow[]): Promise<void> => {
+    const { rows: offsets } = await client.query<{ partition: number; next_offset: string }>(
+      `select partition, next_offset from projection_offsets where model = $1 and generation = ${generation}`,
+      [model],
+    );
+    const objects = rows.map((r) => {
+      // The id as the partner sent it, when the document still names the row (an erased token's row
+      // is named by its data key's id instead: docs/decisions/0013-erasure-by-destroying-data-keys.md).
+      const sent = rule.objectId(r.document);
+      const id = sent !== undefined && sent.toUpperCase() === r.id ? sent : r.id;
+      return { path: { countryCode: r.country_code, partyId: r.party_id, id }, document: r.document, createdAt: r.created_at.toISOString() };
+    });
+    await write({ objects, positions: new Map(offsets.map((o) => [o.partition, BigInt(o.next_offset)])) });
+    written += objects.length;
+  };
+  let after: [string, string, string] = ['', '', ''];
+  for (;;) {
+    const done = await inTransaction(pool, async (client) => {
+      const { rows: keys } = await client.query<{ country_code: string; party_id: string; id: string }>(
+        `select country_code, party_id, id from ${rule.table} where generation = ${generation} and (country_code, party_id, id) > ($1, $2, $3)
+          order by country_code, party_id, id limit $4`,
+        [...after, chunkSize],
+      );
+      const last = keys[keys.length - 1];
+      if (!last) return true;
+      after = [last.country_code, last.party_id, last.id];
+      const { rows } = await client.query<LiveRow>(
+        `select ${columns} from ${rule.table} where generation = ${generation} and (country_code, party_id, id) >= ($1, $2, $3) and (country_code, party_id, id) <= ($4, $5, $6)
+          order by country_code, party_id, id for share skip locked`,
+        [keys[0]!.country_code, keys[0]!.party_id, keys[0]!.id, last.country_code, last.party_id, last.id],
+      );
+      const locked = new Set(rows.map((r) => `${r.country_code}\u0000${r.party_id}\u0000${r.id}`));
+      for (const k of keys) if (!locked.has(`${k.country_code}\u0000${k.party_id}\u0000${k.id}`)) skipped.push([k.country_code, k.party_id, k.id]);
+      if (rows.length > 0) await writeLocked(client, rows);
+      return keys.length < chunkSize;
+    });
+    if (done) break;
+  }
+  for (const [cc, pid, id] of skipped) {
+    await inTransaction(pool, async (client) => {
+      const { rows } = await client.query<LiveRow>(
+        `select ${columns} from ${rule.table} where generation = ${generation} and country_code = $1 and party_id = $2 and id = $3 for share`,
+        [cc, pid, id],
+      );
+      // Gone meanwhile: the projector that deleted it wrote its tombstone.
+      if (rows.length > 0) await writeLocked(client, rows);
+    });
+  }
+  return written;
 }
