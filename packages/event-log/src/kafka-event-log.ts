@@ -67,7 +67,7 @@ export interface EventLog {
  */
 export interface KafkaEventLog extends EventLog {
   /** A consumer-group member over physical topic names; fetch sizes as fetchLimits gives them. */
-  consumer(groupId: string, options?: { maxBytes?: number; maxBytesPerPartition?: number }): Consumer;
+  consumer(groupId: string, options?: { maxBytes?: number; maxBytesPerPartition?: number; maxWaitMs?: number }): Consumer;
   admin(): Admin;
   /** Parses a consumed record; undefined for a record that is not one of our events. */
   decode(topic: string, partition: number, message: KafkaMessage): ConsumedEvent | undefined;
@@ -103,7 +103,7 @@ export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
   };
 
   const physicalGroup = (groupId: string): string => topicName(prefix, groupId);
-  const newConsumer = (groupId: string, consumerOptions: { maxBytes?: number; maxBytesPerPartition?: number } = {}): Consumer =>
+  const newConsumer = (groupId: string, consumerOptions: { maxBytes?: number; maxBytesPerPartition?: number; maxWaitMs?: number } = {}): Consumer =>
     // A member that died without leaving (SIGKILL) holds its partitions until its session times
     // out: 10 s keeps that pause short while tolerating ordinary GC and I/O stalls.
     kafka.consumer({
@@ -113,8 +113,11 @@ export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
       heartbeatInterval: 1_000,
       // Never kafkajs's 10 MiB a fetch: what a consumer holds decoded is bounded by this (fetch-limits.ts).
       ...fetchLimits(consumerOptions),
+      // How long a fetch that finds nothing waits at the broker (kafkajs: 5 s). Stopping a consumer
+      // waits for its fetch in flight, so a one-off reader at the end of its topics asks for less.
+      ...(consumerOptions.maxWaitMs !== undefined ? { maxWaitTimeInMs: consumerOptions.maxWaitMs } : {}),
     });
-  const consumer = (groupId: string, consumerOptions: { maxBytes?: number; maxBytesPerPartition?: number } = {}): Consumer => {
+  const consumer = (groupId: string, consumerOptions: { maxBytes?: number; maxBytesPerPartition?: number; maxWaitMs?: number } = {}): Consumer => {
     const c = newConsumer(groupId, consumerOptions);
     open.push(c);
     return c;

@@ -31,8 +31,11 @@ export const OFFSET_COMMIT_INTERVAL_MS = 5_000;
 /** Wait at most this long after a fetch before the next one, once caught up. */
 export const FETCH_LINGER_MS = 20;
 
+/** How long an empty fetch of a one-off group waits at the broker (SubscribeOptions.ephemeral). */
+export const EPHEMERAL_FETCH_WAIT_MS = 200;
+
 export interface KafkaSubscriptionContext {
-  readonly consumer: (group: string, options: { maxBytes?: number; maxBytesPerPartition?: number }) => Consumer;
+  readonly consumer: (group: string, options: { maxBytes?: number; maxBytesPerPartition?: number; maxWaitMs?: number }) => Consumer;
   readonly admin: () => Promise<Admin>;
   readonly physical: (topic: string) => string;
   readonly physicalGroup: (group: string) => string;
@@ -120,6 +123,9 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
     const c = ctx.consumer(options.group, {
       ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}),
       ...(options.maxBytesPerPartition ? { maxBytesPerPartition: options.maxBytesPerPartition } : {}),
+      // A one-off reader (a rebuild, a snapshot load) stops as soon as it reached its target; its stop
+      // waits for the fetch in flight, which at the end of a topic is an empty long poll.
+      ...(options.ephemeral ? { maxWaitMs: EPHEMERAL_FETCH_WAIT_MS } : {}),
     });
     consumer = c;
     await c.connect();
@@ -225,7 +231,8 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
       timers.clear();
       // What was handled since the last interval's commit; bounded: a lost broker must not hold up
       // the shutdown (the positions in the store, where there are any, are the truth anyway).
-      if (consumer && resolved.size > 0) {
+      // A one-off group is deleted below: its offsets would serve nobody.
+      if (consumer && resolved.size > 0 && !options.ephemeral) {
         const committed = consumer.commitOffsets([...resolved.values()]).catch((err: unknown) => ctx.logger.warn('could not commit the consumed offsets at stop', { group: options.group, err: (err as Error).message }));
         await Promise.race([committed, new Promise((r) => setTimeout(r, 2_000).unref())]);
       }
