@@ -54,6 +54,12 @@ describe('locations and tariffs: push, project, pull', () => {
 
   const put = (path: string, body: unknown, token = cpo.token) => call(hub, 'PUT', `/ocpi/2.2.1/${path}`, { token, body });
   const patch = (path: string, body: unknown, token = cpo.token) => call(hub, 'PATCH', `/ocpi/2.2.1/${path}`, { token, body });
+  /** The served generation's locations, with their creation and update times, in key order. */
+  const activeRows = async () =>
+    (await stack.pool.query<{ k: string; d: string; c: string; u: string }>(
+      `select country_code || '/' || party_id || '/' || id as k, document::text as d, created_at::text as c, last_updated::text as u from locations
+        where generation = (select active from read_model_generations where model = 'locations') order by 1`,
+    )).rows;
   const locationPath = (l: Json) => `locations/${String(l['country_code'])}/${String(l['party_id'])}/${String(l['id'])}`;
 
   const locationFiles = readdirSync(examples).filter((f) => /^location_example.*\.json$/.test(f)).sort();
@@ -413,11 +419,6 @@ describe('locations and tariffs: push, project, pull', () => {
   it('once retention has deleted the early changes (admin DeleteRecords), hubctl rebuilds from the snapshot topic plus the tail and equals the live read model', async () => {
     // docs/decisions/0014-snapshot-topics.md: every record of the change topic so far is deleted (as
     // retention would), then a few more changes make the tail the rebuild must still replay.
-    const rows = async () =>
-      (await stack.pool.query<{ k: string; d: string; c: string; u: string }>(
-        `select country_code || '/' || party_id || '/' || id as k, document::text as d, created_at::text as c, last_updated::text as u from locations
-          where generation = (select active from read_model_generations where model = 'locations') order by 1`,
-      )).rows;
     const admin = stack.eventLog.admin();
     await admin.connect();
     try {
@@ -435,12 +436,12 @@ describe('locations and tariffs: push, project, pull', () => {
       assert.equal(res.body.status_code, 1000, res.text);
     }
     await call(hub, 'GET', '/ocpi/2.2.1/locations/BE/BEC/KILL-2', { token: cpo.token }); // waits for the projection
-    const live = await rows();
+    const live = await activeRows();
     const out = await hubctl(env, ['readmodel', 'rebuild', '--model', 'locations', '--json']);
     assert.equal(out.code, 0, out.stderr);
     const result = JSON.parse(out.stdout) as { generation: number; rows: number; snapshot_records: number };
     assert.ok(result.snapshot_records >= live.length, `loaded from the snapshot: ${out.stdout}`);
-    const rebuilt = await rows();
+    const rebuilt = await activeRows();
     assert.equal(rebuilt.length, live.length);
     assert.deepEqual(rebuilt, live, 'documents, creation and update times as the live read model holds them');
     assert.match(rebuilt.find((r) => r.k === 'BE/BEC/KILL-2')?.d ?? '', /tail 4/);
@@ -450,11 +451,6 @@ describe('locations and tariffs: push, project, pull', () => {
     // docs/decisions/0014-snapshot-topics.md: an existing deployment has history but no snapshot. The
     // snapshot topic is made empty again (deleted and created anew while the projector is stopped);
     // only objects changed afterwards reach it through the projector.
-    const rows = async () =>
-      (await stack.pool.query<{ k: string; d: string; c: string; u: string }>(
-        `select country_code || '/' || party_id || '/' || id as k, document::text as d, created_at::text as c, last_updated::text as u from locations
-          where generation = (select active from read_model_generations where model = 'locations') order by 1`,
-      )).rows;
     const admin = stack.eventLog.admin();
     await admin.connect();
     try {
@@ -490,11 +486,11 @@ describe('locations and tariffs: push, project, pull', () => {
       await admin.deleteTopicRecords({ topic: physical, partitions: ends.map((o) => ({ partition: o.partition, offset: o.high })) });
       for (let i = 0; i < 3; i++) assert.equal((await patch('locations/BE/BEC/KILL-3', { name: `after fill ${i}`, last_updated: `2025-03-01T00:00:0${i}Z` })).body.status_code, 1000);
       await call(hub, 'GET', '/ocpi/2.2.1/locations/BE/BEC/KILL-3', { token: cpo.token }); // waits for the projection
-      const live = await rows();
+      const live = await activeRows();
       assert.ok(written.objects >= live.length, `every live location written: ${filled.stdout}`);
       const out = await hubctl(env, ['readmodel', 'rebuild', '--model', 'locations', '--json']);
       assert.equal(out.code, 0, out.stderr);
-      const rebuilt = await rows();
+      const rebuilt = await activeRows();
       assert.equal(rebuilt.length, live.length, 'no location is missing from the rebuilt read model');
       assert.deepEqual(rebuilt, live, 'documents, creation and update times as the live read model holds them');
       assert.match(rebuilt.find((r) => r.k === 'BE/BEC/KILL-3')?.d ?? '', /after fill 2/);
