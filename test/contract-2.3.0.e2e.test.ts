@@ -13,7 +13,8 @@ import { freePort, hubctl, onboard, onboard230, until, type OnboardedPlatform } 
 type Json = Record<string, unknown>;
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const doc = (name: string) => JSON.parse(readFileSync(new URL(`../docs/${name}`, import.meta.url), 'utf8')) as Json;
-const location230 = JSON.parse(readFileSync(new URL('../../shared/ocpi-2.3.0/examples/location_example.json', import.meta.url), 'utf8')) as Json;
+const example230 = (name: string) => JSON.parse(readFileSync(new URL(`../../shared/ocpi-2.3.0/examples/${name}`, import.meta.url), 'utf8')) as Json;
+const location230 = example230('location_example.json');
 
 describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says', () => {
   const openapi = openApiContract(doc('openapi.json'));
@@ -96,6 +97,23 @@ describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says',
       if ((list.body.data as unknown[]).length === 1) break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    assert.deepEqual(problems, []);
+  });
+
+  it('sessions and CDRs: pushes, the CPO reads its CDR back, refusals', async () => {
+    const cdrToken = { country_code: 'NL', party_id: 'TST', uid: 'T1', type: 'RFID', contract_id: 'NL-TST-C1' };
+    const session: Json = { ...example230('session_example_1_simple_start.json'), country_code: 'BE', party_id: 'BEC', cdr_token: cdrToken };
+    const path = `/ocpi/2.3.0/sessions/BE/BEC/${String(session['id'])}`;
+    assert.equal((await send('PUT', path, { token: cpo.token, body: session })).body.status_code, 1000);
+    assert.equal((await send('PATCH', path, { token: cpo.token, body: { kwh: 2, last_updated: '2026-01-01T00:00:00Z' } })).body.status_code, 1000);
+    assert.equal((await send('PUT', path, { token: cpo.token, body: { ...session, total_cost: { excl_vat: 1 } } })).body.status_code, 2001);
+    // cdr_example.json's Tariff lacks the required tax_included (mod_tariffs.asciidoc Tariff object): completed.
+    const example = example230('cdr_example.json');
+    const cdr: Json = { ...example, cdr_token: cdrToken, tariffs: (example['tariffs'] as Json[]).map((t) => ({ ...t, tax_included: 'NO' })) };
+    const posted = await send('POST', '/ocpi/2.3.0/cdrs', { token: cpo.token, body: cdr });
+    assert.equal(posted.body.status_code, 1000, posted.text);
+    assert.equal((await send('GET', `/ocpi/2.3.0/cdrs/BE/BEC/${String(cdr['id'])}`, { token: cpo.token })).body.status_code, 1000);
+    assert.equal((await send('GET', '/ocpi/2.3.0/cdrs/BE/BEC/NOPE', { token: cpo.token })).status, 404);
     assert.deepEqual(problems, []);
   });
 

@@ -19,7 +19,10 @@ export async function deliveryBody(kind: DeliveryKind, version: OcpiVersion, pay
   const adapter = adapterFor(version);
   // A 2.1.1 Session or CDR carries its whole Location (mod_sessions.md 3.1, mod_cdrs.md 3.1): the one a
   // 2.1.1 CPO sent is in the record, else the hub reads it. A Location not projected yet is retried.
+  // A 2.3.0 Session or CDR names its Location by id as 2.2.1 does (ocpi-2.3.0/mod_sessions.asciidoc,
+  // Session object): nothing to read, nothing to wait for.
   const location = async (id: unknown): Promise<Location | undefined | 'missing'> => {
+    if (version !== '2.1.1') return undefined;
     if (versionFields(payload, version)?.kept?.['location'] !== undefined) return undefined;
     const found = typeof id === 'string' ? ((await locationOf(cpo, id)) as Location | undefined) : undefined;
     return found ?? 'missing';

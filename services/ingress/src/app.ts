@@ -108,6 +108,9 @@ const MODULES_230: readonly ModuleEndpoint[] = [
   { identifier: 'credentials', roles: ['SENDER'], path: 'credentials' },
   // CPOs push to the hub (it receives) and eMSPs pull from it (it sends), as in 2.2.1.
   { identifier: 'locations', roles: ['SENDER', 'RECEIVER'], path: 'locations' },
+  // CPOs push sessions and CDRs to the hub, which delivers them to eMSPs in their versions (as in 2.2.1).
+  { identifier: 'sessions', roles: ['RECEIVER'], path: 'sessions' },
+  { identifier: 'cdrs', roles: ['RECEIVER'], path: 'cdrs' },
 ];
 
 export const MODULES: ModulesByVersion = { '2.1.1': MODULES_211, '2.2.1': MODULES_221, '2.3.0': MODULES_230 };
@@ -165,6 +168,10 @@ export function createIngressApp(deps: IngressDeps): Express {
   // A 2.1.1 CPO pushes sessions and posts CDRs to the eMSP interface (mod_sessions.md 2.2, mod_cdrs.md 2.2).
   app.use('/ocpi/2.1.1/sessions', hubToken211, json, sessionsRouter(sessionCdrDeps, edges['2.1.1']));
   app.use('/ocpi/2.1.1/cdrs', hubToken211, json, cdrsRouter({ ...sessionCdrDeps, cdrs: deps.cdrs }, edges['2.1.1']));
+  // A 2.3.0 CPO pushes sessions and posts CDRs as in 2.2.1 (ocpi-2.3.0/mod_sessions.asciidoc and
+  // mod_cdrs.asciidoc, Receiver Interface); the 2.3.0 edge translates its Prices (ADR 0012).
+  app.use('/ocpi/2.3.0/sessions', hubToken230, json, sessionsRouter(sessionCdrDeps, edges['2.3.0']));
+  app.use('/ocpi/2.3.0/cdrs', hubToken230, json, cdrsRouter({ ...sessionCdrDeps, cdrs: deps.cdrs }, edges['2.3.0']));
   const commandsDeps: CommandsDeps = {
     ...deps.commands,
     targets: deps.routing,
