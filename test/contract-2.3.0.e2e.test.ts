@@ -46,8 +46,8 @@ describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says',
       await startService('projector', env, /projector running/, 60_000),
       await startService('dispatcher', env, /dispatcher running/, 60_000),
     ];
-    cpo = await onboard230(hub, env, 'Contract CPO', { role: 'CPO', countryCode: 'BE', partyId: 'BEC' }, [{ identifier: 'credentials', role: 'SENDER' }, { identifier: 'commands', role: 'RECEIVER' }]);
-    emsp = await onboard230(hub, env, 'Contract eMSP', { role: 'EMSP', countryCode: 'NL', partyId: 'TST' });
+    cpo = await onboard230(hub, env, 'Contract CPO', { role: 'CPO', countryCode: 'BE', partyId: 'BEC' }, [{ identifier: 'credentials', role: 'SENDER' }, { identifier: 'commands', role: 'RECEIVER' }, { identifier: 'tokens', role: 'RECEIVER' }]);
+    emsp = await onboard230(hub, env, 'Contract eMSP', { role: 'EMSP', countryCode: 'NL', partyId: 'TST' }, [{ identifier: 'credentials', role: 'SENDER' }, { identifier: 'tokens', role: 'SENDER' }]);
     emsp221 = await onboard(hub, env, 'Contract eMSP 2.2.1', [{ role: 'EMSP', countryCode: 'DE', partyId: 'OLD' }]);
     for (const e of ['NL/TST', 'DE/OLD']) assert.equal((await hubctl(env, ['routing', 'enable', '--emsp', e, '--cpo', 'BE/BEC'])).code, 0);
   });
@@ -114,6 +114,21 @@ describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says',
     assert.equal(posted.body.status_code, 1000, posted.text);
     assert.equal((await send('GET', `/ocpi/2.3.0/cdrs/BE/BEC/${String(cdr['id'])}`, { token: cpo.token })).body.status_code, 1000);
     assert.equal((await send('GET', '/ocpi/2.3.0/cdrs/BE/BEC/NOPE', { token: cpo.token })).status, 404);
+    assert.deepEqual(problems, []);
+  });
+
+  it('tokens: pushes, pulls, details, real-time authorization both ways and refusals', async () => {
+    const token: Json = { ...example230('token_example_2_full_rfid.json'), country_code: 'NL', party_id: 'TST', uid: 'TOK1' };
+    const path = '/ocpi/2.3.0/tokens/NL/TST/TOK1';
+    assert.equal((await send('PUT', path, { token: emsp.token, body: token })).body.status_code, 1000);
+    assert.equal((await send('PATCH', path, { token: emsp.token, body: { valid: false, last_updated: '2026-01-01T00:00:00Z' } })).body.status_code, 1000);
+    assert.equal((await send('PUT', '/ocpi/2.3.0/tokens/NL/TST/TOK2', { token: emsp.token, body: { ...token, uid: 'TOK2', type: 'EMAID' } })).body.status_code, 2001);
+    assert.equal((await send('DELETE', path, { token: emsp.token })).status, 405);
+    await until('the token in a 2.3.0 pull', async () => ((await send('GET', '/ocpi/2.3.0/tokens?limit=5', { token: cpo.token })).body.data as Json[]).length > 0);
+    assert.equal((await send('GET', path, { token: cpo.token })).body.status_code, 1000);
+    assert.equal((await send('POST', '/ocpi/2.3.0/tokens/TOK1/authorize', { token: cpo.token, body: { location_id: 'LOC1' } })).body.status_code, 1000);
+    const asked = await send('PUT', `${path}/authorize`, { token: emsp.token, headers: { 'OCPI-to-country-code': 'BE', 'OCPI-to-party-id': 'BEC' }, body: { location_id: 'LOC1' } });
+    assert.equal(asked.body.status_code, 1000, asked.text);
     assert.deepEqual(problems, []);
   });
 

@@ -185,9 +185,10 @@ export async function startPartnerSimulator(
       }
       res.json(ok({ allowed: answer, token: { contract_id: 'X', issuer: 'sim', valid: true, last_updated: '2020-01-01T00:00:00Z', ...tokenOf(req) }, ...extra(req), ...location }));
     };
-  // CPO receiver interface: real-time authorization (interface document, Receiver endpoints).
+  // CPO receiver interface: real-time authorization (interface document, Receiver endpoints), in 2.2.1
+  // and 2.3.0 (2.1.1 has none: mod_tokens.md).
   app.put(
-    '/ocpi/2.2.1/tokens/:cc/:pid/:uid/authorize',
+    '/ocpi/:v/tokens/:cc/:pid/:uid/authorize',
     authorizeAnswerer(200, (req) => ({ country_code: req.params['cc'], party_id: req.params['pid'], uid: req.params['uid'], type: 'RFID', whitelist: 'ALLOWED' })),
   );
   // eMSP tokens sender interface: real-time authorization asked by a CPO (mod_tokens.asciidoc, POST;

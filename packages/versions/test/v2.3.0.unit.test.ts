@@ -92,6 +92,13 @@ describe('v2.3.0: prices and taxes (docs/reference/version-mapping.md, OCPI 2.3.
     assert.ok(!('tariffs' in onlyInclusive));
     assert.deepEqual(v230.cdrOut(onlyInclusive), { ...cdr, tariffs: [inclusive] });
   });
+  it("a 2.3.0 AuthorizationInfo's Token reaches a 2.2.1 caller without members 2.2.1 lacks", () => {
+    const token = { ...read('token_example_2_full_rfid.json'), x_loyalty: 'gold' };
+    const info = v230.authorizationInfoIn({ allowed: 'ALLOWED', token }, token as never);
+    const out = adapterFor('2.2.1').authorizationInfoOut(info);
+    valid('ocpi/authorization_info.json', out);
+    assert.ok(!JSON.stringify(out).includes('x_loyalty'));
+  });
   it('tax_included YES with vat: 2.2.1 gets the price without it; without vat: no 2.2.1 or 2.1.1 form', () => {
     const tariff = { country_code: 'BE', party_id: 'BEC', id: 't1', currency: 'EUR', tax_included: 'YES', elements: [{ price_components: [{ type: 'ENERGY', price: 0.242, vat: 21, step_size: 1 }] }], last_updated: '2026-01-01T00:00:00Z' };
     valid('ocpi-2.3.0/tariff.json', tariff);

@@ -111,6 +111,9 @@ const MODULES_230: readonly ModuleEndpoint[] = [
   // CPOs push sessions and CDRs to the hub, which delivers them to eMSPs in their versions (as in 2.2.1).
   { identifier: 'sessions', roles: ['RECEIVER'], path: 'sessions' },
   { identifier: 'cdrs', roles: ['RECEIVER'], path: 'cdrs' },
+  // eMSPs push tokens and ask for real-time authorization (the hub receives); CPOs pull tokens and ask
+  // for real-time authorization (the hub sends), as in 2.2.1 (ocpi-2.3.0/mod_tokens.asciidoc).
+  { identifier: 'tokens', roles: ['SENDER', 'RECEIVER'], path: 'tokens' },
 ];
 
 export const MODULES: ModulesByVersion = { '2.1.1': MODULES_211, '2.2.1': MODULES_221, '2.3.0': MODULES_230 };
@@ -218,7 +221,8 @@ export function createIngressApp(deps: IngressDeps): Express {
   // In 2.1.1 an eMSP pushes tokens to the CPO interface and a CPO pulls them from the eMSP interface
   // and asks it for real-time authorization (mod_tokens.md, 2.1.1).
   const tokensDeps = { ...deps.tokens, validator: deps.validator, targets: deps.routing, readModels: deps.objects.readModels, rateLimiter: deps.objects.rateLimiter };
-  for (const [version, guard] of [['2.2.1', hubToken], ['2.1.1', hubToken211]] as const) {
+  // A 2.3.0 eMSP and CPO use the 2.2.1 interfaces (ocpi-2.3.0/mod_tokens.asciidoc), through the 2.3.0 edge.
+  for (const [version, guard] of [['2.2.1', hubToken], ['2.1.1', hubToken211], ['2.3.0', hubToken230]] as const) {
     app.use(`/ocpi/${version}/tokens`, guard, json, tokensRouter(tokensDeps, edges[version]), tokenObjectsRouter({ ...objects, targets: deps.routing, hub: deps.credentials.hub }, edges[version]));
   }
   app.use(() => {

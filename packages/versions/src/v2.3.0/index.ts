@@ -7,7 +7,7 @@
 // path evses.<uid> and evses.<uid>.connectors.<id>, since serializers of other versions only remove
 // the top-level member.
 import type { VersionAdapter } from '../adapter.ts';
-import type { Connector, Credentials, Evse, Location, Owner, Role, Session, Token, VersionDetails } from '../canonical.ts';
+import type { AuthorizationInfo, Connector, Credentials, Evse, Location, Owner, Role, Session, Token, VersionDetails } from '../canonical.ts';
 import { v221 } from '../v2.2.1/index.ts';
 import { compact, fieldsFor, withoutVersionFields } from '../version-fields.ts';
 import { cdrIn, cdrOut, pricesIn, sessionIn, sessionOut, tariffInto, tariffOutOf } from './charging.ts';
@@ -130,6 +130,13 @@ export const v230: Adapter230 = guarded({
     return compact({ ...canonical, hub_version_fields: fieldsFor(V, kept, derived) });
   },
   tokenIn,
+  // The Token in a 2.3.0 AuthorizationInfo (mod_tokens.asciidoc, AuthorizationInfo object) may carry
+  // members 2.2.1 lacks: an answer is not stored, so they are left out for the caller of another version.
+  authorizationInfoIn: (info) => {
+    const answer = { ...(info as Rec) };
+    if (answer['token'] !== null && typeof answer['token'] === 'object') answer['token'] = split(answer['token'] as Rec, TOKEN_221, {}, '');
+    return answer as unknown as AuthorizationInfo;
+  },
   tokenPatchIn: (patch) => { const kept: Rec = {}; const token = split(patch as Rec, TOKEN_221, kept, ''); openValueIn(token, 'type', KNOWN_221['TokenType'], kept, '', 'token type'); return withFields(token, kept); },
   sessionIn: (session) => sessionIn(session),
   sessionPatchIn: (patch) => { const kept: Rec = {}; const session = split(patch as Rec, SESSION_221, kept, ''); pricesIn(session, ['total_cost'], kept); return withFields(session, kept); },
