@@ -100,6 +100,18 @@ describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says',
     assert.deepEqual(problems, []);
   });
 
+  it('tariffs: pushes, details, pulls, deletes and refusals', async () => {
+    const tariff: Json = { ...example230('tariff_20_simple_north_american_inclusive.json'), country_code: 'BE', party_id: 'BEC', id: 'T20' };
+    const path = '/ocpi/2.3.0/tariffs/BE/BEC/T20';
+    assert.equal((await send('PUT', path, { token: cpo.token, body: tariff })).body.status_code, 1000);
+    assert.equal((await send('PUT', '/ocpi/2.3.0/tariffs/BE/BEC/T21', { token: cpo.token, body: { ...tariff, id: 'T21', tax_included: 'MAYBE' } })).body.status_code, 2001);
+    assert.equal((await send('PATCH', path, { token: cpo.token, body: { last_updated: '2026-01-01T00:00:00Z' } })).status, 405);
+    assert.equal((await send('GET', path, { token: cpo.token })).body.status_code, 1000);
+    await until('the tariff in a 2.3.0 pull', async () => ((await send('GET', '/ocpi/2.3.0/tariffs?limit=5', { token: emsp.token })).body.data as Json[]).length > 0);
+    assert.equal((await send('DELETE', path, { token: cpo.token })).body.status_code, 1000);
+    assert.deepEqual(problems, []);
+  });
+
   it('sessions and CDRs: pushes, the CPO reads its CDR back, refusals', async () => {
     const cdrToken = { country_code: 'NL', party_id: 'TST', uid: 'T1', type: 'RFID', contract_id: 'NL-TST-C1' };
     const session: Json = { ...example230('session_example_1_simple_start.json'), country_code: 'BE', party_id: 'BEC', cdr_token: cdrToken };

@@ -108,6 +108,7 @@ const MODULES_230: readonly ModuleEndpoint[] = [
   { identifier: 'credentials', roles: ['SENDER'], path: 'credentials' },
   // CPOs push to the hub (it receives) and eMSPs pull from it (it sends), as in 2.2.1.
   { identifier: 'locations', roles: ['SENDER', 'RECEIVER'], path: 'locations' },
+  { identifier: 'tariffs', roles: ['SENDER', 'RECEIVER'], path: 'tariffs' },
   // CPOs push sessions and CDRs to the hub, which delivers them to eMSPs in their versions (as in 2.2.1).
   { identifier: 'sessions', roles: ['RECEIVER'], path: 'sessions' },
   { identifier: 'cdrs', roles: ['RECEIVER'], path: 'cdrs' },
@@ -165,6 +166,9 @@ export function createIngressApp(deps: IngressDeps): Express {
   // OCPI 2.3.0: the 2.2.1 interfaces (ocpi-2.3.0/mod_locations.asciidoc), bodies translated by the 2.3.0 edge.
   const hubToken230 = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version: '2.3.0' });
   app.use('/ocpi/2.3.0/locations', hubToken230, json, locationsRouter(objects, edges['2.3.0']));
+  // ocpi-2.3.0/mod_tariffs.asciidoc: a 2.3.0 CPO pushes (PUT, DELETE) and a 2.3.0 eMSP pulls as in 2.2.1;
+  // tax_included is kept for 2.3.0 readers (ADR 0012).
+  app.use('/ocpi/2.3.0/tariffs', hubToken230, json, tariffsRouter(objects, edges['2.3.0']));
   const sessionCdrDeps = { eventLog: deps.objects.eventLog, readModels: deps.objects.readModels, deliveries: deps.deliveries, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl, dispatcherWait: deps.dispatcherWait };
   app.use('/ocpi/2.2.1/sessions', hubToken, json, sessionsRouter(sessionCdrDeps, edges['2.2.1']));
   app.use('/ocpi/2.2.1/cdrs', hubToken, json, cdrsRouter({ ...sessionCdrDeps, cdrs: deps.cdrs }, edges['2.2.1']));
