@@ -161,6 +161,17 @@ describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says',
     assert.deepEqual(problems, []);
   });
 
+  it("a 2.3.0 eMSP's commands: accepted, refused (2001), and to a CPO that does not answer", async () => {
+    cpo.partner.commandAnswer = 'ACCEPTED';
+    cpo.partner.commandResult = 'none';
+    const headers = { 'OCPI-to-country-code': 'BE', 'OCPI-to-party-id': 'BEC' };
+    const stop = { response_url: `${emsp.partner.baseUrl}/ocpi/2.3.0/command-results/s1`, session_id: 'S1' };
+    const accepted = await send('POST', '/ocpi/2.3.0/commands/STOP_SESSION', { token: emsp.token, headers, body: stop });
+    assert.equal((accepted.body.data as Json | undefined)?.['result'], 'ACCEPTED', accepted.text);
+    assert.equal((await send('POST', '/ocpi/2.3.0/commands/STOP_SESSION', { token: emsp.token, headers, body: { response_url: stop.response_url } })).body.status_code, 2001);
+    assert.deepEqual(problems, []);
+  });
+
   it('called every 2.3.0 operation of the document', () => {
     const documented = Object.entries(doc('openapi.json')['paths'] as Record<string, Json>)
       .filter(([path]) => path.startsWith('/ocpi/2.3.0'))

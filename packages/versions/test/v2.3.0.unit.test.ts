@@ -99,6 +99,16 @@ describe('v2.3.0: prices and taxes (docs/reference/version-mapping.md, OCPI 2.3.
     valid('ocpi/authorization_info.json', out);
     assert.ok(!JSON.stringify(out).includes('x_loyalty'));
   });
+  it('the Token of a 2.3.0 StartSession or ReserveNow reaches a 2.2.1 or 2.1.1 CPO without members 2.2.1 lacks', () => {
+    const token = { ...read('token_example_2_full_rfid.json'), x_loyalty: 'gold' };
+    const start = { response_url: 'https://emsp.example.com/r/1', token, location_id: 'LOC1', evse_uid: '3256' };
+    valid('ocpi-2.3.0/start_session.json', start);
+    const canonical = v230.startSessionIn(start, { countryCode: 'DE', partyId: 'TNM' });
+    valid('ocpi/start_session.json', adapterFor('2.2.1').startSessionOut(canonical));
+    assert.ok(!JSON.stringify(adapterFor('2.1.1').startSessionOut(canonical)).includes('x_loyalty'));
+    const reserve = { response_url: 'https://emsp.example.com/r/2', token, expiry_date: '2026-01-01T00:00:00Z', reservation_id: '7', location_id: 'LOC1' };
+    valid('ocpi/reserve_now.json', adapterFor('2.2.1').reserveNowOut(v230.reserveNowIn(reserve, { countryCode: 'DE', partyId: 'TNM' })));
+  });
   it('tax_included YES with vat: 2.2.1 gets the price without it; without vat: no 2.2.1 or 2.1.1 form', () => {
     const tariff = { country_code: 'BE', party_id: 'BEC', id: 't1', currency: 'EUR', tax_included: 'YES', elements: [{ price_components: [{ type: 'ENERGY', price: 0.242, vat: 21, step_size: 1 }] }], last_updated: '2026-01-01T00:00:00Z' };
     valid('ocpi-2.3.0/tariff.json', tariff);

@@ -115,6 +115,8 @@ const MODULES_230: readonly ModuleEndpoint[] = [
   // eMSPs push tokens and ask for real-time authorization (the hub receives); CPOs pull tokens and ask
   // for real-time authorization (the hub sends), as in 2.2.1 (ocpi-2.3.0/mod_tokens.asciidoc).
   { identifier: 'tokens', roles: ['SENDER', 'RECEIVER'], path: 'tokens' },
+  // eMSPs send commands to the hub, which forwards them (as in 2.2.1: no commands SENDER to list).
+  { identifier: 'commands', roles: ['RECEIVER'], path: 'commands' },
 ];
 
 export const MODULES: ModulesByVersion = { '2.1.1': MODULES_211, '2.2.1': MODULES_221, '2.3.0': MODULES_230 };
@@ -203,6 +205,9 @@ export function createIngressApp(deps: IngressDeps): Express {
   // callback of its own version (ocpi-2.3.0/mod_commands.asciidoc, CommandResult): the response_url
   // the commands route gives it.
   app.use('/ocpi/2.3.0/commands/callback', json, commandCallbackRouter(commandsDeps, edges['2.3.0']));
+  // A 2.3.0 eMSP sends the five commands to the hub as in 2.2.1 (ocpi-2.3.0/mod_commands.asciidoc,
+  // Receiver Interface); each reaches its CPO in the CPO's version.
+  app.use('/ocpi/2.3.0/commands', hubToken230, json, commandsRouter(commandsDeps, edges['2.3.0']));
   const chargingProfilesDeps: ChargingProfilesDeps = {
     ...deps.chargingProfiles,
     targets: deps.routing,

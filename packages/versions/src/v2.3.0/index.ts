@@ -94,6 +94,13 @@ function versionDetailsOut(details: VersionDetails, partyRole: 'CPO' | 'EMSP'): 
   return { ...(v221.versionDetailsOut(details, partyRole) as Rec), version: V };
 }
 
+/** A body whose `token` member keeps only the members of a 2.2.1 Token. */
+function withToken221(body: unknown): Rec {
+  const out = { ...(body as Rec) };
+  if (out['token'] !== null && typeof out['token'] === 'object') out['token'] = split(out['token'] as Rec, TOKEN_221, {}, '');
+  return out;
+}
+
 type Adapter230 = VersionAdapter & { readonly version: '2.3.0' };
 
 /**
@@ -132,11 +139,11 @@ export const v230: Adapter230 = guarded({
   tokenIn,
   // The Token in a 2.3.0 AuthorizationInfo (mod_tokens.asciidoc, AuthorizationInfo object) may carry
   // members 2.2.1 lacks: an answer is not stored, so they are left out for the caller of another version.
-  authorizationInfoIn: (info) => {
-    const answer = { ...(info as Rec) };
-    if (answer['token'] !== null && typeof answer['token'] === 'object') answer['token'] = split(answer['token'] as Rec, TOKEN_221, {}, '');
-    return answer as unknown as AuthorizationInfo;
-  },
+  // The Token of a 2.3.0 StartSession or ReserveNow (mod_commands.asciidoc) goes on to a CPO of any
+  // version: members 2.2.1 lacks are left out (a command is not stored for 2.3.0 readers).
+  startSessionIn: (command, owner) => v221.startSessionIn(withToken221(command), owner),
+  reserveNowIn: (command, owner) => v221.reserveNowIn(withToken221(command), owner),
+  authorizationInfoIn: (info) => withToken221(info) as unknown as AuthorizationInfo,
   tokenPatchIn: (patch) => { const kept: Rec = {}; const token = split(patch as Rec, TOKEN_221, kept, ''); openValueIn(token, 'type', KNOWN_221['TokenType'], kept, '', 'token type'); return withFields(token, kept); },
   sessionIn: (session) => sessionIn(session),
   sessionPatchIn: (patch) => { const kept: Rec = {}; const session = split(patch as Rec, SESSION_221, kept, ''); pricesIn(session, ['total_cost'], kept); return withFields(session, kept); },
