@@ -77,6 +77,12 @@ describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says',
     assert.deepEqual(problems, []);
   });
 
+  it('hubclientinfo', async () => {
+    const res = await send('GET', '/ocpi/2.3.0/hubclientinfo?limit=5', { token: emsp.token });
+    assert.equal(res.body.status_code, 1000, res.text);
+    assert.deepEqual(problems, []);
+  });
+
   it('locations: pushes, details, pulls and refusals', async () => {
     const loc = `/ocpi/2.3.0/locations/BE/BEC/${String(location230['id'])}`;
     assert.equal((await send('PUT', loc, { token: cpo.token, body: location230 })).body.status_code, 1000);

@@ -212,7 +212,7 @@ export async function startPartnerSimulator(
   // CPO tokens receiver (mod_tokens.asciidoc, Receiver interface PUT): tokens the hub delivers.
   app.put('/ocpi/:v/tokens/:cc/:pid/:uid', receiver('token'));
   // hubclientinfo receiver (mod_hub_client_info.asciidoc, Receiver interface PUT), either role.
-  app.put('/ocpi/2.2.1/hubclientinfo/:cc/:pid', receiver('client_info'));
+  app.put('/ocpi/:v/hubclientinfo/:cc/:pid', receiver('client_info'));
   // eMSP: where command results arrive (the response_url it gives in commands).
   app.post('/ocpi/:v/command-results/:id', receiver('command_result'));
   // CPO commands receiver: answers at once, then posts the result to the response_url it was given.

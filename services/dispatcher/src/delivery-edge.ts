@@ -43,6 +43,11 @@ export async function deliveryBody(kind: DeliveryKind, version: OcpiVersion, pay
         return { ok: true, body: adapter.tokenOut(payload as never) };
       case 'command_result':
         return { ok: true, body: adapter.commandResultOut(payload as never) };
+      // ocpi-2.3.0/mod_hub_client_info.asciidoc ClientInfo object: the same members as 2.2.1's (2.1.1
+      // has no hubclientinfo: its parties are no recipients, postgres-client-info-recipients.ts).
+      case 'client_info':
+        if (version === '2.3.0') return { ok: true, body: withoutVersionFields(payload) };
+        return { ok: false, reason: `OCPI ${version} has no ${kind} to deliver` };
       default:
         return { ok: false, reason: `OCPI ${version} has no ${kind} to deliver` };
     }

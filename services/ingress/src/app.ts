@@ -106,6 +106,8 @@ const MODULES_211: readonly ModuleEndpoint[] = [
 const MODULES_230: readonly ModuleEndpoint[] = [
   // ocpi-2.3.0/version_information_endpoint.asciidoc, Endpoint: SENDER is advised for one's own credentials module.
   { identifier: 'credentials', roles: ['SENDER'], path: 'credentials' },
+  // ocpi-2.3.0/mod_hub_client_info.asciidoc: the hub implements the Sender interface (GET), as in 2.2.1.
+  { identifier: 'hubclientinfo', roles: ['SENDER'], path: 'hubclientinfo' },
   // CPOs push to the hub (it receives) and eMSPs pull from it (it sends), as in 2.2.1.
   { identifier: 'locations', roles: ['SENDER', 'RECEIVER'], path: 'locations' },
   { identifier: 'tariffs', roles: ['SENDER', 'RECEIVER'], path: 'tariffs' },
@@ -141,6 +143,7 @@ export function createIngressApp(deps: IngressDeps): Express {
   // Every URL under /ocpi/{version} admits only callers the operator allowed that version.
   const withInitialIn = (version: OcpiVersion) => authenticate(deps.callers, { allowInitialToken: true, allowSuspended: true, version });
   const hubToken = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version: '2.2.1' });
+  const hubToken230 = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version: '2.3.0' });
 
   registerVersionRoutes(app, deps.publicBaseUrl, MODULES, withInitial, withInitialIn);
   const credentialsDeps = { ...deps.credentials, store: deps.store, validator: deps.validator, onChange: deps.onRegistryChange };
@@ -156,6 +159,12 @@ export function createIngressApp(deps: IngressDeps): Express {
       limits: { defaultLimit: deps.limits.defaultPageLimit, maxLimit: deps.limits.maxPageLimit },
     }),
   );
+  // ocpi-2.3.0/mod_hub_client_info.asciidoc: the same Sender interface; a ClientInfo is the same object in 2.3.0.
+  app.use(
+    '/ocpi/2.3.0/hubclientinfo',
+    hubToken230,
+    hubClientInfoRouter({ store: deps.store, publicBaseUrl: deps.publicBaseUrl, limits: { defaultLimit: deps.limits.defaultPageLimit, maxLimit: deps.limits.maxPageLimit } }),
+  );
   const objects: ObjectRoutesDeps = { ...deps.objects, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl };
   const edges = versionEdges(deps.validator, deps.credentials.hub);
   app.use('/ocpi/2.2.1/locations', hubToken, json, locationsRouter(objects, edges['2.2.1']));
@@ -166,7 +175,6 @@ export function createIngressApp(deps: IngressDeps): Express {
   app.use('/ocpi/2.1.1/locations', hubToken211, json, locationsRouter(objects, edges['2.1.1']));
   app.use('/ocpi/2.1.1/tariffs', hubToken211, json, tariffsRouter(objects, edges['2.1.1']));
   // OCPI 2.3.0: the 2.2.1 interfaces (ocpi-2.3.0/mod_locations.asciidoc), bodies translated by the 2.3.0 edge.
-  const hubToken230 = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version: '2.3.0' });
   app.use('/ocpi/2.3.0/locations', hubToken230, json, locationsRouter(objects, edges['2.3.0']));
   // ocpi-2.3.0/mod_tariffs.asciidoc: a 2.3.0 CPO pushes (PUT, DELETE) and a 2.3.0 eMSP pulls as in 2.2.1;
   // tax_included is kept for 2.3.0 readers (ADR 0012).
