@@ -135,8 +135,8 @@ async function forwardAuthorization(deps: TokensDeps, req: Request, res: Respons
       const same = f.target.version === f.callerVersion;
       // A 2.2.1 or 2.3.0 AuthorizationInfo carries its Token (mod_tokens.asciidoc, AuthorizationInfo
       // object); only a 2.1.1 one is completed with the Token asked about.
-      const asked = f.target.version === '2.1.1' ? await f.token() : ((data as { token?: Token }).token as Token);
-      send(res, 200, success(same ? data : caller.authorizationInfoOut(callee.authorizationInfoIn(data, asked))));
+      const asked = async (): Promise<Token> => (f.target.version === '2.1.1' ? f.token() : ((data as { token?: Token }).token as Token));
+      send(res, 200, success(same ? data : caller.authorizationInfoOut(callee.authorizationInfoIn(data, await asked()))));
       return;
     }
     // mod_tokens.asciidoc, POST Method: an eMSP that does not know the token answers HTTP 404 with 2004;
