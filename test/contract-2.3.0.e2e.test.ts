@@ -178,6 +178,18 @@ describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says',
     assert.deepEqual(problems, []);
   });
 
+  it('chargingprofiles: the eMSP interface, the CPO sender interface and the callback answer as documented', async () => {
+    const url = `${emsp.partner.baseUrl}/ocpi/2.3.0/chargingprofile-results/p1`;
+    const profile = { charging_rate_unit: 'A', charging_profile_period: [{ start_period: 0, limit: 16 }] };
+    // The sessions test pushed session 101 for NL/TST; whether it was delivered yet or not, each answer is a documented one.
+    await send('PUT', '/ocpi/2.3.0/chargingprofiles/101', { token: emsp.token, body: { charging_profile: profile, response_url: url } });
+    await send('GET', `/ocpi/2.3.0/chargingprofiles/101?duration=60&response_url=${encodeURIComponent(url)}`, { token: emsp.token });
+    await send('DELETE', `/ocpi/2.3.0/chargingprofiles/101?response_url=${encodeURIComponent(url)}`, { token: emsp.token });
+    await send('PUT', '/ocpi/2.3.0/chargingprofiles/sender/101', { token: cpo.token, body: { start_date_time: '2026-01-01T00:00:00Z', charging_profile: profile } });
+    assert.equal((await send('POST', '/ocpi/2.3.0/chargingprofiles/callback/00000000-0000-4000-8000-000000000000', { body: { result: 'ACCEPTED' } })).status, 404);
+    assert.deepEqual(problems, []);
+  });
+
   it('called every 2.3.0 operation of the document', () => {
     const documented = Object.entries(doc('openapi.json')['paths'] as Record<string, Json>)
       .filter(([path]) => path.startsWith('/ocpi/2.3.0'))

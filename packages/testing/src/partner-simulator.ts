@@ -231,7 +231,7 @@ export async function startPartnerSimulator(
     }
   });
   // eMSP: where charging profile results arrive (the response_url it gives).
-  app.post('/ocpi/2.2.1/chargingprofile-results/:id', receiver('charging_profile_result'));
+  app.post('/ocpi/:v/chargingprofile-results/:id', receiver('charging_profile_result'));
   // mod_charging_profiles.asciidoc. One path serves both sides, as a simulator may be either: the CPO's
   // Receiver interface (PUT SetChargingProfile, GET, DELETE; answers at once, then posts the result
   // to the response_url it was given) and the eMSP's Sender interface (PUT ActiveChargingProfile: a
@@ -253,9 +253,9 @@ export async function startPartnerSimulator(
       }, 20);
     }
   };
-  app.put('/ocpi/2.2.1/chargingprofiles/:sessionId', profileReceiver);
-  app.get('/ocpi/2.2.1/chargingprofiles/:sessionId', profileReceiver);
-  app.delete('/ocpi/2.2.1/chargingprofiles/:sessionId', profileReceiver);
+  app.put('/ocpi/:v/chargingprofiles/:sessionId', profileReceiver);
+  app.get('/ocpi/:v/chargingprofiles/:sessionId', profileReceiver);
+  app.delete('/ocpi/:v/chargingprofiles/:sessionId', profileReceiver);
   // Receiver GETs of one object (mod_sessions, mod_cdrs, mod_tokens, mod_hub_client_info: Receiver
   // interface, GET): the simulator stores nothing to answer from, so every object is unknown (HTTP 404
   // with an OCPI envelope), which is what the hub's partner check probes for.

@@ -44,12 +44,15 @@ export async function deliveryBody(kind: DeliveryKind, version: OcpiVersion, pay
       case 'command_result':
         return { ok: true, body: adapter.commandResultOut(payload as never) };
       // ocpi-2.3.0/mod_hub_client_info.asciidoc ClientInfo object: the same members as 2.2.1's (2.1.1
-      // has no hubclientinfo: its parties are no recipients, postgres-client-info-recipients.ts).
+      // has no hubclientinfo: its parties are no recipients, postgres-client-info-recipients.ts), and
+      // ocpi-2.3.0/mod_charging_profiles.asciidoc: the same objects as 2.2.1's (the ingress holds them in that form).
+      case 'charging_profile_result':
+      case 'active_charging_profile':
       case 'client_info':
         if (version === '2.3.0') return { ok: true, body: withoutVersionFields(payload) };
-        return { ok: false, reason: `OCPI ${version} has no ${kind} to deliver` };
+        return { ok: false, reason: `OCPI ${String(version)} has no ${kind} to deliver` };
       default:
-        return { ok: false, reason: `OCPI ${version} has no ${kind} to deliver` };
+        return { ok: false, reason: `OCPI ${version} has no ${String(kind)} to deliver` };
     }
   } catch (e) {
     if (isNotRepresentable(e)) return { ok: false, reason: e.message };

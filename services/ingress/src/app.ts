@@ -119,6 +119,9 @@ const MODULES_230: readonly ModuleEndpoint[] = [
   { identifier: 'tokens', roles: ['SENDER', 'RECEIVER'], path: 'tokens' },
   // eMSPs send commands to the hub, which forwards them (as in 2.2.1: no commands SENDER to list).
   { identifier: 'commands', roles: ['RECEIVER'], path: 'commands' },
+  // As in 2.2.1: the Receiver for eMSPs, the Sender for CPOs on a path of its own.
+  { identifier: 'chargingprofiles', roles: ['RECEIVER'], path: 'chargingprofiles' },
+  { identifier: 'chargingprofiles', roles: ['SENDER'], path: 'chargingprofiles/sender' },
 ];
 
 export const MODULES: ModulesByVersion = { '2.1.1': MODULES_211, '2.2.1': MODULES_221, '2.3.0': MODULES_230 };
@@ -235,6 +238,10 @@ export function createIngressApp(deps: IngressDeps): Express {
   };
   app.use('/ocpi/2.2.1/chargingprofiles/callback', json, chargingProfileCallbackRouter(chargingProfilesDeps));
   app.use('/ocpi/2.2.1/chargingprofiles', hubToken, json, chargingProfilesRouter(chargingProfilesDeps));
+  // ocpi-2.3.0/mod_charging_profiles.asciidoc: the same interfaces and objects; a 2.3.0 CPO posts its
+  // result to the 2.3.0 callback (the response_url the hub gives it).
+  app.use('/ocpi/2.3.0/chargingprofiles/callback', json, chargingProfileCallbackRouter(chargingProfilesDeps, '2.3.0'));
+  app.use('/ocpi/2.3.0/chargingprofiles', hubToken230, json, chargingProfilesRouter(chargingProfilesDeps, '2.3.0'));
   // In 2.1.1 an eMSP pushes tokens to the CPO interface and a CPO pulls them from the eMSP interface
   // and asks it for real-time authorization (mod_tokens.md, 2.1.1).
   const tokensDeps = { ...deps.tokens, validator: deps.validator, targets: deps.routing, readModels: deps.objects.readModels, rateLimiter: deps.objects.rateLimiter };
