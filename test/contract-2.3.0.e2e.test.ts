@@ -13,7 +13,8 @@ import { freePort, hubctl, onboard, onboard230, until, type OnboardedPlatform } 
 type Json = Record<string, unknown>;
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const doc = (name: string) => JSON.parse(readFileSync(new URL(`../docs/${name}`, import.meta.url), 'utf8')) as Json;
-const location230 = JSON.parse(readFileSync(new URL('../../shared/ocpi-2.3.0/examples/location_example.json', import.meta.url), 'utf8')) as Json;
+const example230 = (name: string) => JSON.parse(readFileSync(new URL(`../../shared/ocpi-2.3.0/examples/${name}`, import.meta.url), 'utf8')) as Json;
+const location230 = example230('location_example.json');
 
 describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says', () => {
   const openapi = openApiContract(doc('openapi.json'));
@@ -45,8 +46,8 @@ describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says',
       await startService('projector', env, /projector running/, 60_000),
       await startService('dispatcher', env, /dispatcher running/, 60_000),
     ];
-    cpo = await onboard230(hub, env, 'Contract CPO', { role: 'CPO', countryCode: 'BE', partyId: 'BEC' }, [{ identifier: 'credentials', role: 'SENDER' }, { identifier: 'commands', role: 'RECEIVER' }]);
-    emsp = await onboard230(hub, env, 'Contract eMSP', { role: 'EMSP', countryCode: 'NL', partyId: 'TST' });
+    cpo = await onboard230(hub, env, 'Contract CPO', { role: 'CPO', countryCode: 'BE', partyId: 'BEC' }, [{ identifier: 'credentials', role: 'SENDER' }, { identifier: 'commands', role: 'RECEIVER' }, { identifier: 'tokens', role: 'RECEIVER' }]);
+    emsp = await onboard230(hub, env, 'Contract eMSP', { role: 'EMSP', countryCode: 'NL', partyId: 'TST' }, [{ identifier: 'credentials', role: 'SENDER' }, { identifier: 'tokens', role: 'SENDER' }]);
     emsp221 = await onboard(hub, env, 'Contract eMSP 2.2.1', [{ role: 'EMSP', countryCode: 'DE', partyId: 'OLD' }]);
     for (const e of ['NL/TST', 'DE/OLD']) assert.equal((await hubctl(env, ['routing', 'enable', '--emsp', e, '--cpo', 'BE/BEC'])).code, 0);
   });
@@ -76,6 +77,12 @@ describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says',
     assert.deepEqual(problems, []);
   });
 
+  it('hubclientinfo', async () => {
+    const res = await send('GET', '/ocpi/2.3.0/hubclientinfo?limit=5', { token: emsp.token });
+    assert.equal(res.body.status_code, 1000, res.text);
+    assert.deepEqual(problems, []);
+  });
+
   it('locations: pushes, details, pulls and refusals', async () => {
     const loc = `/ocpi/2.3.0/locations/BE/BEC/${String(location230['id'])}`;
     assert.equal((await send('PUT', loc, { token: cpo.token, body: location230 })).body.status_code, 1000);
@@ -99,6 +106,50 @@ describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says',
     assert.deepEqual(problems, []);
   });
 
+  it('tariffs: pushes, details, pulls, deletes and refusals', async () => {
+    const tariff: Json = { ...example230('tariff_20_simple_north_american_inclusive.json'), country_code: 'BE', party_id: 'BEC', id: 'T20' };
+    const path = '/ocpi/2.3.0/tariffs/BE/BEC/T20';
+    assert.equal((await send('PUT', path, { token: cpo.token, body: tariff })).body.status_code, 1000);
+    assert.equal((await send('PUT', '/ocpi/2.3.0/tariffs/BE/BEC/T21', { token: cpo.token, body: { ...tariff, id: 'T21', tax_included: 'MAYBE' } })).body.status_code, 2001);
+    assert.equal((await send('PATCH', path, { token: cpo.token, body: { last_updated: '2026-01-01T00:00:00Z' } })).status, 405);
+    assert.equal((await send('GET', path, { token: cpo.token })).body.status_code, 1000);
+    await until('the tariff in a 2.3.0 pull', async () => ((await send('GET', '/ocpi/2.3.0/tariffs?limit=5', { token: emsp.token })).body.data as Json[]).length > 0);
+    assert.equal((await send('DELETE', path, { token: cpo.token })).body.status_code, 1000);
+    assert.deepEqual(problems, []);
+  });
+
+  it('sessions and CDRs: pushes, the CPO reads its CDR back, refusals', async () => {
+    const cdrToken = { country_code: 'NL', party_id: 'TST', uid: 'T1', type: 'RFID', contract_id: 'NL-TST-C1' };
+    const session: Json = { ...example230('session_example_1_simple_start.json'), country_code: 'BE', party_id: 'BEC', cdr_token: cdrToken };
+    const path = `/ocpi/2.3.0/sessions/BE/BEC/${String(session['id'])}`;
+    assert.equal((await send('PUT', path, { token: cpo.token, body: session })).body.status_code, 1000);
+    assert.equal((await send('PATCH', path, { token: cpo.token, body: { kwh: 2, last_updated: '2026-01-01T00:00:00Z' } })).body.status_code, 1000);
+    assert.equal((await send('PUT', path, { token: cpo.token, body: { ...session, total_cost: { excl_vat: 1 } } })).body.status_code, 2001);
+    // cdr_example.json's Tariff lacks the required tax_included (mod_tariffs.asciidoc Tariff object): completed.
+    const example = example230('cdr_example.json');
+    const cdr: Json = { ...example, cdr_token: cdrToken, tariffs: (example['tariffs'] as Json[]).map((t) => ({ ...t, tax_included: 'NO' })) };
+    const posted = await send('POST', '/ocpi/2.3.0/cdrs', { token: cpo.token, body: cdr });
+    assert.equal(posted.body.status_code, 1000, posted.text);
+    assert.equal((await send('GET', `/ocpi/2.3.0/cdrs/BE/BEC/${String(cdr['id'])}`, { token: cpo.token })).body.status_code, 1000);
+    assert.equal((await send('GET', '/ocpi/2.3.0/cdrs/BE/BEC/NOPE', { token: cpo.token })).status, 404);
+    assert.deepEqual(problems, []);
+  });
+
+  it('tokens: pushes, pulls, details, real-time authorization both ways and refusals', async () => {
+    const token: Json = { ...example230('token_example_2_full_rfid.json'), country_code: 'NL', party_id: 'TST', uid: 'TOK1' };
+    const path = '/ocpi/2.3.0/tokens/NL/TST/TOK1';
+    assert.equal((await send('PUT', path, { token: emsp.token, body: token })).body.status_code, 1000);
+    assert.equal((await send('PATCH', path, { token: emsp.token, body: { valid: false, last_updated: '2026-01-01T00:00:00Z' } })).body.status_code, 1000);
+    assert.equal((await send('PUT', '/ocpi/2.3.0/tokens/NL/TST/TOK2', { token: emsp.token, body: { ...token, uid: 'TOK2', type: 'EMAID' } })).body.status_code, 2001);
+    assert.equal((await send('DELETE', path, { token: emsp.token })).status, 405);
+    await until('the token in a 2.3.0 pull', async () => ((await send('GET', '/ocpi/2.3.0/tokens?limit=5', { token: cpo.token })).body.data as Json[]).length > 0);
+    assert.equal((await send('GET', path, { token: cpo.token })).body.status_code, 1000);
+    assert.equal((await send('POST', '/ocpi/2.3.0/tokens/TOK1/authorize', { token: cpo.token, body: { location_id: 'LOC1' } })).body.status_code, 1000);
+    const asked = await send('PUT', `${path}/authorize`, { token: emsp.token, headers: { 'OCPI-to-country-code': 'BE', 'OCPI-to-party-id': 'BEC' }, body: { location_id: 'LOC1' } });
+    assert.equal(asked.body.status_code, 1000, asked.text);
+    assert.deepEqual(problems, []);
+  });
+
   it("a 2.2.1 eMSP's command reaches the 2.3.0 CPO, whose CommandResult comes to the hub's 2.3.0 callback", async () => {
     cpo.partner.commandAnswer = 'ACCEPTED';
     cpo.partner.commandResult = 'none';
@@ -113,6 +164,29 @@ describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says',
     assert.match(callback, /\/ocpi\/2\.3\.0\/commands\/callback\//);
     assert.equal((await send('POST', new URL(callback).pathname, { body: { result: 'MAYBE' } })).body.status_code, 2001);
     assert.equal((await send('POST', new URL(callback).pathname, { body: { result: 'ACCEPTED' } })).body.status_code, 1000);
+    assert.deepEqual(problems, []);
+  });
+
+  it("a 2.3.0 eMSP's commands: accepted, refused (2001), and to a CPO that does not answer", async () => {
+    cpo.partner.commandAnswer = 'ACCEPTED';
+    cpo.partner.commandResult = 'none';
+    const headers = { 'OCPI-to-country-code': 'BE', 'OCPI-to-party-id': 'BEC' };
+    const stop = { response_url: `${emsp.partner.baseUrl}/ocpi/2.3.0/command-results/s1`, session_id: 'S1' };
+    const accepted = await send('POST', '/ocpi/2.3.0/commands/STOP_SESSION', { token: emsp.token, headers, body: stop });
+    assert.equal((accepted.body.data as Json | undefined)?.['result'], 'ACCEPTED', accepted.text);
+    assert.equal((await send('POST', '/ocpi/2.3.0/commands/STOP_SESSION', { token: emsp.token, headers, body: { response_url: stop.response_url } })).body.status_code, 2001);
+    assert.deepEqual(problems, []);
+  });
+
+  it('chargingprofiles: the eMSP interface, the CPO sender interface and the callback answer as documented', async () => {
+    const url = `${emsp.partner.baseUrl}/ocpi/2.3.0/chargingprofile-results/p1`;
+    const profile = { charging_rate_unit: 'A', charging_profile_period: [{ start_period: 0, limit: 16 }] };
+    // The sessions test pushed session 101 for NL/TST; whether it was delivered yet or not, each answer is a documented one.
+    await send('PUT', '/ocpi/2.3.0/chargingprofiles/101', { token: emsp.token, body: { charging_profile: profile, response_url: url } });
+    await send('GET', `/ocpi/2.3.0/chargingprofiles/101?duration=60&response_url=${encodeURIComponent(url)}`, { token: emsp.token });
+    await send('DELETE', `/ocpi/2.3.0/chargingprofiles/101?response_url=${encodeURIComponent(url)}`, { token: emsp.token });
+    await send('PUT', '/ocpi/2.3.0/chargingprofiles/sender/101', { token: cpo.token, body: { start_date_time: '2026-01-01T00:00:00Z', charging_profile: profile } });
+    assert.equal((await send('POST', '/ocpi/2.3.0/chargingprofiles/callback/00000000-0000-4000-8000-000000000000', { body: { result: 'ACCEPTED' } })).status, 404);
     assert.deepEqual(problems, []);
   });
 

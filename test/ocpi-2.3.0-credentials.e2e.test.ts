@@ -73,10 +73,22 @@ describe('OCPI 2.3.0 credentials and versions, per party', () => {
     assert.equal(details.body.status_code, 1000, details.text);
     assert.deepEqual(validator.validate('ocpi-2.3.0/version_details.json', details.body.data).violations, []);
     assert.equal(details.body.data?.version, '2.3.0');
+    // Every module the hub serves in 2.2.1, in 2.3.0 (the ingress's MODULES_230), with the same roles.
+    const endpoint = (identifier: string, role: string, path = identifier) => ({ identifier, role, url: `${hub}/ocpi/2.3.0/${path}` });
     assert.deepEqual(details.body.data?.endpoints, [
-      { identifier: 'credentials', role: 'SENDER', url: `${hub}/ocpi/2.3.0/credentials` },
-      { identifier: 'locations', role: 'SENDER', url: `${hub}/ocpi/2.3.0/locations` },
-      { identifier: 'locations', role: 'RECEIVER', url: `${hub}/ocpi/2.3.0/locations` },
+      endpoint('credentials', 'SENDER'),
+      endpoint('hubclientinfo', 'SENDER'),
+      endpoint('locations', 'SENDER'),
+      endpoint('locations', 'RECEIVER'),
+      endpoint('tariffs', 'SENDER'),
+      endpoint('tariffs', 'RECEIVER'),
+      endpoint('sessions', 'RECEIVER'),
+      endpoint('cdrs', 'RECEIVER'),
+      endpoint('tokens', 'SENDER'),
+      endpoint('tokens', 'RECEIVER'),
+      endpoint('commands', 'RECEIVER'),
+      endpoint('chargingprofiles', 'RECEIVER'),
+      endpoint('chargingprofiles', 'SENDER', 'chargingprofiles/sender'),
     ]);
     for (const path of ['/ocpi/2.2.1', '/ocpi/2.1.1']) {
       const other = await call(hub, 'GET', path, { token: cpoInitial });

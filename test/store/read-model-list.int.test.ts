@@ -122,4 +122,45 @@ describe('read-model lists on Postgres', () => {
     await pool.query("update routing_rules set enabled = (cpo_party_id = 'BBB') where cpo_party_id in ('BBB', 'CCC')");
     await same('after it moved back');
   });
+
+  it('a list narrowed to the tariffs whose prices exclude taxes (migration 032) counts and pages only those, from rank anchors and served pages alike', async () => {
+    const { pool } = given.stack;
+    // A 2.3.0 tariff with tax-inclusive prices and no vat, as the 2.3.0 adapter marks it (v2.3.0/prices.ts).
+    const marked = { '2.3.0': { derived: { 'elements.price_components.price': true } } };
+    const tariff = (cpo: string, id: string, second: number, inclusive: boolean, lastUpdated = '2024-01-01T00:00:00Z') => ({
+      offset: String(offset++),
+      type: tariffEventTypes.tariffPut,
+      subject: pathSubject({ countryCode: 'NL', partyId: cpo, id }),
+      data: { country_code: 'NL', party_id: cpo, id, currency: 'EUR', elements: [{ price_components: [{ type: 'ENERGY', price: 0.3, step_size: 1 }] }], last_updated: lastUpdated, ...(inclusive ? { hub_version_fields: marked } : {}) },
+      time: `2024-01-02T00:00:${String(second).padStart(2, '0')}Z`,
+    });
+    await store.applyBatches('tariffs', [{ partition: 0, records: Array.from({ length: 20 }, (_, i) => tariff(['AAA', 'BBB', 'CCC'][i % 3] as string, `N${String(i).padStart(2, '0')}`, i, i % 4 === 0)) }]);
+    const anchored = postgresReadModelStore(pool, { every: 4, anchorsFrom: 0 });
+    const plain = postgresReadModelStore(pool, { anchorsFrom: Number.POSITIVE_INFINITY });
+    // Each check with a page size of its own: a page continuing one served earlier (same size) starts
+    // after the key served, by design, not at the offset; here every page must be the offset's.
+    const same = async (when: string, limit: number) => {
+      const everything = await plain.listVisible('tariffs', emspPlatform, { offset: 0, limit: 100 });
+      const inclusive = new Set(everything.documentsJson.filter((d) => d.includes('elements.price_components.price')).map((d) => (JSON.parse(d) as { id: string }).id));
+      assert.ok(inclusive.size > 0, when);
+      const want = ids(everything).filter((id) => !inclusive.has(id));
+      for (const reader of [anchored, plain]) {
+        for (let at = want.length + 2; at >= 0; at--) {
+          const got = await reader.listVisible('tariffs', emspPlatform, { offset: at, limit, pricesExcludeTaxes: true });
+          assert.deepEqual([ids(got), got.total], [want.slice(at, at + limit), want.length], `${when}, offset ${at}`);
+        }
+        // Following the pages from the start (each continues the served one).
+        const followed: string[] = [];
+        for (let at = 0; at < want.length; at += limit) followed.push(...ids(await reader.listVisible('tariffs', emspPlatform, { offset: at, limit, pricesExcludeTaxes: true })));
+        assert.deepEqual(followed, want, when);
+      }
+      // Not narrowed, the same reader still lists every tariff (a 2.3.0 reader).
+      assert.equal((await anchored.listVisible('tariffs', emspPlatform, { offset: 0, limit: 1 })).total, everything.total);
+    };
+    await same('marked tariffs among the others', 3);
+    // A marked tariff near the end sent again with a vat (unmarked), and an unmarked one near the start
+    // sent again marked: the same total, every rank between moves by one.
+    await store.applyBatches('tariffs', [{ partition: 0, records: [tariff('BBB', 'N16', 16, false, '2024-02-01T00:00:00Z'), tariff('BBB', 'N01', 1, true, '2024-02-01T00:00:00Z')] }]);
+    await same('after one tariff changed sides each way', 2);
+  });
 });

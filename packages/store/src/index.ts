@@ -23,3 +23,4 @@ export * from './postgres-token-resend.ts';
 export * from './retention.ts';
 export * from './postgres-partner-checks.ts';
 export * from './postgres-driver-data-keys.ts';
+export type { ListNarrowing } from './read-model-visibility.ts';

@@ -5,7 +5,7 @@ import { applyBatches } from './read-model-apply.ts';
 import { type BatchOutcome, type Json, type ObjectsChanged, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
 import { forEachLiveObjectChunk, restoreObjects, type LiveObjectsChunk, type RestoredObject } from './read-model-restore.ts';
 import { readModelLists, type ListOptions } from './read-model-list.ts';
-import { sides } from './read-model-visibility.ts';
+import { sides, type ListNarrowing } from './read-model-visibility.ts';
 import { redriveRecord } from './read-model-redrive.ts';
 
 export type { ListOptions } from './read-model-list.ts';
@@ -16,7 +16,7 @@ export type { LiveObjectsChunk, RestoredObject } from './read-model-restore.ts';
 // a batch of one partition in one transaction together with that partition's offset, so the rows and
 // the position always agree: replaying a topic into an empty schema gives exactly the same rows.
 
-export interface PageQuery {
+export interface PageQuery extends ListNarrowing {
   readonly offset: number;
   readonly limit: number;
   readonly dateFrom?: Date;

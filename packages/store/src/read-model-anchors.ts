@@ -1,5 +1,5 @@
 import { inTransaction, type Pool, type PoolClient } from './pool.ts';
-import { LIST_ORDER, visibleMatching, visibleTotal, type ListKey } from './read-model-visibility.ts';
+import { LIST_ORDER, narrowedOut, narrowingKey, visibleMatching, visibleTotal, type ListKey, type ListNarrowing } from './read-model-visibility.ts';
 import type { ReadModel } from './read-model-records.ts';
 
 // Rank anchors: a page at an arbitrary offset of a routed list without date filters starts
@@ -30,7 +30,7 @@ export type PageStart =
   | { readonly kind: 'from'; readonly key: ListKey; readonly inclusive: boolean; readonly skip: number; readonly total: number };
 
 interface AnchorSet {
-  /** The visible owners when ranked ("CC/PID,..."). */
+  /** The visible owners when ranked ("CC/PID,..."), and for a narrowed list what it left out (narrowedOut). */
   readonly owners: string;
   /** read_model_removals when ranked. */
   readonly removed: string;
@@ -50,17 +50,17 @@ interface Check {
   readonly beyond: number;
 }
 
-export function rankAnchors(pool: Pool, options: AnchorOptions): (model: ReadModel, platformId: string, generation: number, offset: number) => Promise<PageStart | undefined> {
+export function rankAnchors(pool: Pool, options: AnchorOptions): (model: ReadModel, platformId: string, generation: number, offset: number, narrow?: ListNarrowing) => Promise<PageStart | undefined> {
   const { every } = options;
   // Insertion-ordered: re-set on use, the least recently used is dropped first when full.
   const sets = new Map<string, AnchorSet>();
   const refreshing = new Map<string, Promise<AnchorSet | undefined>>();
 
-  const check = async (client: Pool | PoolClient, model: ReadModel, platformId: string, generation: number, last: ListKey | undefined): Promise<Check> => {
+  const check = async (client: Pool | PoolClient, model: ReadModel, platformId: string, generation: number, last: ListKey | undefined, narrow: ListNarrowing | undefined): Promise<Check> => {
     const { rows } = await client.query<{ owners: string; total: string; removed: string; beyond: string }>(
-      `${visibleMatching(model, { materialized: false })}
-       select (select coalesce(string_agg(cc || '/' || pid, ',' order by cc, pid), '') from visible_owners) as owners,
-              (${visibleTotal(model)}) as total,
+      `${visibleMatching(model, { materialized: false, narrow })}
+       select (select coalesce(string_agg(cc || '/' || pid, ',' order by cc, pid), '') from visible_owners) || ${narrowedOut(model, narrow)} as owners,
+              (${visibleTotal(model, narrow)}) as total,
               (select coalesce(sum(removed), 0) from read_model_removals where model = '${model}' and generation = $2)::text as removed,
               ${last ? `(select count(*) from matching where (${LIST_ORDER}) > ($5::timestamptz, $6, $7, $8))` : '0'} as beyond`,
       [platformId, generation, null, null, ...(last ?? [])],
@@ -71,17 +71,17 @@ export function rankAnchors(pool: Pool, options: AnchorOptions): (model: ReadMod
   const holds = (set: AnchorSet, now: Check): boolean => now.owners === set.owners && now.removed === set.removed && now.total === set.ranked + now.beyond;
 
   /** Ranks the tail of a set that still holds, or the whole list; one snapshot, so counts and rows agree. */
-  const refresh = (model: ReadModel, platformId: string, generation: number, prior: AnchorSet | undefined): Promise<AnchorSet | undefined> =>
+  const refresh = (model: ReadModel, platformId: string, generation: number, prior: AnchorSet | undefined, narrow: ListNarrowing | undefined): Promise<AnchorSet | undefined> =>
     inTransaction(pool, async (client) => {
       await client.query('set transaction isolation level repeatable read, read only');
-      const now = await check(client, model, platformId, generation, prior?.last);
+      const now = await check(client, model, platformId, generation, prior?.last, narrow);
       const base = prior && holds(prior, now) ? prior : undefined;
       const from = base?.last;
       const ranked = base?.ranked ?? 0;
       const keyParams = from ? [...from] : [];
       const n = 5 + keyParams.length;
       const { rows } = await client.query<{ created_at: string; country_code: string; party_id: string; id: string; r: string; last: boolean }>(
-        `${visibleMatching(model, { materialized: false })}
+        `${visibleMatching(model, { materialized: false, narrow })}
          select created_at::text as created_at, country_code, party_id, id, r, last from (
            select created_at, country_code, party_id, id, row_number() over w - 1 as r, lead(id) over w is null as last
              from matching ${from ? `where (${LIST_ORDER}) > ($5::timestamptz, $6, $7, $8)` : ''}
@@ -109,10 +109,10 @@ export function rankAnchors(pool: Pool, options: AnchorOptions): (model: ReadMod
       return { owners: now.owners, removed: now.removed, ranked: count, keys, last };
     });
 
-  const refreshOnce = (id: string, model: ReadModel, platformId: string, generation: number, prior: AnchorSet | undefined): Promise<AnchorSet | undefined> => {
+  const refreshOnce = (id: string, model: ReadModel, platformId: string, generation: number, prior: AnchorSet | undefined, narrow: ListNarrowing | undefined): Promise<AnchorSet | undefined> => {
     const running = refreshing.get(id);
     if (running) return running;
-    const started = refresh(model, platformId, generation, prior).finally(() => refreshing.delete(id));
+    const started = refresh(model, platformId, generation, prior, narrow).finally(() => refreshing.delete(id));
     refreshing.set(id, started);
     return started;
   };
@@ -125,18 +125,18 @@ export function rankAnchors(pool: Pool, options: AnchorOptions): (model: ReadMod
     return key ? { kind: 'from', key, inclusive: true, skip: offset - j * every, total } : undefined;
   };
 
-  return async (model, platformId, generation, offset) => {
-    const id = [model, platformId, generation].join('\u0000');
+  return async (model, platformId, generation, offset, narrow) => {
+    const id = [model, platformId, generation, narrowingKey(model, narrow)].join('\u0000');
     let set = sets.get(id);
     if (set) {
-      const now = await check(pool, model, platformId, generation, set.last);
+      const now = await check(pool, model, platformId, generation, set.last, narrow);
       if (holds(set, now) && now.beyond < every) {
         sets.delete(id);
         sets.set(id, set);
         return startOf(set, offset, now.total);
       }
     }
-    set = await refreshOnce(id, model, platformId, generation, set);
+    set = await refreshOnce(id, model, platformId, generation, set, narrow);
     sets.delete(id);
     if (!set) return undefined;
     if (sets.size >= options.maxSets) sets.delete(sets.keys().next().value ?? '');

@@ -3,7 +3,7 @@ import type { DocumentPage, PageQuery } from './postgres-read-model-store.ts';
 import { projectionOf } from '@hub/modules';
 import { rankAnchors, type AnchorOptions, type PageStart } from './read-model-anchors.ts';
 import type { ReadModel } from './read-model-records.ts';
-import { LIST_ORDER, visibleMatching, visibleTotal, type ListKey } from './read-model-visibility.ts';
+import { LIST_ORDER, narrowingKey, visibleMatching, visibleTotal, type ListKey } from './read-model-visibility.ts';
 
 // A routed list page of locations, tariffs or tokens (OCPI 2.2.1 transport_and_format.asciidoc,
 // Pagination), kept flat as the table grows:
@@ -44,13 +44,13 @@ export function readModelLists(pool: Pool, options: ListOptions = {}): (model: R
     const { table } = projectionOf(model);
     const { rows: gen } = await pool.query<{ active: number }>('select active from read_model_generations where model = $1', [model]);
     const generation = gen[0]?.active ?? 1;
-    const cursorId = (offset: number) => [model, platformId, generation, page.dateFrom?.toISOString() ?? '', page.dateTo?.toISOString() ?? '', page.limit, offset].join('\u0000');
+    const cursorId = (offset: number) => [model, platformId, generation, narrowingKey(model, page), page.dateFrom?.toISOString() ?? '', page.dateTo?.toISOString() ?? '', page.limit, offset].join('\u0000');
     const found = cursors.get(cursorId(page.offset));
     const after = found && Date.now() - found.at < CURSOR_TTL_MS ? found.key : undefined;
     const dated = page.dateFrom !== undefined || page.dateTo !== undefined;
-    const anchored: PageStart | undefined = !after && !dated && page.offset >= anchorsFrom ? await anchorAt(model, platformId, generation, page.offset) : undefined;
+    const anchored: PageStart | undefined = !after && !dated && page.offset >= anchorsFrom ? await anchorAt(model, platformId, generation, page.offset, page) : undefined;
 
-    const visible = visibleMatching(model, { materialized: page.dateFrom !== undefined });
+    const visible = visibleMatching(model, { materialized: page.dateFrom !== undefined, narrow: page });
     const params: unknown[] = [platformId, generation, page.dateFrom ?? null, page.dateTo ?? null];
     const start: { key: ListKey; inclusive: boolean; skip: number } | undefined = after
       ? { key: after, inclusive: false, skip: 0 }
@@ -61,7 +61,7 @@ export function readModelLists(pool: Pool, options: ListOptions = {}): (model: R
       ? `select * from matching where (${LIST_ORDER}) ${start.inclusive ? '>=' : '>'} ($5::timestamptz, $6, $7, $8)
           order by ${LIST_ORDER} offset $9 limit $10`
       : `select * from matching order by ${LIST_ORDER} offset $5 limit $6`;
-    const countSql = dated ? `${visible} select count(*) as total from matching` : `${visible} select (${visibleTotal(model)}) as total`;
+    const countSql = dated ? `${visible} select count(*) as total from matching` : `${visible} select (${visibleTotal(model, page)}) as total`;
     const [docs, total] = await Promise.all([
       anchored?.kind === 'past-end'
         ? { rows: [] }

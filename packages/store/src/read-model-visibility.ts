@@ -21,12 +21,28 @@ export const LIST_ORDER = 'created_at, country_code, party_id, id';
 export type ListKey = readonly [createdAt: string, countryCode: string, partyId: string, id: string];
 
 /**
+ * A narrower list than the routed one: `pricesExcludeTaxes`, only the tariffs whose prices exclude taxes
+ * (column tariffs.prices_exclude_taxes, migration 032): what a 2.2.1 or 2.1.1 reader may be given, since
+ * a 2.3.0 tariff with tax-inclusive prices and no vat has no excl. VAT price in those versions
+ * (docs/decisions/0012-ocpi-2.3.0-through-the-2.2.1-canonical-form.md).
+ */
+export interface ListNarrowing {
+  readonly pricesExcludeTaxes?: boolean;
+}
+
+/** Whether the narrowing applies to the model (only tariffs have prices). */
+const priced = (model: ReadModel, narrow: ListNarrowing | undefined): boolean => model === 'tariffs' && narrow?.pricesExcludeTaxes === true;
+
+/** The narrowing as part of a cache key (list cursors, rank anchors): lists narrowed differently differ. */
+export const narrowingKey = (model: ReadModel, narrow: ListNarrowing | undefined): string => (priced(model, narrow) ? 'prices-exclude-taxes' : '');
+
+/**
  * CTEs `visible_owners` and `matching` (the keys of the caller's list) over parameters $1 platform id,
  * $2 generation, $3 date_from, $4 date_to (either may be null). Visibility is decided per statement from
  * the routing rules. The visible owners are one array the scan filters by (chr(31), the unit separator,
  * cannot occur in a CiString): joined instead, the planner expects one row and sorts every matching key.
  */
-export function visibleMatching(model: ReadModel, options: { materialized: boolean }): string {
+export function visibleMatching(model: ReadModel, options: { materialized: boolean; narrow?: ListNarrowing }): string {
   const { table } = projectionOf(model);
   const { owner, reader } = sides(model);
   return `
@@ -39,13 +55,33 @@ export function visibleMatching(model: ReadModel, options: { materialized: boole
          where t.generation = $2
            and t.country_code || chr(31) || t.party_id = any(array(select cc || chr(31) || pid from visible_owners))
            and ($3::timestamptz is null or t.last_updated >= $3)
-           and ($4::timestamptz is null or t.last_updated < $4)
+           and ($4::timestamptz is null or t.last_updated < $4)${priced(model, options.narrow) ? '\n           and t.prices_exclude_taxes' : ''}
       )`;
 }
 
-/** The number of objects of the visible owners (per-owner counts, migration 016), after visibleMatching. */
-export function visibleTotal(model: ReadModel): string {
-  return `select coalesce(sum(c.n), 0) from read_model_counts c
+/**
+ * The number of objects of the visible owners (per-owner counts, migration 016), after visibleMatching.
+ * Narrowed, the tariffs left out are subtracted: few (tax-inclusive without vat), found through the
+ * partial index tariffs_prices_include_taxes (migration 032).
+ */
+export function visibleTotal(model: ReadModel, narrow?: ListNarrowing): string {
+  const counted = `select coalesce(sum(c.n), 0) from read_model_counts c
             where c.model = '${model}' and c.generation = $2
               and c.country_code || chr(31) || c.party_id = any(array(select cc || chr(31) || pid from visible_owners))`;
+  if (!priced(model, narrow)) return counted;
+  return `(${counted}) - (select count(*) from tariffs x
+            where x.generation = $2 and not x.prices_exclude_taxes
+              and x.country_code || chr(31) || x.party_id = any(array(select cc || chr(31) || pid from visible_owners)))`;
+}
+
+/**
+ * After visibleMatching: which visible tariffs a narrowed list leaves out, as one short text (empty when
+ * not narrowed). A tariff re-sent with or without a vat changes sides without a creation or removal, so
+ * the rank anchors (read-model-anchors.ts) compare this too before they trust their ranks.
+ */
+export function narrowedOut(model: ReadModel, narrow?: ListNarrowing): string {
+  if (!priced(model, narrow)) return "''";
+  return `(select '|' || md5(coalesce(string_agg(x.country_code || '/' || x.party_id || '/' || x.id, ',' order by x.country_code, x.party_id, x.id), '')) from tariffs x
+            where x.generation = $2 and not x.prices_exclude_taxes
+              and x.country_code || chr(31) || x.party_id = any(array(select cc || chr(31) || pid from visible_owners)))`;
 }

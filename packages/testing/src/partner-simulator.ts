@@ -185,9 +185,10 @@ export async function startPartnerSimulator(
       }
       res.json(ok({ allowed: answer, token: { contract_id: 'X', issuer: 'sim', valid: true, last_updated: '2020-01-01T00:00:00Z', ...tokenOf(req) }, ...extra(req), ...location }));
     };
-  // CPO receiver interface: real-time authorization (interface document, Receiver endpoints).
+  // CPO receiver interface: real-time authorization (interface document, Receiver endpoints), in 2.2.1
+  // and 2.3.0 (2.1.1 has none: mod_tokens.md).
   app.put(
-    '/ocpi/2.2.1/tokens/:cc/:pid/:uid/authorize',
+    '/ocpi/:v/tokens/:cc/:pid/:uid/authorize',
     authorizeAnswerer(200, (req) => ({ country_code: req.params['cc'], party_id: req.params['pid'], uid: req.params['uid'], type: 'RFID', whitelist: 'ALLOWED' })),
   );
   // eMSP tokens sender interface: real-time authorization asked by a CPO (mod_tokens.asciidoc, POST;
@@ -211,7 +212,7 @@ export async function startPartnerSimulator(
   // CPO tokens receiver (mod_tokens.asciidoc, Receiver interface PUT): tokens the hub delivers.
   app.put('/ocpi/:v/tokens/:cc/:pid/:uid', receiver('token'));
   // hubclientinfo receiver (mod_hub_client_info.asciidoc, Receiver interface PUT), either role.
-  app.put('/ocpi/2.2.1/hubclientinfo/:cc/:pid', receiver('client_info'));
+  app.put('/ocpi/:v/hubclientinfo/:cc/:pid', receiver('client_info'));
   // eMSP: where command results arrive (the response_url it gives in commands).
   app.post('/ocpi/:v/command-results/:id', receiver('command_result'));
   // CPO commands receiver: answers at once, then posts the result to the response_url it was given.
@@ -230,7 +231,7 @@ export async function startPartnerSimulator(
     }
   });
   // eMSP: where charging profile results arrive (the response_url it gives).
-  app.post('/ocpi/2.2.1/chargingprofile-results/:id', receiver('charging_profile_result'));
+  app.post('/ocpi/:v/chargingprofile-results/:id', receiver('charging_profile_result'));
   // mod_charging_profiles.asciidoc. One path serves both sides, as a simulator may be either: the CPO's
   // Receiver interface (PUT SetChargingProfile, GET, DELETE; answers at once, then posts the result
   // to the response_url it was given) and the eMSP's Sender interface (PUT ActiveChargingProfile: a
@@ -252,9 +253,9 @@ export async function startPartnerSimulator(
       }, 20);
     }
   };
-  app.put('/ocpi/2.2.1/chargingprofiles/:sessionId', profileReceiver);
-  app.get('/ocpi/2.2.1/chargingprofiles/:sessionId', profileReceiver);
-  app.delete('/ocpi/2.2.1/chargingprofiles/:sessionId', profileReceiver);
+  app.put('/ocpi/:v/chargingprofiles/:sessionId', profileReceiver);
+  app.get('/ocpi/:v/chargingprofiles/:sessionId', profileReceiver);
+  app.delete('/ocpi/:v/chargingprofiles/:sessionId', profileReceiver);
   // Receiver GETs of one object (mod_sessions, mod_cdrs, mod_tokens, mod_hub_client_info: Receiver
   // interface, GET): the simulator stores nothing to answer from, so every object is unknown (HTTP 404
   // with an OCPI envelope), which is what the hub's partner check probes for.

@@ -73,6 +73,42 @@ describe('v2.3.0: prices and taxes (docs/reference/version-mapping.md, OCPI 2.3.
     valid('ocpi-2.3.0/cdr.json', out);
     assert.equal((out['tariffs'] as Array<{ tax_included: string }>)[0]?.tax_included, 'NO');
   });
+  it('a CDR Tariff with tax_included YES and no vat is withheld from 2.2.1 and 2.1.1 readers and kept whole for 2.3.0 ones', () => {
+    const raw = JSON.parse(readFileSync(`${dir}cdr_example.json`, 'utf8')) as { tariffs: Array<Record<string, unknown>> };
+    const exclusive = { ...raw.tariffs[0], tax_included: 'NO' };
+    const inclusive = { ...read('tariff_20_simple_north_american_inclusive.json'), country_code: 'BE', party_id: 'BEC' };
+    const cdr = validator.validate('ocpi-2.3.0/cdr.json', { ...raw, tariffs: [exclusive, inclusive] }).document as Record<string, unknown>;
+    valid('ocpi-2.3.0/cdr.json', cdr);
+    const canonical = v230.cdrIn(cdr, owner, CDR_TOKEN);
+    for (const version of ['2.2.1', '2.1.1'] as const) {
+      const out = adapterFor(version).cdrOut(canonical, v230.locationIn(read('location_example.json'), owner)) as Record<string, unknown>;
+      const tariffs = (out['tariffs'] ?? []) as Array<Record<string, unknown>>;
+      assert.deepEqual(tariffs.map((t) => t['id']), ['12'], version);
+      assert.ok(!JSON.stringify(out).includes('withheld'), version);
+    }
+    valid('ocpi/cdr.json', withoutVersionFields(canonical));
+    assert.deepEqual(v230.cdrOut(canonical), cdr);
+    const onlyInclusive = v230.cdrIn({ ...cdr, tariffs: [inclusive] }, owner, CDR_TOKEN);
+    assert.ok(!('tariffs' in onlyInclusive));
+    assert.deepEqual(v230.cdrOut(onlyInclusive), { ...cdr, tariffs: [inclusive] });
+  });
+  it("a 2.3.0 AuthorizationInfo's Token reaches a 2.2.1 caller without members 2.2.1 lacks", () => {
+    const token = { ...read('token_example_2_full_rfid.json'), x_loyalty: 'gold' };
+    const info = v230.authorizationInfoIn({ allowed: 'ALLOWED', token }, token as never);
+    const out = adapterFor('2.2.1').authorizationInfoOut(info);
+    valid('ocpi/authorization_info.json', out);
+    assert.ok(!JSON.stringify(out).includes('x_loyalty'));
+  });
+  it('the Token of a 2.3.0 StartSession or ReserveNow reaches a 2.2.1 or 2.1.1 CPO without members 2.2.1 lacks', () => {
+    const token = { ...read('token_example_2_full_rfid.json'), x_loyalty: 'gold' };
+    const start = { response_url: 'https://emsp.example.com/r/1', token, location_id: 'LOC1', evse_uid: '3256' };
+    valid('ocpi-2.3.0/start_session.json', start);
+    const canonical = v230.startSessionIn(start, { countryCode: 'DE', partyId: 'TNM' });
+    valid('ocpi/start_session.json', adapterFor('2.2.1').startSessionOut(canonical));
+    assert.ok(!JSON.stringify(adapterFor('2.1.1').startSessionOut(canonical)).includes('x_loyalty'));
+    const reserve = { response_url: 'https://emsp.example.com/r/2', token, expiry_date: '2026-01-01T00:00:00Z', reservation_id: '7', location_id: 'LOC1' };
+    valid('ocpi/reserve_now.json', adapterFor('2.2.1').reserveNowOut(v230.reserveNowIn(reserve, { countryCode: 'DE', partyId: 'TNM' })));
+  });
   it('tax_included YES with vat: 2.2.1 gets the price without it; without vat: no 2.2.1 or 2.1.1 form', () => {
     const tariff = { country_code: 'BE', party_id: 'BEC', id: 't1', currency: 'EUR', tax_included: 'YES', elements: [{ price_components: [{ type: 'ENERGY', price: 0.242, vat: 21, step_size: 1 }] }], last_updated: '2026-01-01T00:00:00Z' };
     valid('ocpi-2.3.0/tariff.json', tariff);

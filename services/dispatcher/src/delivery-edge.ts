@@ -19,7 +19,10 @@ export async function deliveryBody(kind: DeliveryKind, version: OcpiVersion, pay
   const adapter = adapterFor(version);
   // A 2.1.1 Session or CDR carries its whole Location (mod_sessions.md 3.1, mod_cdrs.md 3.1): the one a
   // 2.1.1 CPO sent is in the record, else the hub reads it. A Location not projected yet is retried.
+  // A 2.3.0 Session or CDR names its Location by id as 2.2.1 does (ocpi-2.3.0/mod_sessions.asciidoc,
+  // Session object): nothing to read, nothing to wait for.
   const location = async (id: unknown): Promise<Location | undefined | 'missing'> => {
+    if (version !== '2.1.1') return undefined;
     if (versionFields(payload, version)?.kept?.['location'] !== undefined) return undefined;
     const found = typeof id === 'string' ? ((await locationOf(cpo, id)) as Location | undefined) : undefined;
     return found ?? 'missing';
@@ -40,8 +43,16 @@ export async function deliveryBody(kind: DeliveryKind, version: OcpiVersion, pay
         return { ok: true, body: adapter.tokenOut(payload as never) };
       case 'command_result':
         return { ok: true, body: adapter.commandResultOut(payload as never) };
+      // ocpi-2.3.0/mod_hub_client_info.asciidoc ClientInfo object: the same members as 2.2.1's (2.1.1
+      // has no hubclientinfo: its parties are no recipients, postgres-client-info-recipients.ts), and
+      // ocpi-2.3.0/mod_charging_profiles.asciidoc: the same objects as 2.2.1's (the ingress holds them in that form).
+      case 'charging_profile_result':
+      case 'active_charging_profile':
+      case 'client_info':
+        if (version === '2.3.0') return { ok: true, body: withoutVersionFields(payload) };
+        return { ok: false, reason: `OCPI ${String(version)} has no ${kind} to deliver` };
       default:
-        return { ok: false, reason: `OCPI ${version} has no ${kind} to deliver` };
+        return { ok: false, reason: `OCPI ${version} has no ${String(kind)} to deliver` };
     }
   } catch (e) {
     if (isNotRepresentable(e)) return { ok: false, reason: e.message };

@@ -31,4 +31,13 @@ describe('deliveryBody', () => {
     const out = await deliveryBody('client_info', '2.1.1', { party_id: 'X' }, cpo, noLocation);
     assert.deepEqual(out, { ok: false, reason: 'OCPI 2.1.1 has no client_info to deliver' });
   });
+
+  it('sends a 2.3.0 receiver its session without waiting for the Location (2.3.0 names it by id), and ClientInfo and charging profile results as they are', async () => {
+    const out = await deliveryBody('session', '2.3.0', session, cpo, noLocation);
+    assert.equal(out.ok, true);
+    for (const kind of ['client_info', 'charging_profile_result', 'active_charging_profile'] as const) {
+      const payload = { result: 'ACCEPTED', hub_version_fields: { '2.3.0': { kept: { x: 1 } } } };
+      assert.deepEqual(await deliveryBody(kind, '2.3.0', payload, cpo, noLocation), { ok: true, body: { result: 'ACCEPTED' } }, kind);
+    }
+  });
 });

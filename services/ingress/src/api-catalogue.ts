@@ -187,8 +187,8 @@ function in230(route: RouteSpec): RouteSpec {
 }
 
 /** The modules 2.3.0 partners use through the 2.2.1 routes so far (the ingress's MODULES_230), and the commands callback a 2.3.0 CPO posts its result to. */
-const SERVED_IN_230 = ['locations'];
-const servedIn230 = (r: RouteSpec) => SERVED_IN_230.includes(r.module) || r.path.startsWith(`${V}/commands/callback/`);
+const SERVED_IN_230 = ['hubclientinfo', 'locations', 'tariffs', 'sessions', 'cdrs', 'tokens', 'commands', 'chargingprofiles'];
+const servedIn230 = (r: RouteSpec) => SERVED_IN_230.includes(r.module);
 
 export const API_CATALOGUE: readonly RouteSpec[] = [
   ...ROUTES_221,

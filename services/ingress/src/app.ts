@@ -106,8 +106,22 @@ const MODULES_211: readonly ModuleEndpoint[] = [
 const MODULES_230: readonly ModuleEndpoint[] = [
   // ocpi-2.3.0/version_information_endpoint.asciidoc, Endpoint: SENDER is advised for one's own credentials module.
   { identifier: 'credentials', roles: ['SENDER'], path: 'credentials' },
+  // ocpi-2.3.0/mod_hub_client_info.asciidoc: the hub implements the Sender interface (GET), as in 2.2.1.
+  { identifier: 'hubclientinfo', roles: ['SENDER'], path: 'hubclientinfo' },
   // CPOs push to the hub (it receives) and eMSPs pull from it (it sends), as in 2.2.1.
   { identifier: 'locations', roles: ['SENDER', 'RECEIVER'], path: 'locations' },
+  { identifier: 'tariffs', roles: ['SENDER', 'RECEIVER'], path: 'tariffs' },
+  // CPOs push sessions and CDRs to the hub, which delivers them to eMSPs in their versions (as in 2.2.1).
+  { identifier: 'sessions', roles: ['RECEIVER'], path: 'sessions' },
+  { identifier: 'cdrs', roles: ['RECEIVER'], path: 'cdrs' },
+  // eMSPs push tokens and ask for real-time authorization (the hub receives); CPOs pull tokens and ask
+  // for real-time authorization (the hub sends), as in 2.2.1 (ocpi-2.3.0/mod_tokens.asciidoc).
+  { identifier: 'tokens', roles: ['SENDER', 'RECEIVER'], path: 'tokens' },
+  // eMSPs send commands to the hub, which forwards them (as in 2.2.1: no commands SENDER to list).
+  { identifier: 'commands', roles: ['RECEIVER'], path: 'commands' },
+  // As in 2.2.1: the Receiver for eMSPs, the Sender for CPOs on a path of its own.
+  { identifier: 'chargingprofiles', roles: ['RECEIVER'], path: 'chargingprofiles' },
+  { identifier: 'chargingprofiles', roles: ['SENDER'], path: 'chargingprofiles/sender' },
 ];
 
 export const MODULES: ModulesByVersion = { '2.1.1': MODULES_211, '2.2.1': MODULES_221, '2.3.0': MODULES_230 };
@@ -132,6 +146,7 @@ export function createIngressApp(deps: IngressDeps): Express {
   // Every URL under /ocpi/{version} admits only callers the operator allowed that version.
   const withInitialIn = (version: OcpiVersion) => authenticate(deps.callers, { allowInitialToken: true, allowSuspended: true, version });
   const hubToken = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version: '2.2.1' });
+  const hubToken230 = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version: '2.3.0' });
 
   registerVersionRoutes(app, deps.publicBaseUrl, MODULES, withInitial, withInitialIn);
   const credentialsDeps = { ...deps.credentials, store: deps.store, validator: deps.validator, onChange: deps.onRegistryChange };
@@ -147,6 +162,12 @@ export function createIngressApp(deps: IngressDeps): Express {
       limits: { defaultLimit: deps.limits.defaultPageLimit, maxLimit: deps.limits.maxPageLimit },
     }),
   );
+  // ocpi-2.3.0/mod_hub_client_info.asciidoc: the same Sender interface; a ClientInfo is the same object in 2.3.0.
+  app.use(
+    '/ocpi/2.3.0/hubclientinfo',
+    hubToken230,
+    hubClientInfoRouter({ store: deps.store, publicBaseUrl: deps.publicBaseUrl, limits: { defaultLimit: deps.limits.defaultPageLimit, maxLimit: deps.limits.maxPageLimit } }),
+  );
   const objects: ObjectRoutesDeps = { ...deps.objects, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl };
   const edges = versionEdges(deps.validator, deps.credentials.hub);
   app.use('/ocpi/2.2.1/locations', hubToken, json, locationsRouter(objects, edges['2.2.1']));
@@ -157,14 +178,20 @@ export function createIngressApp(deps: IngressDeps): Express {
   app.use('/ocpi/2.1.1/locations', hubToken211, json, locationsRouter(objects, edges['2.1.1']));
   app.use('/ocpi/2.1.1/tariffs', hubToken211, json, tariffsRouter(objects, edges['2.1.1']));
   // OCPI 2.3.0: the 2.2.1 interfaces (ocpi-2.3.0/mod_locations.asciidoc), bodies translated by the 2.3.0 edge.
-  const hubToken230 = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version: '2.3.0' });
   app.use('/ocpi/2.3.0/locations', hubToken230, json, locationsRouter(objects, edges['2.3.0']));
+  // ocpi-2.3.0/mod_tariffs.asciidoc: a 2.3.0 CPO pushes (PUT, DELETE) and a 2.3.0 eMSP pulls as in 2.2.1;
+  // tax_included is kept for 2.3.0 readers (ADR 0012).
+  app.use('/ocpi/2.3.0/tariffs', hubToken230, json, tariffsRouter(objects, edges['2.3.0']));
   const sessionCdrDeps = { eventLog: deps.objects.eventLog, readModels: deps.objects.readModels, deliveries: deps.deliveries, validator: deps.validator, publicBaseUrl: deps.publicBaseUrl, dispatcherWait: deps.dispatcherWait };
   app.use('/ocpi/2.2.1/sessions', hubToken, json, sessionsRouter(sessionCdrDeps, edges['2.2.1']));
   app.use('/ocpi/2.2.1/cdrs', hubToken, json, cdrsRouter({ ...sessionCdrDeps, cdrs: deps.cdrs }, edges['2.2.1']));
   // A 2.1.1 CPO pushes sessions and posts CDRs to the eMSP interface (mod_sessions.md 2.2, mod_cdrs.md 2.2).
   app.use('/ocpi/2.1.1/sessions', hubToken211, json, sessionsRouter(sessionCdrDeps, edges['2.1.1']));
   app.use('/ocpi/2.1.1/cdrs', hubToken211, json, cdrsRouter({ ...sessionCdrDeps, cdrs: deps.cdrs }, edges['2.1.1']));
+  // A 2.3.0 CPO pushes sessions and posts CDRs as in 2.2.1 (ocpi-2.3.0/mod_sessions.asciidoc and
+  // mod_cdrs.asciidoc, Receiver Interface); the 2.3.0 edge translates its Prices (ADR 0012).
+  app.use('/ocpi/2.3.0/sessions', hubToken230, json, sessionsRouter(sessionCdrDeps, edges['2.3.0']));
+  app.use('/ocpi/2.3.0/cdrs', hubToken230, json, cdrsRouter({ ...sessionCdrDeps, cdrs: deps.cdrs }, edges['2.3.0']));
   const commandsDeps: CommandsDeps = {
     ...deps.commands,
     targets: deps.routing,
@@ -189,6 +216,9 @@ export function createIngressApp(deps: IngressDeps): Express {
   // callback of its own version (ocpi-2.3.0/mod_commands.asciidoc, CommandResult): the response_url
   // the commands route gives it.
   app.use('/ocpi/2.3.0/commands/callback', json, commandCallbackRouter(commandsDeps, edges['2.3.0']));
+  // A 2.3.0 eMSP sends the five commands to the hub as in 2.2.1 (ocpi-2.3.0/mod_commands.asciidoc,
+  // Receiver Interface); each reaches its CPO in the CPO's version.
+  app.use('/ocpi/2.3.0/commands', hubToken230, json, commandsRouter(commandsDeps, edges['2.3.0']));
   const chargingProfilesDeps: ChargingProfilesDeps = {
     ...deps.chargingProfiles,
     targets: deps.routing,
@@ -208,10 +238,15 @@ export function createIngressApp(deps: IngressDeps): Express {
   };
   app.use('/ocpi/2.2.1/chargingprofiles/callback', json, chargingProfileCallbackRouter(chargingProfilesDeps));
   app.use('/ocpi/2.2.1/chargingprofiles', hubToken, json, chargingProfilesRouter(chargingProfilesDeps));
+  // ocpi-2.3.0/mod_charging_profiles.asciidoc: the same interfaces and objects; a 2.3.0 CPO posts its
+  // result to the 2.3.0 callback (the response_url the hub gives it).
+  app.use('/ocpi/2.3.0/chargingprofiles/callback', json, chargingProfileCallbackRouter(chargingProfilesDeps, '2.3.0'));
+  app.use('/ocpi/2.3.0/chargingprofiles', hubToken230, json, chargingProfilesRouter(chargingProfilesDeps, '2.3.0'));
   // In 2.1.1 an eMSP pushes tokens to the CPO interface and a CPO pulls them from the eMSP interface
   // and asks it for real-time authorization (mod_tokens.md, 2.1.1).
   const tokensDeps = { ...deps.tokens, validator: deps.validator, targets: deps.routing, readModels: deps.objects.readModels, rateLimiter: deps.objects.rateLimiter };
-  for (const [version, guard] of [['2.2.1', hubToken], ['2.1.1', hubToken211]] as const) {
+  // A 2.3.0 eMSP and CPO use the 2.2.1 interfaces (ocpi-2.3.0/mod_tokens.asciidoc), through the 2.3.0 edge.
+  for (const [version, guard] of [['2.2.1', hubToken], ['2.1.1', hubToken211], ['2.3.0', hubToken230]] as const) {
     app.use(`/ocpi/${version}/tokens`, guard, json, tokensRouter(tokensDeps, edges[version]), tokenObjectsRouter({ ...objects, targets: deps.routing, hub: deps.credentials.hub }, edges[version]));
   }
   app.use(() => {

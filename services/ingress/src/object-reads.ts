@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { HubError, partyKey, sameParty, type PartyRole } from '@hub/ocpi';
 import { ocpiModules, projectionOf, type ObjectPath } from '@hub/modules';
 import type { SchemaValidator } from '@hub/schemas';
-import type { RateLimiter, ReadModel } from '@hub/store';
+import type { ListNarrowing, RateLimiter, ReadModel } from '@hub/store';
 import { handle, namedSender, ok, okPreserializedList } from './http.ts';
 import { objectPath, type ProjectionWait } from './ocpi-objects.ts';
 import { parsePage, setPageHeaders } from './pagination.ts';
@@ -44,7 +44,13 @@ export function listingParty(req: Request, role: PartyRole['role'] = 'EMSP'): st
 }
 
 /** The paginated list of a read model, of the owners the caller's parties have an active routing rule with. */
-export function listObjects(deps: ObjectRoutesDeps, model: ReadModel, out: (documentsJson: readonly string[]) => readonly string[] = (d) => d): RequestHandler {
+export function listObjects(
+  deps: ObjectRoutesDeps,
+  model: ReadModel,
+  out: (documentsJson: readonly string[]) => readonly string[] = (d) => d,
+  /** A narrower list, decided by the caller's version (ListNarrowing: tariffs a 2.2.1 or 2.1.1 reader may be given). */
+  narrow: ListNarrowing = {},
+): RequestHandler {
   const { listBudget } = projectionOf(model);
   return handle(async (req: Request, res: Response) => {
     if (listBudget !== undefined) {
@@ -60,7 +66,7 @@ export function listObjects(deps: ObjectRoutesDeps, model: ReadModel, out: (docu
       }
     }
     const page = parsePage(req, deps.limits);
-    const result = await deps.readModels.listVisible(model, req.caller.platformId, page);
+    const result = await deps.readModels.listVisible(model, req.caller.platformId, { ...page, ...narrow });
     // The next page starts after every document read, also one the caller's version cannot carry.
     setPageHeaders(res, page, result.total, result.documentsJson.length, { publicUrl: `${deps.publicBaseUrl}${req.originalUrl}` });
     okPreserializedList(res, out(result.documentsJson));

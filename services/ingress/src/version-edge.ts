@@ -1,5 +1,5 @@
 import { HubError, type OcpiVersion } from '@hub/ocpi';
-import { adapterFor, cdrTokenFromAuthId, isNotRepresentable, withoutVersionFields, HUB_VERSION_FIELDS, type CdrToken, type Owner, type Token, type VersionAdapter } from '@hub/versions';
+import { adapterFor, cdrTokenFromAuthId, isNotRepresentable, pricesExcludeTaxes, withoutVersionFields, HUB_VERSION_FIELDS, type CdrToken, type Owner, type Token, type VersionAdapter } from '@hub/versions';
 import type { SchemaValidator } from '@hub/schemas';
 import { validateBody, type OcpiBodies } from './ocpi-objects.ts';
 
@@ -85,7 +85,9 @@ function canonicalEdge(validator: SchemaValidator): VersionEdge {
   return {
     version: '2.2.1',
     objectIn: (object, body, partial) => validateBody(validator, `ocpi/${object}.json`, body, partial) as Record<string, unknown>,
-    objectOut: (_object, document) => withoutVersionFields(document),
+    // A 2.3.0 tariff with tax-inclusive prices and no vat has no 2.2.1 form (v2.3.0/prices.ts
+    // pricesExcludeTaxes): not shown, as the translating edges do not show what they cannot write.
+    objectOut: (object, document) => (object === 'tariff' && !pricesExcludeTaxes(document) ? undefined : withoutVersionFields(document)),
     // Most documents carry no hub-private member: the string is checked before anything is parsed.
     listOut: (_object, documentsJson) =>
       documentsJson.map((json) => (json.includes(`"${HUB_VERSION_FIELDS}"`) ? JSON.stringify(withoutVersionFields(JSON.parse(json) as object)) : json)),

@@ -75,7 +75,16 @@ function responseUrlQuery(req: Request): string {
   return responseUrl;
 }
 
-export function chargingProfilesRouter(deps: ChargingProfilesDeps): Router {
+/** The versions with the module (2.1.1 has none); 2.3.0's objects are 2.2.1's (ocpi-2.3.0/mod_charging_profiles.asciidoc). */
+export type ChargingProfilesVersion = '2.2.1' | '2.3.0';
+
+/** A body valid in its version and in 2.2.1: 2.3.0 members 2.2.1 cannot hold are refused (2001), as at the 2.3.0 edge (ADR 0012). */
+function validated<T>(deps: Pick<ChargingProfilesDeps, 'validator'>, version: ChargingProfilesVersion, object: string, body: unknown): T {
+  if (version === '2.3.0') validateBody(deps.validator, `ocpi-2.3.0/${object}.json` as never, body);
+  return validateBody(deps.validator, `ocpi/${object}.json` as never, body);
+}
+
+export function chargingProfilesRouter(deps: ChargingProfilesDeps, version: ChargingProfilesVersion = '2.2.1'): Router {
   const router = Router();
 
   /** One eMSP request of the Receiver interface, from the session lookup to the CPO's answer. */
@@ -110,7 +119,8 @@ export function chargingProfilesRouter(deps: ChargingProfilesDeps): Router {
     const id = randomUUID(); // 122 random bits: the callback's only credential
     const from = partyKey(emsp);
     const to = partyKey(cpo);
-    const callback = `${deps.publicBaseUrl}/ocpi/2.2.1/chargingprofiles/callback/${id}`;
+    // The CPO posts its result to the hub's callback of its own version.
+    const callback = `${deps.publicBaseUrl}/ocpi/${target.version === '2.3.0' ? '2.3.0' : '2.2.1'}/chargingprofiles/callback/${id}`;
     const append = (type: string, data: object, source: string, destination: string) =>
       deps.eventLog.append(topics.chargingProfiles, [newEvent({ type, source: 'ingress', subject: id, key: id, data, correlationId: req.ctx.correlationId, from: source, to: destination })]);
     // The row (what the callback finds) and the request's event, both before the CPO is asked, so its
@@ -137,7 +147,7 @@ export function chargingProfilesRouter(deps: ChargingProfilesDeps): Router {
           : operation === 'GET'
             ? await deps.realtime.call('GET', `${base}?duration=${String(request.duration)}&response_url=${encodeURIComponent(callback)}`, token, ids, undefined, headers)
             : await deps.realtime.call('DELETE', `${base}?response_url=${encodeURIComponent(callback)}`, token, ids, undefined, headers);
-      const checked = deps.validator.validate('ocpi/charging_profile_response.json', r.envelope.data);
+      const checked = deps.validator.validate(target.version === '2.3.0' ? 'ocpi-2.3.0/charging_profile_response.json' : 'ocpi/charging_profile_response.json', r.envelope.data);
       if (r.httpStatus >= 200 && r.httpStatus < 300 && isSuccessCode(r.envelope.status_code) && checked.violations.length === 0) response = checked.document as ChargingProfileResponse;
     } catch (e) {
       if (!(e instanceof PartnerCallError)) throw e;
@@ -150,7 +160,8 @@ export function chargingProfilesRouter(deps: ChargingProfilesDeps): Router {
     ]);
     deps.forwarded?.inc({ operation, outcome: response ? response.result.toLowerCase() : 'not_answered' });
     if (!response) return answer(res, 'REJECTED', `CPO ${to} did not answer the charging profile request`);
-    send(res, 200, success(response)); // the CPO's immediate answer, unchanged
+    // The CPO's immediate answer, unchanged; to a caller of another version, result and timeout only.
+    send(res, 200, success(target.version === version ? response : { result: response.result, timeout: response.timeout }));
   }
 
   // mod_charging_profiles.asciidoc, Sender interface, PUT: the CPO's updated ActiveChargingProfile of a
@@ -161,7 +172,7 @@ export function chargingProfilesRouter(deps: ChargingProfilesDeps): Router {
     handle(async (req: Request, res: Response) => {
       const cpo = callerCpo(req);
       const sessionId = sessionIdOf(req);
-      const profile: ActiveChargingProfile = validateBody(deps.validator, 'ocpi/active_charging_profile.json', req.body);
+      const profile = validated<ActiveChargingProfile>(deps, version, 'active_charging_profile', req.body);
       const emsps = await deps.chargingProfiles.sessionEmsps(cpo, sessionId);
       const named = namedReceiver(req);
       if (emsps.length === 0) throw new HubError('UNKNOWN_SESSION', { detail: `unknown session ${sessionId}: CPO ${partyKey(cpo)} pushed no session of that id` });
@@ -200,7 +211,7 @@ export function chargingProfilesRouter(deps: ChargingProfilesDeps): Router {
     '/:sessionId',
     handle((req, res) =>
       relay(req, res, 'SET', () => {
-        const body = validateBody(deps.validator, 'ocpi/set_charging_profile.json', req.body);
+        const body = validated<{ response_url: string }>(deps, version, 'set_charging_profile', req.body);
         return { responseUrl: body.response_url, body: { ...body } };
       }),
     ),
@@ -235,16 +246,17 @@ function nextOffset(): string {
   return lastOffset.toString();
 }
 
-/** POST /ocpi/2.2.1/chargingprofiles/callback/{request_id}: the CPO's result; no authentication, as the commands callback. */
-export function chargingProfileCallbackRouter(deps: Pick<ChargingProfilesDeps, 'chargingProfiles' | 'deliveries' | 'eventLog' | 'validator' | 'results'>): Router {
+/** POST /ocpi/{2.2.1,2.3.0}/chargingprofiles/callback/{request_id}: the CPO's result; no authentication, as the commands callback. */
+export function chargingProfileCallbackRouter(deps: Pick<ChargingProfilesDeps, 'chargingProfiles' | 'deliveries' | 'eventLog' | 'validator' | 'results'>, version: ChargingProfilesVersion = '2.2.1'): Router {
   const router = Router();
   router.post(
     '/:id',
     handle(async (req: Request, res: Response) => {
       const id = String(req.params['id']);
-      const { document, violations } = deps.validator.validate('ocpi/charging_profile_result.json', req.body);
       // Refused without a trace of whether the id exists: a guessed id learns nothing.
-      if (violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: describeViolations(violations) });
+      const inVersion = version === '2.3.0' ? deps.validator.validate('ocpi-2.3.0/charging_profile_result.json', req.body).violations : [];
+      const { document, violations } = deps.validator.validate('ocpi/charging_profile_result.json', req.body);
+      if (inVersion.length > 0 || violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: describeViolations(inVersion.length > 0 ? inVersion : violations) });
       const result = document as ChargingProfileResult;
       const { outcome, request } = await deps.chargingProfiles.result(id, asJson(result));
       if (outcome === 'unknown' || !request) throw new HubError('NOT_FOUND', { detail: 'no charging profile request waits for a result under this id' });

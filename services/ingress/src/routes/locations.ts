@@ -116,7 +116,10 @@ export function locationsRouter(deps: ObjectRoutesDeps, edge: VersionEdge): Rout
 export function tariffsRouter(deps: ObjectRoutesDeps, edge: VersionEdge): Router {
   const router = Router();
   router.use(refuseEmptySegments(['country_code', 'party_id', 'tariff_id']));
-  router.get('/', listObjects(deps, 'tariffs', (documents) => edge.listOut('tariff', documents)));
+  // 2.2.1 and 2.1.1 prices exclude VAT (mod_tariffs.asciidoc 11.4.2): their readers' list leaves out a
+  // 2.3.0 tariff with tax-inclusive prices and no vat, in the query, so X-Total-Count and pages agree
+  // (docs/decisions/0012-ocpi-2.3.0-through-the-2.2.1-canonical-form.md).
+  router.get('/', listObjects(deps, 'tariffs', (documents) => edge.listOut('tariff', documents), edge.version === '2.3.0' ? {} : { pricesExcludeTaxes: true }));
   router.get('/:cc/:pid/:id', objectDetail(deps, 'tariffs', objectPath, (document) => edge.objectOut('tariff', document)));
   router.put(
     '/:cc/:pid/:id',

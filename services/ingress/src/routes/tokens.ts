@@ -133,7 +133,10 @@ async function forwardAuthorization(deps: TokensDeps, req: Request, res: Respons
     if (answer.httpStatus >= 200 && answer.httpStatus < 300 && isSuccessCode(statusCode) && typeof data?.allowed === 'string' && ALLOWED.has(data.allowed)) {
       count(data.allowed.toLowerCase());
       const same = f.target.version === f.callerVersion;
-      send(res, 200, success(same ? data : caller.authorizationInfoOut(callee.authorizationInfoIn(data, await f.token()))));
+      // A 2.2.1 or 2.3.0 AuthorizationInfo carries its Token (mod_tokens.asciidoc, AuthorizationInfo
+      // object); only a 2.1.1 one is completed with the Token asked about.
+      const asked = async (): Promise<Token> => (f.target.version === '2.1.1' ? f.token() : ((data as { token?: Token }).token as Token));
+      send(res, 200, success(same ? data : caller.authorizationInfoOut(callee.authorizationInfoIn(data, await asked()))));
       return;
     }
     // mod_tokens.asciidoc, POST Method: an eMSP that does not know the token answers HTTP 404 with 2004;
@@ -216,8 +219,8 @@ export function tokensRouter(deps: TokensDeps, edge: VersionEdge): Router {
         throw new HubError('UNKNOWN_RECEIVER', { detail: `CPO ${partyKey(cpo)} speaks OCPI 2.1.1, whose CPOs take no real-time authorization (mod_tokens.md, 2.1.1)` });
       }
       const url = `${target.url.replace(/\/+$/, '')}/${emsp.countryCode}/${emsp.partyId}/${encodeURIComponent(path.id)}/authorize${query(req)}`;
-      // Only 2.2.1 CPOs are asked (above), whose answer carries the Token itself.
-      const token = () => Promise.reject(new Error('a 2.2.1 AuthorizationInfo carries its token'));
+      // Only 2.2.1 and 2.3.0 CPOs are asked (above), whose answer carries the Token itself.
+      const token = () => Promise.reject(new Error('a 2.2.1 or 2.3.0 AuthorizationInfo carries its token'));
       await forwardAuthorization(deps, req, res, { method: 'PUT', url, target, body, from: emsp, to: cpo, called: 'CPO', labels: {}, callerVersion: edge.version, token });
     }),
   );
