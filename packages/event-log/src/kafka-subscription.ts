@@ -104,19 +104,39 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
   let stopped = false;
   let recheck: NodeJS.Timeout | undefined;
 
+  // Where each owned partition's stored position says to start, once loaded: kafkajs starts fetching
+  // from the group's committed offsets (or the beginning) as soon as it joined, before the seek below
+  // can take effect; a batch fetched from there must not be handled (a first deploy of a consumer
+  // whose position was set at the topic's end would otherwise replay its whole history).
+  let floors: Promise<ReadonlyMap<string, bigint>> = Promise.resolve(new Map());
   const seekToStoredPositions = (c: Consumer, assignment: Record<string, number[]>): void => {
     const positions = options.positions;
     if (!positions) return;
-    void (async () => {
+    floors = (async () => {
+      const loaded = new Map<string, bigint>();
       for (const [topic, partitions] of Object.entries(assignment)) {
         if (!owned.has(topic)) continue;
         const stored = await positions.load(topic);
         for (const partition of partitions) {
           const position = stored.get(partition);
-          if (position !== undefined) c.seek({ topic, partition, offset: position.toString() });
+          if (position === undefined) continue;
+          c.seek({ topic, partition, offset: position.toString() });
+          loaded.set(`${topic}:${partition}`, position);
         }
       }
-    })().catch((err: unknown) => ctx.logger.warn('could not seek to the stored positions; resuming from Kafka offsets', { err, group: options.group }));
+      return loaded;
+    })().catch((err: unknown) => {
+      ctx.logger.warn('could not seek to the stored positions; resuming from Kafka offsets', { err, group: options.group });
+      return new Map<string, bigint>();
+    });
+  };
+
+  /** The batch's messages at or after the partition's stored position (all of them, nearly always). */
+  const fromStoredPosition = async (topic: string, partition: number, messages: readonly KafkaMessage[]): Promise<readonly KafkaMessage[]> => {
+    const floor = (await floors).get(`${topic}:${partition}`);
+    const first = messages[0];
+    if (floor === undefined || first === undefined || BigInt(first.offset) >= floor) return messages;
+    return messages.filter((m) => BigInt(m.offset) >= floor);
   };
 
   const run = async (): Promise<void> => {
@@ -152,6 +172,10 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
       eachBatch: async (payload) => {
         const { batch } = payload;
         if (!owned.has(batch.topic) || batch.messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
+        // Fetched before the seek to the stored position took effect: what lies before it is not ours
+        // to handle; the seek brings the partition there.
+        const messages = await fromStoredPosition(batch.topic, batch.partition, batch.messages);
+        if (messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
         // A handler may take longer than the session timeout (a re-send of an eMSP's tokens, a wait
         // for Postgres): the member keeps heartbeating meanwhile, or the group would hand the partition
         // to another replica, which would apply the same batch while this one still does.
@@ -161,9 +185,9 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
           outcome = await options.onBatch({
             topic: batch.topic,
             partition: batch.partition,
-            firstOffset: batch.firstOffset() ?? '0',
+            firstOffset: messages === batch.messages ? (batch.firstOffset() ?? '0') : (messages[0]?.offset ?? '0'),
             lastOffset: batch.lastOffset(),
-            records: batch.messages.map((m) => consumedRecord(batch.topic, batch.partition, m)),
+            records: messages.map((m) => consumedRecord(batch.topic, batch.partition, m)),
           });
         } finally {
           clearInterval(beat);

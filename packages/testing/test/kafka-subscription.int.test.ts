@@ -135,4 +135,35 @@ describe('Kafka subscriptions', () => {
       await next.stop();
     }
   });
+  it('hand over nothing before the stored positions, even what was fetched before the seek to them took effect', async () => {
+    // A first deploy of a consumer whose positions were set at the topic's end (the dispatcher's
+    // registry consumer): the group has no committed offsets, so kafkajs fetches from the beginning
+    // as soon as it joined; the stored positions arrive later (here 1.5 s: a slow Postgres).
+    const storedTopic = topics.tariffs;
+    for (let n = 0; n < 30; n++) await stack.eventLog.append(storedTopic, [cdrEvent(`OLD-${n}`)]);
+    const stored = await stack.eventLog.latestOffsets(storedTopic);
+    const seen: ConsumedRecord[] = [];
+    const subscription = await stack.eventLog.subscribe({
+      group: 'stored-positions',
+      topics: [storedTopic],
+      positions: {
+        load: async () => {
+          await new Promise((r) => setTimeout(r, 1_500));
+          return stored;
+        },
+      },
+      onBatch: async (batch) => {
+        seen.push(...batch.records);
+      },
+    });
+    try {
+      for (let n = 0; n < 5; n++) await stack.eventLog.append(storedTopic, [cdrEvent(`NEW-${n}`)]);
+      await until(() => seen.length >= 5, 'the records after the stored positions');
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(seen.map((r) => (r.event?.data as { id?: string } | undefined)?.id).sort(), ['NEW-0', 'NEW-1', 'NEW-2', 'NEW-3', 'NEW-4']);
+      assert.ok(seen.every((r) => BigInt(r.offset) >= (stored.get(r.partition) ?? 0n)), 'no record before its partition\'s stored position');
+    } finally {
+      await subscription.stop();
+    }
+  });
 });
