@@ -8,12 +8,11 @@ import { readFileSync } from 'node:fs';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { openApiContract, type ObservedResponse } from '@hub/schemas/api-doc-contract';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { freePort, hubctl, onboard, onboard230, until, type OnboardedPlatform } from './helpers.ts';
+import { example230, freePort, hubctl, onboard, onboard230, until, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const doc = (name: string) => JSON.parse(readFileSync(new URL(`../docs/${name}`, import.meta.url), 'utf8')) as Json;
-const example230 = (name: string) => JSON.parse(readFileSync(new URL(`../../shared/ocpi-2.3.0/examples/${name}`, import.meta.url), 'utf8')) as Json;
 const location230 = example230('location_example.json');
 
 describe('contract: the OCPI 2.3.0 operations answer as docs/openapi.json says', () => {

@@ -177,6 +177,24 @@ export function ocpiExample(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(new URL(name, ocpiExamples), 'utf8')) as Record<string, unknown>;
 }
 
+/** The OCPI 2.3.0 JSON examples (shared/ocpi-2.3.0/examples, beside the repository). */
+export const ocpi230Examples = new URL('../../shared/ocpi-2.3.0/examples/', import.meta.url);
+
+/** One OCPI 2.3.0 example, parsed. */
+export function example230(name: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(new URL(name, ocpi230Examples), 'utf8')) as Record<string, unknown>;
+}
+
+/** Enables a routing rule between every eMSP and every CPO given (CC/PID), as an operator does. */
+export async function routeEvery(env: Record<string, string>, emsps: readonly string[], cpos: readonly string[]): Promise<void> {
+  for (const emsp of emsps) {
+    for (const cpo of cpos) {
+      const out = await hubctl(env, ['routing', 'enable', '--emsp', emsp, '--cpo', cpo]);
+      if (out.code !== 0) throw new Error(`routing enable ${emsp} -> ${cpo}: ${out.stderr}`);
+    }
+  }
+}
+
 /** The first JSON example after a heading of an OCPI 2.1.1 chapter (shared/ocpi-2.1.1/*.md). */
 export function example211(chapter: string, heading: string): Record<string, unknown> {
   const text = readFileSync(new URL(`../../shared/ocpi-2.1.1/${chapter}`, import.meta.url), 'utf8');

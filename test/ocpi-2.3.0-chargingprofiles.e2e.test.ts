@@ -4,14 +4,13 @@
 // result to the hub's 2.3.0 callback; a 2.3.0 CPO pushes an ActiveChargingProfile to a 2.2.1 eMSP.
 // Real ingress, projector and dispatcher processes, real Kafka and Postgres.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { assertValid, freePort, hubctl, onboard, onboard230, until, type OnboardedPlatform } from './helpers.ts';
+import { assertValid, example230, freePort, onboard, onboard230, routeEvery, until, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 const profile = { charging_rate_unit: 'A', min_charging_rate: 6.1, charging_profile_period: [{ start_period: 0, limit: 16 }, { start_period: 900, limit: 8.1 }] };
-const session230 = JSON.parse(readFileSync(new URL('../../shared/ocpi-2.3.0/examples/session_example_1_simple_start.json', import.meta.url), 'utf8')) as Json;
+const session230 = example230('session_example_1_simple_start.json') as Json;
 
 describe('OCPI 2.3.0 charging profiles beside 2.2.1', () => {
   let stack: TestStack;
@@ -46,7 +45,7 @@ describe('OCPI 2.3.0 charging profiles beside 2.2.1', () => {
     emsp221 = await onboard(hub, env, 'eMSP 2.2.1', [{ role: 'EMSP', countryCode: 'DE', partyId: 'NEW' }], emspModules);
     cpo230 = await onboard230(hub, env, 'CPO 2.3.0', { role: 'CPO', countryCode: 'BE', partyId: 'BEC' }, cpoModules);
     cpo221 = await onboard(hub, env, 'CPO 2.2.1', [{ role: 'CPO', countryCode: 'NL', partyId: 'NEW' }], cpoModules);
-    for (const e of ['NL/TST', 'DE/NEW']) for (const c of ['BE/BEC', 'NL/NEW']) assert.equal((await hubctl(env, ['routing', 'enable', '--emsp', e, '--cpo', c])).code, 0);
+    await routeEvery(env, ['NL/TST', 'DE/NEW'], ['BE/BEC', 'NL/NEW']);
     await pushSession(cpo221, '2.2.1', 'NL', 'NEW', 'S221', ['NL', 'TST']);
     await pushSession(cpo230, '2.3.0', 'BE', 'BEC', 'S230', ['DE', 'NEW']);
     // The hub knows a session's eMSP once it delivered it (the relay looks the CPO up by it).

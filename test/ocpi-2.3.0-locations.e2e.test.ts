@@ -4,13 +4,11 @@
 // sent; a 2.2.1 CPO's Location reaches a 2.3.0 eMSP as a valid 2.3.0 Location. Real ingress and
 // projector processes, real Kafka and Postgres.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { assertValid, followPages, freePort, hubctl, ocpiExample, onboard, onboard230, until, type OnboardedPlatform } from './helpers.ts';
+import { assertValid, example230, followPages, freePort, hubctl, ocpiExample, onboard, onboard230, until, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
-const example230 = (name: string) => JSON.parse(readFileSync(new URL(`../../shared/ocpi-2.3.0/examples/${name}`, import.meta.url), 'utf8')) as Json;
 
 describe('OCPI 2.3.0 locations beside 2.2.1', () => {
   let stack: TestStack;

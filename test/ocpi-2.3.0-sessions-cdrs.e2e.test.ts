@@ -5,13 +5,11 @@
 // 2.2.1 CPO's session and CDR reach a 2.3.0 eMSP as valid 2.3.0 objects. Real ingress, projector and
 // dispatcher processes, real Kafka and Postgres.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { call, createTestStack, startService, type PartnerSimulator, type ServiceProcess, type TestStack } from '@hub/testing';
-import { assertValid, freePort, hubctl, ocpiExample, onboard, onboard211, onboard230, until, type OnboardedPlatform } from './helpers.ts';
+import { assertValid, example230, freePort, ocpiExample, onboard, onboard211, onboard230, routeEvery, until, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
-const example230 = (name: string) => JSON.parse(readFileSync(new URL(`../../shared/ocpi-2.3.0/examples/${name}`, import.meta.url), 'utf8')) as Json;
 
 /** The last object of `kind` with this id the partner received that satisfies `ready`. */
 const received = (partner: PartnerSimulator, kind: 'session' | 'cdr', id: string, ready: (body: Json) => boolean = () => true) =>
@@ -46,12 +44,7 @@ describe('OCPI 2.3.0 sessions and CDRs beside 2.2.1 and 2.1.1', () => {
     emsp230 = await onboard230(hub, env, 'eMSP 2.3.0', { role: 'EMSP', countryCode: 'NL', partyId: 'TST' }, emspModules);
     emsp221 = await onboard(hub, env, 'eMSP 2.2.1', [{ role: 'EMSP', countryCode: 'DE', partyId: 'NEW' }], emspModules);
     emsp211 = await onboard211(hub, env, 'eMSP 2.1.1', { role: 'EMSP', countryCode: 'FR', partyId: 'OLD' }, emspModules);
-    for (const e of ['NL/TST', 'DE/NEW', 'FR/OLD']) {
-      for (const c of ['BE/BEC', 'NL/NEW']) {
-        const out = await hubctl(env, ['routing', 'enable', '--emsp', e, '--cpo', c]);
-        assert.equal(out.code, 0, out.stderr);
-      }
-    }
+    await routeEvery(env, ['NL/TST', 'DE/NEW', 'FR/OLD'], ['BE/BEC', 'NL/NEW']);
   });
 
   after(async () => {

@@ -5,14 +5,13 @@
 // a 2.3.0 eMSP pulls them as sent; a 2.2.1 CPO's tariff reaches a 2.3.0 eMSP saying tax_included NO.
 // Real ingress and projector processes, real Kafka and Postgres.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { assertValid, followPages, freePort, hubctl, ocpiExample, onboard, onboard211, onboard230, until, type OnboardedPlatform } from './helpers.ts';
+import { assertValid, example230, followPages, freePort, ocpi230Examples, ocpiExample, onboard, onboard211, onboard230, routeEvery, until, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
-const examples = new URL('../../shared/ocpi-2.3.0/examples/', import.meta.url);
-const example230 = (name: string) => JSON.parse(readFileSync(new URL(name, examples), 'utf8')) as Json;
+const examples = ocpi230Examples;
 
 describe('OCPI 2.3.0 tariffs beside 2.2.1 and 2.1.1', () => {
   let stack: TestStack;
@@ -43,12 +42,7 @@ describe('OCPI 2.3.0 tariffs beside 2.2.1 and 2.1.1', () => {
     emsp230 = await onboard230(hub, env, 'eMSP 2.3.0', { role: 'EMSP', countryCode: 'NL', partyId: 'TST' });
     emsp221 = await onboard(hub, env, 'eMSP 2.2.1', [{ role: 'EMSP', countryCode: 'DE', partyId: 'NEW' }]);
     emsp211 = await onboard211(hub, env, 'eMSP 2.1.1', { role: 'EMSP', countryCode: 'FR', partyId: 'OLD' });
-    for (const e of ['NL/TST', 'DE/NEW', 'FR/OLD']) {
-      for (const c of ['BE/BEC', 'NL/NEW']) {
-        const out = await hubctl(env, ['routing', 'enable', '--emsp', e, '--cpo', c]);
-        assert.equal(out.code, 0, out.stderr);
-      }
-    }
+    await routeEvery(env, ['NL/TST', 'DE/NEW', 'FR/OLD'], ['BE/BEC', 'NL/NEW']);
   });
 
   after(async () => {

@@ -4,13 +4,11 @@
 // authorization both ways between 2.3.0 and 2.2.1 parties. Real ingress, projector and dispatcher
 // processes, real Kafka and Postgres.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { call, createTestStack, startService, type PartnerSimulator, type ServiceProcess, type TestStack } from '@hub/testing';
-import { assertValid, followPages, freePort, hubctl, onboard, onboard211, onboard230, until, type OnboardedPlatform } from './helpers.ts';
+import { assertValid, example230, followPages, freePort, onboard, onboard211, onboard230, routeEvery, until, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
-const example230 = (name: string) => JSON.parse(readFileSync(new URL(`../../shared/ocpi-2.3.0/examples/${name}`, import.meta.url), 'utf8')) as Json;
 
 /** The last token with this uid the CPO received that satisfies `ready`. */
 const receivedToken = (partner: PartnerSimulator, uid: string, ready: (body: Json) => boolean = () => true) =>
@@ -47,12 +45,7 @@ describe('OCPI 2.3.0 tokens beside 2.2.1 and 2.1.1', () => {
     cpo230 = await onboard230(hub, env, 'CPO 2.3.0', { role: 'CPO', countryCode: 'BE', partyId: 'BEC' }, cpoModules);
     cpo221 = await onboard(hub, env, 'CPO 2.2.1', [{ role: 'CPO', countryCode: 'NL', partyId: 'NEW' }], cpoModules);
     cpo211 = await onboard211(hub, env, 'CPO 2.1.1', { role: 'CPO', countryCode: 'FR', partyId: 'OLD' }, cpoModules);
-    for (const e of ['NL/TST', 'DE/NEW']) {
-      for (const c of ['BE/BEC', 'NL/NEW', 'FR/OLD']) {
-        const out = await hubctl(env, ['routing', 'enable', '--emsp', e, '--cpo', c]);
-        assert.equal(out.code, 0, out.stderr);
-      }
-    }
+    await routeEvery(env, ['NL/TST', 'DE/NEW'], ['BE/BEC', 'NL/NEW', 'FR/OLD']);
   });
 
   after(async () => {
