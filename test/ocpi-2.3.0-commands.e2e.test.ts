@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { assertValid, freePort, hubctl, onboard, onboard211, onboard230, until, type OnboardedPlatform } from './helpers.ts';
+import { assertValid, example230, freePort, onboard, onboard211, onboard230, routeEvery, until, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 
@@ -19,6 +19,7 @@ describe('OCPI 2.3.0 commands to CPOs of every version', () => {
   let cpo230: OnboardedPlatform;
   let cpo221: OnboardedPlatform;
   let cpo211: OnboardedPlatform;
+  let emsp211: OnboardedPlatform;
   // A 2.3.0 Token (mod_tokens.asciidoc) with an extension member, which a CPO of another version must not get.
   const token = { country_code: 'NL', party_id: 'TST', uid: 'T1', type: 'RFID', contract_id: 'NL-TST-C00000001-1', issuer: 'eMSP 2.3.0', valid: true, whitelist: 'ALLOWED', last_updated: '2026-01-01T00:00:00Z', x_loyalty: 'gold' };
 
@@ -37,14 +38,13 @@ describe('OCPI 2.3.0 commands to CPOs of every version', () => {
     cpo230 = await onboard230(hub, env, 'CPO 2.3.0', { role: 'CPO', countryCode: 'BE', partyId: 'BEC' }, cpoModules);
     cpo221 = await onboard(hub, env, 'CPO 2.2.1', [{ role: 'CPO', countryCode: 'NL', partyId: 'NEW' }], cpoModules);
     cpo211 = await onboard211(hub, env, 'CPO 2.1.1', { role: 'CPO', countryCode: 'FR', partyId: 'OLD' }, cpoModules);
-    for (const c of ['BE/BEC', 'NL/NEW', 'FR/OLD']) {
-      const out = await hubctl(env, ['routing', 'enable', '--emsp', 'NL/TST', '--cpo', c]);
-      assert.equal(out.code, 0, out.stderr);
-    }
+    emsp211 = await onboard211(hub, env, 'eMSP 2.1.1', { role: 'EMSP', countryCode: 'IT', partyId: 'EMO' });
+    await routeEvery(env, ['NL/TST'], ['BE/BEC', 'NL/NEW', 'FR/OLD']);
+    await routeEvery(env, ['IT/EMO'], ['BE/BEC']);
   });
 
   after(async () => {
-    await Promise.allSettled([...services.map((s) => s.stop()), ...[emsp230, cpo230, cpo221, cpo211].map((p) => p?.partner.close())]);
+    await Promise.allSettled([...services.map((s) => s.stop()), ...[emsp230, cpo230, cpo221, cpo211, emsp211].map((p) => p?.partner.close())]);
     await stack?.cleanup();
   });
 
@@ -95,6 +95,38 @@ describe('OCPI 2.3.0 commands to CPOs of every version', () => {
       }
     });
   }
+
+  it("a 2.1.1 eMSP's START_SESSION at a 2.3.0 CPO's Location reaches the CPO as valid 2.3.0; the answer and the result come back in 2.1.1", async () => {
+    // 2.1.1 names no receiving party (no OCPI-to headers): the hub finds the CPO by the Location.
+    const location: Json = { ...example230('location_example.json'), country_code: 'BE', party_id: 'BEC', id: 'LOC-230' };
+    const pushed = await call(hub, 'PUT', '/ocpi/2.3.0/locations/BE/BEC/LOC-230', { token: cpo230.token, body: location });
+    assert.equal(pushed.body.status_code, 1000, pushed.text);
+    cpo230.partner.commandAnswer = 'ACCEPTED';
+    cpo230.partner.commandResult = 'ACCEPTED';
+    const evseUid = String(((location['evses'] as Json[])[0] as Json)['uid']);
+    const start211 = {
+      response_url: `${emsp211.partner.baseUrl}/ocpi/2.1.1/command-results/start-211`,
+      token: { uid: 'EMO1', type: 'RFID', auth_id: 'IT-EMO-C00000001-1', issuer: 'eMSP 2.1.1', valid: true, whitelist: 'ALLOWED', last_updated: '2026-11-26T09:00:00Z' },
+      location_id: 'LOC-230',
+      evse_uid: evseUid,
+    };
+    await assertValid('ocpi-2.1.1/start_session.json', start211);
+    const before = cpo230.partner.commands.length;
+    // The CPO's own read waits for the projection of its push (read-your-writes).
+    assert.equal((await call(hub, 'GET', '/ocpi/2.3.0/locations/BE/BEC/LOC-230', { token: cpo230.token })).body.status_code, 1000);
+    const res = await call<Json>(hub, 'POST', '/ocpi/2.1.1/commands/START_SESSION', { token: emsp211.token, body: start211 });
+    assert.equal(res.body.status_code, 1000, res.text);
+    await assertValid('ocpi-2.1.1/command_response.json', res.body.data);
+    assert.equal(res.body.data?.['result'], 'ACCEPTED', res.text);
+    assert.equal(cpo230.partner.commands.length, before + 1);
+    const atCpo = cpo230.partner.commands.at(-1);
+    await assertValid('ocpi-2.3.0/start_session.json', atCpo?.body);
+    assert.deepEqual([(atCpo?.body['token'] as Json)['country_code'], (atCpo?.body['token'] as Json)['contract_id']], ['IT', 'IT-EMO-C00000001-1']);
+    assert.match(String(atCpo?.body['response_url']), /\/ocpi\/2\.3\.0\/commands\/callback\//);
+    const result = await until('the result at the 2.1.1 eMSP', () => emsp211.partner.received.find((r) => r.kind === 'command_result' && r.path.endsWith('/start-211')), 30_000);
+    await assertValid('ocpi-2.1.1/command_response.json', result.body);
+    assert.equal(result.body['result'], 'ACCEPTED');
+  });
 
   it('refusals in 2.3.0: an unknown command and a body of the wrong form are 2001; a 2.2.1 caller cannot use the 2.3.0 URL', async () => {
     const unknown = await call(hub, 'POST', '/ocpi/2.3.0/commands/FLY', { token: emsp230.token, headers: to('BE/BEC'), body: {} });

@@ -94,6 +94,13 @@ describe('OCPI 2.3.0 sessions and CDRs beside 2.2.1 and 2.1.1', () => {
     assert.equal(got.body['total_cost'], 3);
     assert.equal(got.body['auth_id'], 'FR-OLD-C00000001-1');
     assert.equal((got.body['location'] as Json)['id'], 'LOC1');
+    // The 2.3.0 PATCH of the session's total_cost reaches the 2.1.1 eMSP as 2.1.1's excl. VAT number.
+    const patch = { ...example230('session_patch_example_total_cost.json'), last_updated: '2020-03-09T11:00:00Z' };
+    const patched = await call(hub, 'PATCH', v230('sessions/BE/BEC/S2'), { token: cpo230.token, body: patch });
+    assert.equal(patched.body.status_code, 1000, patched.text);
+    // Sessions reach receivers whole (interface document, Receiver endpoints).
+    const merged = await received(emsp211.partner, 'session', 'S2', (b) => b['total_cost'] === 0.6);
+    await assertValid('ocpi-2.1.1/session.json', merged.body);
   });
 
   it('a 2.3.0 CDR (the 2.3.0 example) reaches the 2.2.1 and the 2.1.1 eMSP valid in their versions; the CPO reads it back in 2.3.0 with its taxes', async () => {

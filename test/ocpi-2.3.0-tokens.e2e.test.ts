@@ -117,6 +117,25 @@ describe('OCPI 2.3.0 tokens beside 2.2.1 and 2.1.1', () => {
     assert.ok(emsp230.partner.requests.some((r) => r.path === '/ocpi/2.3.0/tokens/T230/authorize'), 'the 2.3.0 eMSP was asked at its 2.3.0 endpoint');
   });
 
+  it("a 2.3.0 CPO asks for real-time authorization of the 2.3.0 eMSP's token: asked and answered in 2.3.0 on both sides", async () => {
+    emsp230.partner.authorizeAnswer = 'ALLOWED';
+    const res = await call<Json>(hub, 'POST', '/ocpi/2.3.0/tokens/T230/authorize', { token: cpo230.token, body: { location_id: 'LOC1', evse_uids: ['3256'] } });
+    assert.equal(res.body.status_code, 1000, res.text);
+    await assertValid('ocpi-2.3.0/authorization_info.json', res.body.data);
+    assert.equal(res.body.data?.['allowed'], 'ALLOWED');
+    assert.equal((res.body.data?.['token'] as Json | undefined)?.['uid'], 'T230');
+    assert.ok(emsp230.partner.requests.some((r) => r.path === '/ocpi/2.3.0/tokens/T230/authorize'), 'the 2.3.0 eMSP was asked at its 2.3.0 endpoint');
+  });
+
+  it("a 2.1.1 CPO asks for real-time authorization of the 2.3.0 eMSP's token: a valid 2.1.1 AuthorizationInfo", async () => {
+    emsp230.partner.authorizeAnswer = 'BLOCKED';
+    const res = await call<Json>(hub, 'POST', '/ocpi/2.1.1/tokens/T230/authorize', { token: cpo211.token });
+    assert.equal(res.body.status_code, 1000, res.text);
+    await assertValid('ocpi-2.1.1/authorization_info.json', res.body.data);
+    assert.equal(res.body.data?.['allowed'], 'BLOCKED');
+    assert.ok(emsp230.partner.requests.some((r) => r.path === '/ocpi/2.3.0/tokens/T230/authorize'), 'the 2.3.0 eMSP was asked at its 2.3.0 endpoint');
+  });
+
   it('eMSP-side real-time authorization (PUT authorize) between 2.3.0 and 2.2.1 parties, both ways', async () => {
     cpo221.partner.authorizeAnswer = 'ALLOWED';
     const to221 = await call<Json>(hub, 'PUT', '/ocpi/2.3.0/tokens/NL/TST/T230/authorize', { token: emsp230.token, headers: { 'OCPI-to-country-code': 'NL', 'OCPI-to-party-id': 'NEW' }, body: { location_id: 'LOC1' } });
