@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { call, createTestStack, startService, type PartnerSimulator, type ServiceProcess, type TestStack } from '@hub/testing';
-import { assertValid, example211, freePort, hubctl, onboard, onboard211, type OnboardedPlatform } from './helpers.ts';
+import { assertValid, example211, freePort, hubctl, onboard, onboard211, onboard230, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 
@@ -32,6 +32,7 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
   let cpo221: OnboardedPlatform;
   let emsp211: OnboardedPlatform;
   let emsp221: OnboardedPlatform;
+  let emsp230: OnboardedPlatform;
   const location = location211();
   const evse = (location['evses'] as Json[])[0] as Json;
   const oneEvse = { ...location, evses: [{ ...evse, connectors: [((evse['connectors'] as Json[])[0] as Json)] }] };
@@ -54,14 +55,15 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     emsp211 = await onboard211(hub, env, 'Old eMSP', { role: 'EMSP', countryCode: 'NL', partyId: 'OLD' }, withTokens);
     cpo221 = await onboard(hub, env, 'New CPO', [{ role: 'CPO', countryCode: 'NL', partyId: 'NEW' }], cpoModules);
     emsp221 = await onboard(hub, env, 'New eMSP', [{ role: 'EMSP', countryCode: 'DE', partyId: 'NEW' }], withTokens);
-    for (const [e, c] of [['NL/OLD', 'BE/BEC'], ['NL/OLD', 'NL/NEW'], ['DE/NEW', 'BE/BEC'], ['DE/NEW', 'NL/NEW']]) {
+    emsp230 = await onboard230(hub, env, 'eMSP 2.3.0', { role: 'EMSP', countryCode: 'PT', partyId: 'TRS' }, emspModules);
+    for (const [e, c] of [['NL/OLD', 'BE/BEC'], ['NL/OLD', 'NL/NEW'], ['DE/NEW', 'BE/BEC'], ['DE/NEW', 'NL/NEW'], ['PT/TRS', 'BE/BEC']]) {
       const out = await hubctl(env, ['routing', 'enable', '--emsp', e ?? '', '--cpo', c ?? '']);
       assert.equal(out.code, 0, out.stderr);
     }
   });
 
   after(async () => {
-    await Promise.allSettled([...services.map((s) => s.stop()), cpo211?.partner.close(), cpo221?.partner.close(), emsp211?.partner.close(), emsp221?.partner.close()]);
+    await Promise.allSettled([...services.map((s) => s.stop()), cpo211?.partner.close(), cpo221?.partner.close(), emsp211?.partner.close(), emsp221?.partner.close(), emsp230?.partner.close()]);
     await stack?.cleanup();
   });
 
@@ -123,6 +125,21 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     assert.equal(got.body['start_date_time'], '2026-11-26T10:00:00Z');
     assert.ok(!('hub_version_fields' in got.body));
     assert.equal(got.path, '/ocpi/2.2.1/sessions/BE/BEC/S1');
+  });
+
+  it('a 2.1.1 session and CDR whose auth_id is an eMA-ID of a 2.3.0 eMSP reach it as valid 2.3.0 objects', async () => {
+    const res = await call(hub, 'PUT', '/ocpi/2.1.1/sessions/BE/BEC/S23', { token: cpo211.token, body: session211('S23', 'PT-TRS-C00000001-1') });
+    assert.equal(res.body.status_code, 1000, res.text);
+    const got = await received(emsp230.partner, 'session', 'S23');
+    await assertValid('ocpi-2.3.0/session.json', got.body);
+    assert.equal(got.path, '/ocpi/2.3.0/sessions/BE/BEC/S23');
+    assert.deepEqual([(got.body['cdr_token'] as Json)['country_code'], (got.body['cdr_token'] as Json)['party_id'], (got.body['cdr_token'] as Json)['contract_id']], ['PT', 'TRS', 'PT-TRS-C00000001-1']);
+    const cdr = await call(hub, 'POST', '/ocpi/2.1.1/cdrs', { token: cpo211.token, body: cdr211('C23', 'PT-TRS-C00000001-1') });
+    assert.equal(cdr.body.status_code, 1000, cdr.text);
+    const gotCdr = await received(emsp230.partner, 'cdr', 'C23');
+    await assertValid('ocpi-2.3.0/cdr.json', gotCdr.body);
+    // 2.1.1 total_cost is a number excl. VAT: 2.3.0 gets it as before_taxes, no tax invented.
+    assert.deepEqual(gotCdr.body['total_cost'], { before_taxes: 4 });
   });
 
   it('a 2.1.1 session whose auth_id is an eMA-ID reaches the 2.1.1 eMSP it names, in 2.1.1, with the raw token', async () => {

@@ -24,6 +24,7 @@ describe('OCPI 2.3.0 tokens beside 2.2.1 and 2.1.1', () => {
   let cpo230: OnboardedPlatform;
   let cpo221: OnboardedPlatform;
   let cpo211: OnboardedPlatform;
+  let emsp211: OnboardedPlatform;
   // The 2.3.0 example, with an extension member 2.3.0 tolerates (transport_and_format.asciidoc, Non-specified JSON fields).
   const token230: Json = { ...example230('token_example_2_full_rfid.json'), country_code: 'NL', party_id: 'TST', uid: 'T230', x_loyalty: 'gold' };
   const token221: Json = { country_code: 'DE', party_id: 'NEW', uid: 'T221', type: 'RFID', contract_id: 'DE-NEW-C00000001-1', issuer: 'eMSP 2.2.1', valid: true, whitelist: 'ALLOWED', last_updated: '2026-01-01T00:00:00Z' };
@@ -45,11 +46,13 @@ describe('OCPI 2.3.0 tokens beside 2.2.1 and 2.1.1', () => {
     cpo230 = await onboard230(hub, env, 'CPO 2.3.0', { role: 'CPO', countryCode: 'BE', partyId: 'BEC' }, cpoModules);
     cpo221 = await onboard(hub, env, 'CPO 2.2.1', [{ role: 'CPO', countryCode: 'NL', partyId: 'NEW' }], cpoModules);
     cpo211 = await onboard211(hub, env, 'CPO 2.1.1', { role: 'CPO', countryCode: 'FR', partyId: 'OLD' }, cpoModules);
+    emsp211 = await onboard211(hub, env, 'eMSP 2.1.1', { role: 'EMSP', countryCode: 'IT', partyId: 'EMO' }, emspModules);
     await routeEvery(env, ['NL/TST', 'DE/NEW'], ['BE/BEC', 'NL/NEW', 'FR/OLD']);
+    await routeEvery(env, ['IT/EMO'], ['BE/BEC']);
   });
 
   after(async () => {
-    await Promise.allSettled([...services.map((s) => s.stop()), ...[emsp230, emsp221, cpo230, cpo221, cpo211].map((p) => p?.partner.close())]);
+    await Promise.allSettled([...services.map((s) => s.stop()), ...[emsp230, emsp221, cpo230, cpo221, cpo211, emsp211].map((p) => p?.partner.close())]);
     await stack?.cleanup();
   });
 
@@ -97,6 +100,22 @@ describe('OCPI 2.3.0 tokens beside 2.2.1 and 2.1.1', () => {
     const one = await call<Json>(hub, 'GET', '/ocpi/2.3.0/tokens/DE/NEW/T221', { token: cpo230.token });
     assert.equal(one.body.status_code, 1000, one.text);
     await assertValid('ocpi-2.3.0/token.json', one.body.data);
+  });
+
+  it("a 2.1.1 eMSP's pushed Token reaches the 2.3.0 CPO, and the 2.3.0 CPO pulls it, valid 2.3.0 both ways", async () => {
+    // mod_tokens.md 3.2 (2.1.1): the eMSP PUTs to the CPO interface {country_code}/{party_id}/{uid}.
+    const token211 = { uid: 'T211', type: 'RFID', auth_id: 'IT-EMO-C00000001-1', issuer: 'eMSP 2.1.1', valid: true, whitelist: 'ALLOWED', last_updated: '2026-01-01T00:00:00Z' };
+    await assertValid('ocpi-2.1.1/token.json', token211);
+    const pushed = await call(hub, 'PUT', '/ocpi/2.1.1/tokens/IT/EMO/T211', { token: emsp211.token, body: token211 });
+    assert.equal(pushed.body.status_code, 1000, pushed.text);
+    const delivered = await until('the token at the 2.3.0 CPO', () => cpo230.partner.received.find((r) => r.kind === 'token' && r.body['uid'] === 'T211'), 30_000);
+    await assertValid('ocpi-2.3.0/token.json', delivered.body);
+    assert.deepEqual([delivered.body['country_code'], delivered.body['party_id'], delivered.body['contract_id']], ['IT', 'EMO', 'IT-EMO-C00000001-1']);
+    const pulled = await until('the token in the 2.3.0 CPO\'s pull', async () => {
+      const list = (await followPages<Json>(hub, '/ocpi/2.3.0/tokens?limit=50', cpo230.token)).items;
+      return list.find((t) => t['uid'] === 'T211');
+    }, 30_000);
+    await assertValid('ocpi-2.3.0/token.json', pulled);
   });
 
   it("a 2.3.0 CPO asks for real-time authorization of a 2.2.1 eMSP's token: a 2.3.0 AuthorizationInfo", async () => {
