@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { assertValid, example230, followPages, freePort, hubctl, ocpiExample, onboard, onboard230, until, type OnboardedPlatform } from './helpers.ts';
+import { assertValid, example211, example230, followPages, freePort, ocpiExample, onboard, onboard211, onboard230, routeEvery, until, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 
@@ -20,6 +20,8 @@ describe('OCPI 2.3.0 locations beside 2.2.1', () => {
   let cpo221: OnboardedPlatform;
   let emsp230: OnboardedPlatform;
   let emsp221: OnboardedPlatform;
+  let cpo211: OnboardedPlatform;
+  let emsp211: OnboardedPlatform;
   // The 2.3.0 example, its EVSEs with `parking`, plus a 2.3.0-only Location field.
   const location230: Json = { ...example230('location_example.json'), help_phone: '+3212345678' };
   const id = String(location230['id']);
@@ -35,14 +37,15 @@ describe('OCPI 2.3.0 locations beside 2.2.1', () => {
     emsp230 = await onboard230(hub, env, 'eMSP 2.3.0', { role: 'EMSP', countryCode: 'NL', partyId: 'TRI' });
     cpo221 = await onboard(hub, env, 'CPO 2.2.1', [{ role: 'CPO', countryCode: 'NL', partyId: 'NEW' }]);
     emsp221 = await onboard(hub, env, 'eMSP 2.2.1', [{ role: 'EMSP', countryCode: 'DE', partyId: 'NEW' }]);
-    for (const [e, c] of [['NL/TRI', 'BE/BEC'], ['NL/TRI', 'NL/NEW'], ['DE/NEW', 'BE/BEC'], ['DE/NEW', 'NL/NEW']]) {
-      const out = await hubctl(env, ['routing', 'enable', '--emsp', e ?? '', '--cpo', c ?? '']);
-      assert.equal(out.code, 0, out.stderr);
-    }
+    cpo211 = await onboard211(hub, env, 'CPO 2.1.1', { role: 'CPO', countryCode: 'FR', partyId: 'OLD' });
+    emsp211 = await onboard211(hub, env, 'eMSP 2.1.1', { role: 'EMSP', countryCode: 'IT', partyId: 'EMO' });
+    await routeEvery(env, ['NL/TRI', 'DE/NEW'], ['BE/BEC', 'NL/NEW']);
+    await routeEvery(env, ['NL/TRI'], ['FR/OLD']);
+    await routeEvery(env, ['IT/EMO'], ['BE/BEC']);
   });
 
   after(async () => {
-    await Promise.allSettled([ingress?.stop(), projector?.stop(), cpo230?.partner.close(), cpo221?.partner.close(), emsp230?.partner.close(), emsp221?.partner.close()]);
+    await Promise.allSettled([ingress?.stop(), projector?.stop(), cpo230?.partner.close(), cpo221?.partner.close(), emsp230?.partner.close(), emsp221?.partner.close(), cpo211?.partner.close(), emsp211?.partner.close()]);
     await stack?.cleanup();
   });
 
@@ -119,6 +122,25 @@ describe('OCPI 2.3.0 locations beside 2.2.1', () => {
     const one = await call<Json>(hub, 'GET', v230(`locations/NL/NEW/${String(location['id'])}`), { token: emsp230.token });
     assert.equal(one.body.status_code, 1000, one.text);
     await assertValid('ocpi-2.3.0/location.json', one.body.data);
+  });
+
+  it("a 2.1.1 eMSP pulls the 2.3.0 CPO's Location as a valid 2.1.1 Location, without 2.3.0-only fields", async () => {
+    const location = await until('the Location in a 2.1.1 pull', async () => (await followPages<Json>(hub, '/ocpi/2.1.1/locations?limit=50', emsp211.token)).items.find((l) => l['id'] === id && l['name'] === 'Interparking Gent Zuid'));
+    await assertValid('ocpi-2.1.1/location.json', location);
+    assert.ok(!('help_phone' in location) && !('hub_version_fields' in location));
+    assert.ok((location['evses'] as Json[]).every((e) => !('parking' in e)), 'EVSE parking is 2.3.0 only');
+  });
+
+  it("a 2.1.1 CPO's Location reaches a 2.3.0 eMSP pull as a valid 2.3.0 Location", async () => {
+    // mod_locations.md 3.1 (2.1.1): no country_code or party_id; the hub takes the CPO's.
+    const location = example211('mod_locations.md', '### 3.1 _Location_ Object');
+    const locationId = String(location['id']);
+    const res = await call(hub, 'PUT', `/ocpi/2.1.1/locations/FR/OLD/${locationId}`, { token: cpo211.token, body: location });
+    assert.equal(res.body.status_code, 1000, res.text);
+    const seen = await pulled('2.3.0', emsp230.token, locationId, (l) => l['party_id'] === 'OLD');
+    await assertValid('ocpi-2.3.0/location.json', seen);
+    assert.deepEqual([seen['country_code'], seen['party_id']], ['FR', 'OLD']);
+    assert.ok(!('hub_version_fields' in seen));
   });
 
   it('a 2.2.1 caller cannot use the 2.3.0 locations URL', async () => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { assertValid, example230, followPages, freePort, ocpi230Examples, ocpiExample, onboard, onboard211, onboard230, routeEvery, until, type OnboardedPlatform } from './helpers.ts';
+import { assertValid, example211, example230, followPages, freePort, ocpi230Examples, ocpiExample, onboard, onboard211, onboard230, routeEvery, until, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 const examples = ocpi230Examples;
@@ -23,6 +23,7 @@ describe('OCPI 2.3.0 tariffs beside 2.2.1 and 2.1.1', () => {
   let emsp230: OnboardedPlatform;
   let emsp221: OnboardedPlatform;
   let emsp211: OnboardedPlatform;
+  let cpo211: OnboardedPlatform;
   // Every numbered 2.3.0 Tariff example, each under its own id and the 2.3.0 CPO's party.
   const files = readdirSync(examples).filter((f) => /^tariff_\d+_/.test(f)).sort();
   const tariffs: Json[] = files.map((f) => ({ ...example230(f), country_code: 'BE', party_id: 'BEC', id: f.replace(/\.json$/, '').slice(0, 36) }));
@@ -42,11 +43,13 @@ describe('OCPI 2.3.0 tariffs beside 2.2.1 and 2.1.1', () => {
     emsp230 = await onboard230(hub, env, 'eMSP 2.3.0', { role: 'EMSP', countryCode: 'NL', partyId: 'TST' });
     emsp221 = await onboard(hub, env, 'eMSP 2.2.1', [{ role: 'EMSP', countryCode: 'DE', partyId: 'NEW' }]);
     emsp211 = await onboard211(hub, env, 'eMSP 2.1.1', { role: 'EMSP', countryCode: 'FR', partyId: 'OLD' });
+    cpo211 = await onboard211(hub, env, 'CPO 2.1.1', { role: 'CPO', countryCode: 'IT', partyId: 'OLC' });
     await routeEvery(env, ['NL/TST', 'DE/NEW', 'FR/OLD'], ['BE/BEC', 'NL/NEW']);
+    await routeEvery(env, ['NL/TST'], ['IT/OLC']);
   });
 
   after(async () => {
-    await Promise.allSettled([...services.map((s) => s.stop()), ...[cpo230, cpo221, emsp230, emsp221, emsp211].map((p) => p?.partner.close())]);
+    await Promise.allSettled([...services.map((s) => s.stop()), ...[cpo230, cpo221, emsp230, emsp221, emsp211, cpo211].map((p) => p?.partner.close())]);
     await stack?.cleanup();
   });
 
@@ -106,6 +109,15 @@ describe('OCPI 2.3.0 tariffs beside 2.2.1 and 2.1.1', () => {
     const seen = await until('the 2.2.1 tariff in a 2.3.0 pull', async () => (await followPages<Json>(hub, '/ocpi/2.3.0/tariffs?limit=100', emsp230.token)).items.find((t) => t['party_id'] === 'NEW'));
     await assertValid('ocpi-2.3.0/tariff.json', seen);
     assert.equal(seen['tax_included'], 'NO');
+  });
+
+  it("a 2.1.1 CPO's tariff reaches a 2.3.0 eMSP as a valid 2.3.0 Tariff saying tax_included NO", async () => {
+    // mod_tariffs.md 3.1 (2.1.1): no country_code or party_id (the hub takes the CPO's); prices excl. VAT.
+    const tariff = example211('mod_tariffs.md', '### 3.1 _Tariff_ Object');
+    assert.equal((await call(hub, 'PUT', `/ocpi/2.1.1/tariffs/IT/OLC/${String(tariff['id'])}`, { token: cpo211.token, body: tariff })).body.status_code, 1000);
+    const seen = await until('the 2.1.1 tariff in a 2.3.0 pull', async () => (await followPages<Json>(hub, '/ocpi/2.3.0/tariffs?limit=100', emsp230.token)).items.find((t) => t['party_id'] === 'OLC'));
+    await assertValid('ocpi-2.3.0/tariff.json', seen);
+    assert.deepEqual([seen['country_code'], seen['tax_included']], ['IT', 'NO']);
   });
 
   it('the 2.3.0 CPO deletes tariff_20; a 2.3.0 tariff without tax_included is refused (2001); a 2.2.1 caller cannot use the 2.3.0 URL', async () => {

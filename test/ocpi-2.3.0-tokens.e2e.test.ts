@@ -118,6 +118,15 @@ describe('OCPI 2.3.0 tokens beside 2.2.1 and 2.1.1', () => {
     await assertValid('ocpi-2.3.0/token.json', pulled);
   });
 
+  it("a 2.3.0 CPO asks for real-time authorization of a 2.1.1 eMSP's token: the eMSP asked in 2.1.1, a valid 2.3.0 AuthorizationInfo", async () => {
+    emsp211.partner.authorizeAnswer = 'ALLOWED';
+    const res = await call<Json>(hub, 'POST', '/ocpi/2.3.0/tokens/T211/authorize', { token: cpo230.token, body: { location_id: 'LOC1', evse_uids: ['3256'] } });
+    assert.equal(res.body.status_code, 1000, res.text);
+    await assertValid('ocpi-2.3.0/authorization_info.json', res.body.data);
+    assert.equal(res.body.data?.['allowed'], 'ALLOWED');
+    assert.ok(emsp211.partner.requests.some((r) => r.path === '/ocpi/2.1.1/tokens/T211/authorize'), 'the 2.1.1 eMSP was asked at its 2.1.1 endpoint');
+  });
+
   it("a 2.3.0 CPO asks for real-time authorization of a 2.2.1 eMSP's token: a 2.3.0 AuthorizationInfo", async () => {
     emsp221.partner.authorizeAnswer = 'ALLOWED';
     const res = await call<Json>(hub, 'POST', '/ocpi/2.3.0/tokens/T221/authorize', { token: cpo230.token, body: { location_id: 'LOC1', evse_uids: ['3256'] } });
