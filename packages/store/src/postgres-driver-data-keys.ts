@@ -55,7 +55,13 @@ export function postgresDriverDataKeys(pool: Pool, keyring: DriverDataKeyring, o
          union all select key_id, wrapped_key from driver_data_keys where token_ref = $1 and not exists (select 1 from created)`,
         [ref, fresh.wrapped.keyId, fresh.wrapped.wrapped],
       );
-      const row = rows[0];
+      // Under READ COMMITTED a concurrent insert of the same token_ref makes this one do nothing once
+      // the other commits, while the select sees the snapshot from before it: neither row. A second
+      // statement has a new snapshot and sees the committed key.
+      let row = rows[0];
+      for (let attempt = 0; !row && attempt < 3; attempt++) {
+        row = (await pool.query<{ key_id: string; wrapped_key: Buffer }>('select key_id, wrapped_key from driver_data_keys where token_ref = $1', [ref])).rows[0];
+      }
       if (!row) throw new Error('driver data key neither created nor found');
       const key = row.key_id === fresh.wrapped.keyId ? { keyId: row.key_id, plain: fresh.plain } : { keyId: row.key_id, plain: keyring.unwrap({ keyId: row.key_id, wrapped: row.wrapped_key }) };
       remember(byRef, cacheKey, { key, until: now() + options.ttlMs });
