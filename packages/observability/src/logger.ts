@@ -11,6 +11,14 @@ function redact(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   const out: Record<string, unknown> = {};
+  // An Error's name, message and stack are not enumerable: without this an unexpected failure logged
+  // as { err } reads `"err":{}`, the one entry a post-mortem needs.
+  if (value instanceof Error) {
+    out['name'] = value.name;
+    out['message'] = value.message;
+    if (value.stack !== undefined) out['stack'] = value.stack;
+    if (value.cause !== undefined) out['cause'] = redact(value.cause, depth + 1);
+  }
   for (const [k, v] of Object.entries(value)) {
     out[k] = SECRET_KEYS.has(k.toLowerCase().replace(/[-_]/g, '')) ? '[redacted]' : redact(v, depth + 1);
   }
