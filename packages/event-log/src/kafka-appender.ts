@@ -34,6 +34,9 @@ export function bounded<T>(what: string, ms: number, work: Promise<T>): Promise<
   );
 }
 
+/** How long an append waits for its acknowledgement unless APPEND_TIMEOUT_MS says otherwise. */
+export const DEFAULT_APPEND_TIMEOUT_MS = 10_000;
+
 export interface KafkaAppender {
   append(topic: string, events: readonly HubEvent[]): Promise<void>;
   close(): Promise<void>;
@@ -130,7 +133,7 @@ export function createKafkaAppender(kafka: Kafka, options: EventLogOptions, phys
       // seconds) would otherwise hold up every later append; it is left to the discarded producer.
       sent = p.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
       sent.catch(() => undefined);
-      await bounded('a produce request', options.appendTimeoutMs ?? 10_000, sent);
+      await bounded('a produce request', options.appendTimeoutMs ?? DEFAULT_APPEND_TIMEOUT_MS, sent);
       for (const entry of batch) settle(entry);
     } catch (e) {
       discardProducer(sent);
@@ -156,7 +159,7 @@ export function createKafkaAppender(kafka: Kafka, options: EventLogOptions, phys
     append(topic, events) {
       if (events.length === 0) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
-        const timeoutMs = options.appendTimeoutMs ?? 10_000;
+        const timeoutMs = options.appendTimeoutMs ?? DEFAULT_APPEND_TIMEOUT_MS;
         const entry: PendingAppend = { topic: physical(topic), logicalTopic: topic, events, resolve, reject, startedAt: performance.now(), settled: false };
         entry.timer = setTimeout(() => settle(entry, new AppendTimeoutError(topic, timeoutMs)), timeoutMs);
         pending.push(entry);
@@ -164,7 +167,7 @@ export function createKafkaAppender(kafka: Kafka, options: EventLogOptions, phys
       });
     },
     async close() {
-      await Promise.allSettled([producer?.disconnect(), bounded('the retired producers', options.appendTimeoutMs ?? 10_000, Promise.allSettled([...retiring]))]);
+      await Promise.allSettled([producer?.disconnect(), bounded('the retired producers', options.appendTimeoutMs ?? DEFAULT_APPEND_TIMEOUT_MS, Promise.allSettled([...retiring]))]);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type Admin, type Consumer, type KafkaMessage } from 'kafkajs';
+import { Kafka, logLevel, type Admin, type ConfigResourceTypes, type Consumer, type KafkaMessage } from 'kafkajs';
 import { topicName, type HubEvent } from '@hub/events';
 import { bounded, createKafkaAppender } from './kafka-appender.ts';
 import { translateKafkaError } from './kafka-failure.ts';
@@ -13,7 +13,7 @@ import { decodeRecord, type PositionsMismatch, type StoredPositions, type Subscr
 // one that imports the Kafka client (eslint no-restricted-imports). Everything else sees the port:
 // append events durably (kafka-appender.ts), subscribe to them in a consumer group (subscription.ts).
 
-export { AppendTimeoutError } from './kafka-appender.ts';
+export { AppendTimeoutError, DEFAULT_APPEND_TIMEOUT_MS } from './kafka-appender.ts';
 export type { WantedEvent } from './kafka-lookup.ts';
 
 export interface ConsumedEvent {
@@ -54,6 +54,8 @@ export interface EventLog {
   verifyPositions(topics: readonly string[], positions: StoredPositions, options?: { rebind?: boolean }): Promise<PositionsMismatch[]>;
   /** Whether a broker answers (health). */
   reachable(): Promise<boolean>;
+  /** A broker configuration value as the cluster reports it; undefined where it is not disclosed (ACLs, managed services). */
+  brokerSetting(name: string): Promise<string | undefined>;
   /** Physical name of a logical topic (prefix applied). */
   physical(topic: string): string;
   /** Physical name of a consumer group (prefix applied). */
@@ -72,6 +74,10 @@ export interface KafkaEventLog extends EventLog {
   /** Parses a consumed record; undefined for a record that is not one of our events. */
   decode(topic: string, partition: number, message: KafkaMessage): ConsumedEvent | undefined;
 }
+
+// kafkajs's ConfigResourceTypes is not an ESM named export (its CommonJS index hides it from Node's
+// lexer): the protocol's value for a broker's configuration (DescribeConfigs, resource type 4).
+const BROKER_CONFIG = 4 as ConfigResourceTypes;
 
 export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
   const prefix = options.topicPrefix ?? '';
@@ -175,6 +181,18 @@ export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
       return sharedAdmin()
         .then((a) => a.describeCluster())
         .then((c) => c.brokers.length > 0, () => false);
+    },
+    async brokerSetting(name) {
+      try {
+        const admin = await sharedAdmin();
+        const { brokers } = await admin.describeCluster();
+        const broker = brokers[0];
+        if (!broker) return undefined;
+        const { resources } = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: BROKER_CONFIG, name: String(broker.nodeId), configNames: [name] }] });
+        return resources[0]?.configEntries.find((e) => e.configName === name)?.configValue ?? undefined;
+      } catch {
+        return undefined;
+      }
     },
     admin() {
       const a = kafka.admin();

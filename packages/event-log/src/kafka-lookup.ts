@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Partitioners, type Admin, type Consumer, type PartitionMetadata } from 'kafkajs';
+import { Partitioners, type Admin, type Batch, type Consumer, type PartitionMetadata } from 'kafkajs';
 import { DependencyUnavailable } from '@hub/ocpi';
 import { bounded } from './kafka-appender.ts';
 
@@ -29,6 +29,17 @@ const partitionOf = (() => {
       message: { key, value: null },
     });
 })();
+
+/**
+ * The offset a batch was fetched from: kafkajs keeps it on the batch (`fetchedOffset`, not in its
+ * typings); without it, the batch's first record (a gap in the topic then reads as a skip, and the
+ * search is tried again until it gives up: never a false "absent").
+ */
+function fetchedFrom(batch: Batch): bigint {
+  const fetched = (batch as unknown as { fetchedOffset?: unknown }).fetchedOffset;
+  if (typeof fetched === 'string' || typeof fetched === 'number') return BigInt(fetched);
+  return BigInt(batch.firstOffset() ?? batch.lastOffset());
+}
 
 /**
  * The ids of the wanted events found in the physical topic. Reads each wanted partition from the offset
@@ -80,6 +91,11 @@ export async function findEventsInTopic(
   let timer: NodeJS.Timeout | undefined;
   try {
     const remaining = new Set(from.keys());
+    // The first offset of each partition not searched yet. The group has no committed offsets, so a
+    // consumer that rejoins it (its coordinator moved while the cluster recovers) starts again at the
+    // end of the partition: a batch fetched from beyond this offset skipped part of the range, and
+    // taking it for the end of the search would call a present CDR absent and append it twice.
+    const next = new Map(from);
     let done: () => void = () => undefined;
     const finished = new Promise<void>((resolve) => (done = resolve));
     timer = setTimeout(done, Math.max(1, giveUpAt - Date.now()));
@@ -90,14 +106,23 @@ export async function findEventsInTopic(
     await consumer.run({
       autoCommit: false,
       eachBatch: async ({ batch }) => {
-        if (!remaining.has(batch.partition)) return;
+        const at = next.get(batch.partition);
+        if (at === undefined || !remaining.has(batch.partition)) return;
+        if (fetchedFrom(batch) > at) {
+          consumer.seek({ topic, partition: batch.partition, offset: at.toString() });
+          return;
+        }
         const end = ends.get(batch.partition) ?? 0n;
         for (const m of batch.messages) {
-          if (BigInt(m.offset) >= end) break;
+          const offset = BigInt(m.offset);
+          if (offset < at) continue;
+          if (offset >= end) break;
           const id = m.headers?.['ce_id'];
           if (id !== undefined && ids.has(String(id))) found.add(String(id));
         }
-        if (BigInt(batch.lastOffset()) + 1n >= end) {
+        const after = BigInt(batch.lastOffset()) + 1n;
+        if (after > at) next.set(batch.partition, after);
+        if (after >= end) {
           remaining.delete(batch.partition);
           if (remaining.size === 0) done();
         }

@@ -57,3 +57,30 @@ export async function appendCdrEventsOnce(
   if (appended.length > 0) await log.append(cdrTopic, appended);
   return { appended, present };
 }
+
+/**
+ * Why a settle window may be too short for the cluster (docs/decisions/0003-each-cdr-once.md, The
+ * settle window): a CDR's append that timed out can still become visible until its partition's
+ * in-sync replicas caught up or the leader dropped the lost follower from them, which Kafka does up
+ * to 1.5 x replica.lag.time.max.ms after the follower stopped (the ISR check runs every half lag).
+ * A re-append searched before then may miss it, and the CDR is twice in ocpi.cdrs.v1. Undefined when
+ * the window covers it or the broker setting is not disclosed.
+ */
+export function shortCdrSettleWindow(settleSeconds: number, appendTimeoutMs: number, replicaLagTimeMaxMs: number | undefined): string | undefined {
+  if (replicaLagTimeMaxMs === undefined || !Number.isFinite(replicaLagTimeMaxMs)) return undefined;
+  const neededMs = appendTimeoutMs + 1.5 * replicaLagTimeMaxMs;
+  if (settleSeconds * 1000 > neededMs) return undefined;
+  return `CDR_RELAY_AFTER_SECONDS=${settleSeconds} is not longer than APPEND_TIMEOUT_MS (${appendTimeoutMs} ms) + 1.5 x the brokers' replica.lag.time.max.ms (${replicaLagTimeMaxMs} ms) = ${Math.ceil(neededMs / 1000)} s: after a broker loss a CDR may reach ocpi.cdrs.v1 twice; set it above ${Math.ceil(neededMs / 1000)}`;
+}
+
+/** Reads the brokers' replica.lag.time.max.ms and reports a settle window too short for it (best effort, at start). */
+export async function checkCdrSettleWindow(
+  log: { brokerSetting(name: string): Promise<string | undefined> },
+  settleSeconds: number,
+  appendTimeoutMs: number,
+  warn: (message: string) => void,
+): Promise<void> {
+  const lag = await log.brokerSetting('replica.lag.time.max.ms').catch(() => undefined);
+  const advice = shortCdrSettleWindow(settleSeconds, appendTimeoutMs, lag === undefined ? undefined : Number(lag));
+  if (advice) warn(advice);
+}

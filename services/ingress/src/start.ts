@@ -1,4 +1,5 @@
 import { appendInOrder } from '@hub/event-log';
+import { checkCdrSettleWindow } from '@hub/modules';
 import type { Logger } from '@hub/observability';
 import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay } from '@hub/registry';
@@ -197,6 +198,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
       app(req, res);
     });
   });
+  void checkCdrSettleWindow(kafkaLog, config.cdrSettleSeconds, config.appendTimeoutMs, (m) => logger.warn(m));
   logger.info('ingress listening', { url: publicBaseUrl, port, tls: tls !== undefined, operatorPort: shell.operator.port });
   return {
     port,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { appendInOrder } from '@hub/event-log';
+import { appendInOrder, DEFAULT_APPEND_TIMEOUT_MS } from '@hub/event-log';
+import { checkCdrSettleWindow } from '@hub/modules';
 import { Counter, Gauge, type Logger } from '@hub/observability';
 import { checkRegisteredPartner, ocpiPartnerClient, type PartnerCheckReport } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay, probePlatform, type ProbeDeps } from '@hub/registry';
@@ -179,6 +180,7 @@ export async function startProber(config: ProberConfig, options: { logStream?: N
     return pruning;
   };
   const pruneTimer = setInterval(() => void pruneIfActive(), config.pruneIntervalMs);
+  void checkCdrSettleWindow(eventLog, config.cdrRelayAfterSeconds, DEFAULT_APPEND_TIMEOUT_MS, (m) => logger.warn(m));
   logger.info('prober running', { intervalMs: config.intervalMs, partnerCheckIntervalMs: config.partnerCheckIntervalMs, operatorPort: shell.operator.port });
   return {
     logger,
