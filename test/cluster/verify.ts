@@ -19,6 +19,9 @@ export interface TopicRecord {
   readonly requestId: string | undefined;
   readonly ceId: string | undefined;
   readonly value: Json;
+  /** Where and when (the producer's CreateTime, ms) the record is: to tell copies of one event apart. */
+  readonly offset?: number;
+  readonly timestamp?: number;
 }
 
 /** High watermark of every partition of a topic: "partition" -> next offset. */
@@ -62,7 +65,7 @@ export async function readTopics(stack: TestStack, logical: readonly string[], t
       const kind = kindOf.get(topic);
       const keyId = sealedKeyId(sealed);
       if (kind && sealed && keyId) value = openPersonalFields(kind, value, sealed, await keys.keyById(keyId));
-      records.push({ topic, partition, requestId: header('x-request-id'), ceId: header('ce_id'), value });
+      records.push({ topic, partition, requestId: header('x-request-id'), ceId: header('ce_id'), value, offset: Number(message.offset), timestamp: Number(message.timestamp) });
       const end = ends.get(topic);
       if (end && Number(message.offset) + 1 >= (end.get(partition) ?? 0)) end.set(partition, 0);
       if (remaining() === 0) finish();
@@ -143,6 +146,8 @@ export interface CdrCopies {
   readonly more: number;
   /** The ce_ids held more than once with their counts (first few), for the notes. */
   readonly repeated: ReadonlyArray<readonly [string, number]>;
+  /** Where the copies of those ce_ids are: partition, offset and CreateTime of each. */
+  readonly whereRepeated: ReadonlyArray<string>;
 }
 
 export function cdrCopies(records: readonly TopicRecord[]): CdrCopies {
@@ -155,6 +160,10 @@ export function cdrCopies(records: readonly TopicRecord[]): CdrCopies {
     twice: n.filter((c) => c === 2).length,
     more: n.filter((c) => c > 2).length,
     repeated: [...counts].filter(([, c]) => c > 1).slice(0, 5),
+    whereRepeated: [...counts]
+      .filter(([, c]) => c > 1)
+      .slice(0, 10)
+      .map(([id]) => `${id}: ${records.filter((r) => r.ceId === id && r.topic.endsWith('cdrs.v1')).map((r) => `p${r.partition}@${r.offset} ${r.timestamp === undefined ? '' : new Date(r.timestamp).toISOString().slice(11, 23)}`).join(' / ')}`),
   };
 }
 
