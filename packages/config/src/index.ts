@@ -5,6 +5,7 @@
 import { readKafkaSecurity, type KafkaSecurity } from './kafka-security.ts';
 
 export * from './kafka-security.ts';
+export * from './setting-docs.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
