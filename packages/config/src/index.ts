@@ -1,10 +1,11 @@
 // Validated configuration. Only a service's src/main.ts reads process.env; it hands the environment to
-// a reader from here, which parses every variable, applies the documented default (README,
-// "Configuration") and reports all problems at once instead of failing on the first.
+// a reader from here, which parses every variable, applies its default and reports all problems at
+// once instead of failing on the first. Every variable is described once, in setting-docs.ts.
 
 import { readKafkaSecurity, type KafkaSecurity } from './kafka-security.ts';
 
 export * from './kafka-security.ts';
+export * from './setting-docs.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

@@ -1,4 +1,4 @@
-import { configReader, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS, readHubParty, readKafkaSecurity, readSecretKey, type Env, type KafkaSecurity } from '@hub/config';
+import { configReader, type ConfigReader, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS, readHubParty, readKafkaSecurity, readSecretKey, type Env, type KafkaSecurity } from '@hub/config';
 
 // hubctl's settings (docs/reference/configuration.md): main.ts hands it the environment.
 
@@ -14,8 +14,8 @@ export interface HubctlConfig {
   readonly hub: { readonly countryCode: string; readonly partyId: string };
 }
 
-export function readHubctlConfig(env: Env): HubctlConfig {
-  const r = configReader(env);
+/** `r` is a recording reader when infra/generate-configuration-doc.ts lists the variables read. */
+export function readHubctlConfig(env: Env, r: ConfigReader = configReader(env)): HubctlConfig {
   const databaseUrl = r.url('DATABASE_URL', DEFAULT_DATABASE_URL);
   const brokers = r.list('KAFKA_BROKERS', DEFAULT_KAFKA_BROKERS);
   const topicPrefix = r.optionalString('TOPIC_PREFIX') ?? '';

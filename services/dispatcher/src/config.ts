@@ -1,4 +1,4 @@
-import { configReader, readConsumerConfig, readHubParty, readSecretKey, type ConsumerConfig, type Env } from '@hub/config';
+import { configReader, type ConfigReader, readConsumerConfig, readHubParty, readSecretKey, type ConsumerConfig, type Env } from '@hub/config';
 
 export interface DispatcherConfig extends ConsumerConfig {
   readonly secretKey: Buffer;
@@ -14,8 +14,8 @@ export interface DispatcherConfig extends ConsumerConfig {
   readonly hubParty: { readonly countryCode: string; readonly partyId: string };
 }
 
-export function readDispatcherConfig(env: Env): DispatcherConfig {
-  const r = configReader(env);
+/** `r` is a recording reader when infra/generate-configuration-doc.ts lists the variables read. */
+export function readDispatcherConfig(env: Env, r: ConfigReader = configReader(env)): DispatcherConfig {
   const schedule = r.list('DELIVERY_RETRY_SCHEDULE_MS', ['1000', '5000', '30000', '120000', '600000', '1800000', '3600000']).map(Number);
   if (schedule.some((n) => !Number.isInteger(n) || n < 0)) r.problem('DELIVERY_RETRY_SCHEDULE_MS must be a comma-separated list of milliseconds');
   const config: DispatcherConfig = {

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { configReader, readBreakerConfig, readEventSource, readHubParty, readCommonConfig, readSecretKey, type BreakerConfig, type CommonConfig, type Env } from '@hub/config';
+import { configReader, type ConfigReader, readBreakerConfig, readEventSource, readHubParty, readCommonConfig, readSecretKey, type BreakerConfig, type CommonConfig, type Env } from '@hub/config';
 
 // Ingress configuration; every variable and default is listed in the README (Configuration).
 export interface IngressConfig extends CommonConfig {
@@ -67,8 +67,8 @@ export interface IngressConfig extends CommonConfig {
   readonly postgresTimeoutMs: number;
 }
 
-export function readIngressConfig(env: Env): IngressConfig {
-  const r = configReader(env);
+/** `r` is a recording reader when infra/generate-configuration-doc.ts lists the variables read. */
+export function readIngressConfig(env: Env, r: ConfigReader = configReader(env)): IngressConfig {
   const environment = r.string('HUB_ENV', 'development');
   if (environment !== 'development' && environment !== 'production') r.problem(`HUB_ENV must be "development" or "production", got "${environment}"`);
   const publicUrl = r.optionalString('HUB_PUBLIC_URL') === undefined ? undefined : r.url('HUB_PUBLIC_URL').replace(/\/+$/, '');

@@ -1,4 +1,4 @@
-import { configReader, readCommonConfig, readEventSource, readHubParty, readSecretKey, type CommonConfig, type Env } from '@hub/config';
+import { configReader, type ConfigReader, readCommonConfig, readEventSource, readHubParty, readSecretKey, type CommonConfig, type Env } from '@hub/config';
 import type { RetentionPolicy } from '@hub/store';
 
 export interface ProberConfig extends CommonConfig {
@@ -27,8 +27,8 @@ export interface ProberConfig extends CommonConfig {
 
 const DAY_MS = 86_400_000;
 
-export function readProberConfig(env: Env): ProberConfig {
-  const r = configReader(env);
+/** `r` is a recording reader when infra/generate-configuration-doc.ts lists the variables read. */
+export function readProberConfig(env: Env, r: ConfigReader = configReader(env)): ProberConfig {
   const config: ProberConfig = {
     ...readCommonConfig(r, 9467),
     intervalMs: r.int('PROBE_INTERVAL_MS', 180_000, { min: 100 }),

@@ -1,4 +1,4 @@
-import { configReader, readConsumerConfig, readSecretKey, type ConsumerConfig, type Env } from '@hub/config';
+import { configReader, type ConfigReader, readConsumerConfig, readSecretKey, type ConsumerConfig, type Env } from '@hub/config';
 
 // The projector's settings (docs/reference/configuration.md): main.ts hands it the environment.
 
@@ -16,8 +16,8 @@ export interface ProjectorConfig {
   readonly startFrom: 'snapshot' | 'history';
 }
 
-export function readProjectorConfig(env: Env): ProjectorConfig {
-  const r = configReader(env);
+/** `r` is a recording reader when infra/generate-configuration-doc.ts lists the variables read. */
+export function readProjectorConfig(env: Env, r: ConfigReader = configReader(env)): ProjectorConfig {
   const consumer = readConsumerConfig(r, 9465);
   const groupId = r.string('PROJECTOR_GROUP_ID', 'projector');
   const secretKey = readSecretKey(r);
