@@ -1,53 +1,12 @@
-import { OCPI_VERSION, type OcpiVersion, type PartyRef, type PartyRole } from '@hub/ocpi';
-import { connectionStatus, DEFAULT_VERSIONS, healthAfterProbe, IMMEDIATE_HEALTH, refuseJoin, type Caller, type ClientInfo, type OutboxEvent, type Party, type PartnerEndpoint, type PartyListing, type RegistryStore } from '@hub/registry';
+import { OCPI_VERSION, type PartyRef } from '@hub/ocpi';
+import { connectionStatus, DEFAULT_VERSIONS, healthAfterProbe, IMMEDIATE_HEALTH, refuseJoin, type Caller, type ClientInfo, type OutboxEvent, type RegistryStore } from '@hub/registry';
+import { pairKey, registryTables, registryView, roleKey, same, type InMemoryRegistryView, type RegistryTables } from './in-memory-registry-tables.ts';
+
+export type { ActiveRoute, InMemoryRegistryView } from './in-memory-registry-tables.ts';
 
 // The RegistryStore port (@hub/registry, ports.ts) in memory, for route tests without Postgres. It
 // keeps what postgresRegistryStore keeps (platforms, parties, tokens, endpoints, overrides, routing
 // rules, health) and answers as it does; registry-contract.ts runs the same rules against both.
-
-interface PlatformState {
-  readonly id: string;
-  readonly name: string;
-  versionsUrl?: string;
-  version?: OcpiVersion;
-  readonly versions: readonly OcpiVersion[];
-  registeredAt?: Date;
-  partnerTokenSealed?: Buffer;
-  endpoints: PartnerEndpoint[];
-  health?: { status: 'CONNECTED' | 'OFFLINE'; lastProbeAt: Date; lastError?: string; changedAt: Date; failures?: number; successes?: number };
-}
-
-interface PartyState extends PartyRole {
-  readonly platformId: string;
-  readonly name: string;
-  suspendedAt?: Date;
-  updatedAt: Date;
-}
-
-interface RuleState {
-  readonly emsp: PartyRef;
-  readonly cpo: PartyRef;
-  enabled: boolean;
-  updatedAt: Date;
-}
-
-/** An eMSP-CPO pair with an enabled rule whose parties are both unsuspended (ACTIVE_ROUTES). */
-export interface ActiveRoute {
-  readonly emsp: PartyRef;
-  readonly cpo: PartyRef;
-  readonly emspPlatformId: string;
-  readonly cpoPlatformId: string;
-}
-
-/** What the other in-memory adapters read of the registry (the Postgres ones read the same tables). */
-export interface InMemoryRegistryView {
-  party(party: PartyRole): (PartyRole & { platformId: string; suspended: boolean }) | undefined;
-  platformParties(platformId: string): Array<PartyRole & { suspended: boolean }>;
-  platform(platformId: string): { registered: boolean; versionsUrl?: string; version?: OcpiVersion; partnerTokenSealed?: Buffer; endpoints: readonly PartnerEndpoint[] } | undefined;
-  override(party: PartyRole, module: string): string | undefined;
-  hasRule(emsp: PartyRef, cpo: PartyRef): boolean;
-  activeRoutes(): ActiveRoute[];
-}
 
 export interface InMemoryRegistryStore extends RegistryStore {
   readonly view: InMemoryRegistryView;
@@ -55,89 +14,24 @@ export interface InMemoryRegistryStore extends RegistryStore {
   readonly outbox: readonly OutboxEvent[];
 }
 
-const roleKey = (p: PartyRole) => `${p.countryCode}/${p.partyId}/${p.role}`;
-const pairKey = (emsp: PartyRef, cpo: PartyRef) => `${emsp.countryCode}/${emsp.partyId}|${cpo.countryCode}/${cpo.partyId}`;
-const same = (a: PartyRef, b: PartyRef) => a.countryCode === b.countryCode && a.partyId === b.partyId;
-
 export function inMemoryRegistryStore(options: { now?: () => Date } = {}): InMemoryRegistryStore {
-  const now = options.now ?? (() => new Date());
-  const platforms = new Map<string, PlatformState>();
-  const parties = new Map<string, PartyState>();
-  const tokens = new Map<string, { platformId: string; kind: 'INITIAL' | 'HUB'; revoked: boolean }>();
-  const rules = new Map<string, RuleState>();
-  const overrides = new Map<string, string>();
-  const outbox: OutboxEvent[] = [];
-  let nextPlatform = 1;
+  const tables = registryTables(options.now ?? (() => new Date()));
+  return {
+    view: registryView(tables),
+    outbox: tables.outbox,
+    ...platformCredentials(tables),
+    ...platformHealth(tables),
+    ...partyDirectory(tables),
+    clientInfo: async (platformId, page) => clientInfo(tables, platformId, page),
+  };
+}
 
-  const toParty = (p: PartyState): Party => ({
-    countryCode: p.countryCode,
-    partyId: p.partyId,
-    role: p.role,
-    platformId: p.platformId,
-    name: p.name,
-    suspended: p.suspendedAt !== undefined,
-    updatedAt: p.updatedAt,
-  });
-  const partiesOf = (platformId: string) =>
-    [...parties.values()].filter((p) => p.platformId === platformId).sort((a, b) => roleKey(a).localeCompare(roleKey(b)));
-  const revokeAll = (platformId: string) => {
-    for (const t of tokens.values()) if (t.platformId === platformId) t.revoked = true;
-  };
-  const touchPlatform = (platformId: string) => {
-    for (const p of partiesOf(platformId)) p.updatedAt = now();
-  };
-  const toListing = (p: PartyState): PartyListing => {
-    const platform = platforms.get(p.platformId);
-    const registered = platform?.registeredAt !== undefined;
-    const receiverOverrides: Record<string, string> = {};
-    for (const [k, url] of overrides) if (k.startsWith(`${roleKey(p)}/`)) receiverOverrides[k.slice(roleKey(p).length + 1)] = url;
-    return {
-      ...toParty(p),
-      platformName: platform?.name ?? '',
-      registered,
-      connectionStatus: connectionStatus({ suspended: p.suspendedAt !== undefined, registered, health: platform?.health?.status ?? 'UNKNOWN' }),
-      lastProbeAt: platform?.health?.lastProbeAt,
-      lastProbeError: platform?.health?.lastError,
-      receiverOverrides,
-      versions: platform?.versions ?? DEFAULT_VERSIONS,
-      version: registered ? platform?.version : undefined,
-    };
-  };
-  const partyOf = (p: PartyRole) => parties.get(roleKey(p));
+type CredentialMethods = 'findCaller' | 'registerParty' | 'reissueInitialToken' | 'saveCredentials' | 'deleteCredentials';
 
-  const view: InMemoryRegistryView = {
-    party(p) {
-      const found = partyOf(p);
-      return found && { countryCode: found.countryCode, partyId: found.partyId, role: found.role, platformId: found.platformId, suspended: found.suspendedAt !== undefined };
-    },
-    platformParties: (platformId) => partiesOf(platformId).map((p) => ({ countryCode: p.countryCode, partyId: p.partyId, role: p.role, suspended: p.suspendedAt !== undefined })),
-    platform(platformId) {
-      const p = platforms.get(platformId);
-      if (!p) return undefined;
-      return {
-        registered: p.registeredAt !== undefined,
-        ...(p.versionsUrl !== undefined ? { versionsUrl: p.versionsUrl } : {}),
-        ...(p.version !== undefined ? { version: p.version } : {}),
-        ...(p.partnerTokenSealed !== undefined ? { partnerTokenSealed: p.partnerTokenSealed } : {}),
-        endpoints: p.endpoints,
-      };
-    },
-    override: (p, module) => overrides.get(`${roleKey(p)}/${module}`),
-    hasRule: (emsp, cpo) => rules.get(pairKey(emsp, cpo))?.enabled === true,
-    activeRoutes() {
-      const routes: ActiveRoute[] = [];
-      for (const r of rules.values()) {
-        const e = partyOf({ ...r.emsp, role: 'EMSP' });
-        const c = partyOf({ ...r.cpo, role: 'CPO' });
-        if (r.enabled && e && c && !e.suspendedAt && !c.suspendedAt) routes.push({ emsp: r.emsp, cpo: r.cpo, emspPlatformId: e.platformId, cpoPlatformId: c.platformId });
-      }
-      return routes;
-    },
-  };
-
-  const store: InMemoryRegistryStore = {
-    view,
-    outbox,
+/** Tokens and the credentials handshake: who calls, registering a party, the token swap and its undoing. */
+function platformCredentials(t: RegistryTables): Pick<RegistryStore, CredentialMethods> {
+  const { now, platforms, parties, tokens, outbox, partiesOf, toParty, revokeAll, touchPlatform, partyOf } = t;
+  return {
     async findCaller(tokenHash) {
       const t = tokens.get(tokenHash);
       if (!t || t.revoked) return undefined;
@@ -159,7 +53,7 @@ export function inMemoryRegistryStore(options: { now?: () => Date } = {}): InMem
       if (input.platformId && !joined) throw new Error(`no platform ${input.platformId}`);
       if (joined) refuseJoin(joined.id, joined.versions, partiesOf(joined.id).length, input.versions);
       if (partyOf(input.party)) throw new Error(`party ${roleKey(input.party)} is already registered`);
-      const platformId = input.platformId ?? `platform-${nextPlatform++}`;
+      const platformId = input.platformId ?? t.newPlatformId();
       if (!input.platformId) platforms.set(platformId, { id: platformId, name: input.name, endpoints: [], versions: input.versions ?? DEFAULT_VERSIONS });
       parties.set(roleKey(input.party), { ...input.party, platformId, name: input.name, updatedAt: now() });
       if (!input.platformId) tokens.set(input.initialTokenHash, { platformId, kind: 'INITIAL', revoked: false });
@@ -202,6 +96,12 @@ export function inMemoryRegistryStore(options: { now?: () => Date } = {}): InMem
       touchPlatform(platformId);
       outbox.push(...events);
     },
+  };
+}
+
+/** The partner's access (versions URL and sealed token) and the health its probes record. */
+function platformHealth({ now, platforms, outbox, partiesOf }: RegistryTables): Pick<RegistryStore, 'partnerAccess' | 'registeredPlatforms' | 'recordProbe'> {
+  return {
     async partnerAccess(platformId) {
       const p = platforms.get(platformId);
       return p?.registeredAt && p.versionsUrl && p.partnerTokenSealed ? { versionsUrl: p.versionsUrl, partnerTokenSealed: p.partnerTokenSealed } : undefined;
@@ -223,6 +123,14 @@ export function inMemoryRegistryStore(options: { now?: () => Date } = {}): InMem
       if (changed) outbox.push(...outboxIfChanged(status));
       return changed;
     },
+  };
+}
+
+type DirectoryMethods = 'listParties' | 'findParty' | 'overrideEndpoint' | 'setRoutingRule' | 'listRoutingRules' | 'setSuspended';
+
+/** The hub's party directory: listings, endpoint overrides, routing rules and suspension. */
+function partyDirectory({ now, parties, rules, overrides, outbox, toListing, partyOf }: RegistryTables): Pick<RegistryStore, DirectoryMethods> {
+  return {
     async listParties(filter = {}) {
       return [...parties.values()].filter((p) => !filter.role || p.role === filter.role).sort((a, b) => roleKey(a).localeCompare(roleKey(b))).map(toListing);
     },
@@ -256,34 +164,35 @@ export function inMemoryRegistryStore(options: { now?: () => Date } = {}): InMem
       }
       outbox.push(...events);
     },
-    async clientInfo(platformId, page) {
-      const mine = partiesOf(platformId);
-      const mineAs = (role: 'CPO' | 'EMSP', ref: PartyRef) => mine.some((m) => m.role === role && same(m, ref));
-      const visible = [...parties.values()].filter(
-        (p) =>
-          p.platformId === platformId ||
-          [...rules.values()].some(
-            (r) => r.enabled && ((p.role === 'CPO' && same(p, r.cpo) && mineAs('EMSP', r.emsp)) || (p.role === 'EMSP' && same(p, r.emsp) && mineAs('CPO', r.cpo))),
-          ),
-      );
-      const rows = visible
-        .map((p) => {
-          const platform = platforms.get(p.platformId);
-          const changedAt = platform?.health?.changedAt ?? p.updatedAt;
-          const lastUpdated = new Date(Math.max(p.updatedAt.getTime(), changedAt.getTime()));
-          const info: ClientInfo = {
-            party_id: p.partyId,
-            country_code: p.countryCode,
-            role: p.role,
-            status: connectionStatus({ suspended: p.suspendedAt !== undefined, registered: platform?.registeredAt !== undefined, health: platform?.health?.status ?? 'UNKNOWN' }),
-            last_updated: lastUpdated.toISOString(),
-          };
-          return { at: lastUpdated.getTime(), key: [p.countryCode, p.partyId, p.role], info };
-        })
-        .filter((r) => (!page.dateFrom || r.at >= page.dateFrom.getTime()) && (!page.dateTo || r.at < page.dateTo.getTime()))
-        .sort((a, b) => a.at - b.at || a.key.join('\u0000').localeCompare(b.key.join('\u0000')));
-      return { items: rows.slice(page.offset, page.offset + page.limit).map((r) => r.info), total: rows.length };
-    },
   };
-  return store;
+}
+
+/** The hub's client info a platform sees (OCPI hubclientinfo): its own parties and those routed to them. */
+function clientInfo({ platforms, parties, rules, partiesOf }: RegistryTables, platformId: string, page: Parameters<RegistryStore['clientInfo']>[1]) {
+const mine = partiesOf(platformId);
+const mineAs = (role: 'CPO' | 'EMSP', ref: PartyRef) => mine.some((m) => m.role === role && same(m, ref));
+const visible = [...parties.values()].filter(
+  (p) =>
+    p.platformId === platformId ||
+    [...rules.values()].some(
+      (r) => r.enabled && ((p.role === 'CPO' && same(p, r.cpo) && mineAs('EMSP', r.emsp)) || (p.role === 'EMSP' && same(p, r.emsp) && mineAs('CPO', r.cpo))),
+    ),
+);
+const rows = visible
+  .map((p) => {
+    const platform = platforms.get(p.platformId);
+    const changedAt = platform?.health?.changedAt ?? p.updatedAt;
+    const lastUpdated = new Date(Math.max(p.updatedAt.getTime(), changedAt.getTime()));
+    const info: ClientInfo = {
+      party_id: p.partyId,
+      country_code: p.countryCode,
+      role: p.role,
+      status: connectionStatus({ suspended: p.suspendedAt !== undefined, registered: platform?.registeredAt !== undefined, health: platform?.health?.status ?? 'UNKNOWN' }),
+      last_updated: lastUpdated.toISOString(),
+    };
+    return { at: lastUpdated.getTime(), key: [p.countryCode, p.partyId, p.role], info };
+  })
+  .filter((r) => (!page.dateFrom || r.at >= page.dateFrom.getTime()) && (!page.dateTo || r.at < page.dateTo.getTime()))
+  .sort((a, b) => a.at - b.at || a.key.join('\u0000').localeCompare(b.key.join('\u0000')));
+return { items: rows.slice(page.offset, page.offset + page.limit).map((r) => r.info), total: rows.length };
 }
