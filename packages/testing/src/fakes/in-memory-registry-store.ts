@@ -19,6 +19,7 @@ export function inMemoryRegistryStore(options: { now?: () => Date } = {}): InMem
   return {
     view: registryView(tables),
     outbox: tables.outbox,
+    findCaller: async (tokenHash) => findCaller(tables, tokenHash),
     ...platformCredentials(tables),
     ...platformHealth(tables),
     ...partyDirectory(tables),
@@ -26,28 +27,30 @@ export function inMemoryRegistryStore(options: { now?: () => Date } = {}): InMem
   };
 }
 
-type CredentialMethods = 'findCaller' | 'registerParty' | 'reissueInitialToken' | 'saveCredentials' | 'deleteCredentials';
+/** The platform and parties a token (hash) stands for, unless revoked. */
+function findCaller({ platforms, tokens, partiesOf, toParty }: RegistryTables, tokenHash: string): Caller | undefined {
+  const t = tokens.get(tokenHash);
+  if (!t || t.revoked) return undefined;
+  const own = partiesOf(t.platformId).map(toParty);
+  const caller: Caller = {
+    platformId: t.platformId,
+    tokenHash,
+    tokenKind: t.kind,
+    registered: platforms.get(t.platformId)?.registeredAt !== undefined,
+    parties: own,
+    versions: platforms.get(t.platformId)?.versions ?? DEFAULT_VERSIONS,
+    version: platforms.get(t.platformId)?.version,
+    label: own.map((p) => `${p.countryCode}/${p.partyId}/${p.role}`).join(','),
+  };
+  return caller;
+}
 
-/** Tokens and the credentials handshake: who calls, registering a party, the token swap and its undoing. */
+type CredentialMethods = 'registerParty' | 'reissueInitialToken' | 'saveCredentials' | 'deleteCredentials';
+
+/** Registering a party, and its platform's tokens through the credentials handshake and its undoing. */
 function platformCredentials(t: RegistryTables): Pick<RegistryStore, CredentialMethods> {
-  const { now, platforms, parties, tokens, outbox, partiesOf, toParty, revokeAll, touchPlatform, partyOf } = t;
+  const { now, platforms, parties, tokens, outbox, partiesOf, revokeAll, touchPlatform, partyOf } = t;
   return {
-    async findCaller(tokenHash) {
-      const t = tokens.get(tokenHash);
-      if (!t || t.revoked) return undefined;
-      const own = partiesOf(t.platformId).map(toParty);
-      const caller: Caller = {
-        platformId: t.platformId,
-        tokenHash,
-        tokenKind: t.kind,
-        registered: platforms.get(t.platformId)?.registeredAt !== undefined,
-        parties: own,
-        versions: platforms.get(t.platformId)?.versions ?? DEFAULT_VERSIONS,
-        version: platforms.get(t.platformId)?.version,
-        label: own.map((p) => `${p.countryCode}/${p.partyId}/${p.role}`).join(','),
-      };
-      return caller;
-    },
     async registerParty(input) {
       const joined = input.platformId ? platforms.get(input.platformId) : undefined;
       if (input.platformId && !joined) throw new Error(`no platform ${input.platformId}`);
