@@ -1,7 +1,8 @@
-import type { Admin, Consumer, KafkaMessage } from 'kafkajs';
+import type { Admin, Consumer } from 'kafkajs';
 import { checkPositions, type ObservedTopic } from './position-check.ts';
-import { decodeRecord, type ConsumedRecord, type PositionsMismatch, type StoredPositions, type SubscribeOptions, type Subscription, type TopicBinding } from './subscription.ts';
+import type { PositionsMismatch, StoredPositions, SubscribeOptions, Subscription, TopicBinding } from './subscription.ts';
 import type { LogSink } from './kafka-config.ts';
+import { handleBatch, storedPositionFloors, type BatchLoop } from './kafka-batch.ts';
 
 // The Kafka adapter of EventLog.subscribe (subscription.ts): the only code that drives a kafkajs
 // consumer. It starts each partition where the caller's store says it stands (Postgres is the truth,
@@ -83,16 +84,8 @@ export async function verifyPositions(admin: Admin, physicalTopics: readonly str
   return mismatches;
 }
 
-function consumedRecord(topic: string, partition: number, message: KafkaMessage): ConsumedRecord {
-  const headers: Record<string, Buffer | string | undefined> = {};
-  for (const [k, v] of Object.entries(message.headers ?? {})) {
-    const first: unknown = Array.isArray(v) ? v[0] : v;
-    headers[k] = Buffer.isBuffer(first) || typeof first === 'string' ? first : undefined;
-  }
-  const raw = { topic, partition, offset: message.offset, key: message.key ?? null, value: message.value, headers };
-  return { ...raw, event: decodeRecord(raw) };
-}
-
+// Long because: one consumer's lifecycle over state its start, run and stop all change (the consumer,
+// its handled offsets, the recheck timer, stopped); a batch's handling is in kafka-batch.ts.
 export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: SubscribeOptions): Promise<Subscription> {
   const physicalTopics = options.topics.map(ctx.physical);
   const owned = new Set(physicalTopics);
@@ -104,40 +97,7 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
   let stopped = false;
   let recheck: NodeJS.Timeout | undefined;
 
-  // Where each owned partition's stored position says to start, once loaded: kafkajs starts fetching
-  // from the group's committed offsets (or the beginning) as soon as it joined, before the seek below
-  // can take effect; a batch fetched from there must not be handled (a first deploy of a consumer
-  // whose position was set at the topic's end would otherwise replay its whole history).
-  let floors: Promise<ReadonlyMap<string, bigint>> = Promise.resolve(new Map());
-  const seekToStoredPositions = (c: Consumer, assignment: Record<string, number[]>): void => {
-    const positions = options.positions;
-    if (!positions) return;
-    floors = (async () => {
-      const loaded = new Map<string, bigint>();
-      for (const [topic, partitions] of Object.entries(assignment)) {
-        if (!owned.has(topic)) continue;
-        const stored = await positions.load(topic);
-        for (const partition of partitions) {
-          const position = stored.get(partition);
-          if (position === undefined) continue;
-          c.seek({ topic, partition, offset: position.toString() });
-          loaded.set(`${topic}:${partition}`, position);
-        }
-      }
-      return loaded;
-    })().catch((err: unknown) => {
-      ctx.logger.warn('could not seek to the stored positions; resuming from Kafka offsets', { err, group: options.group });
-      return new Map<string, bigint>();
-    });
-  };
-
-  /** The batch's messages at or after the partition's stored position (all of them, nearly always). */
-  const fromStoredPosition = async (topic: string, partition: number, messages: readonly KafkaMessage[]): Promise<readonly KafkaMessage[]> => {
-    const floor = (await floors).get(`${topic}:${partition}`);
-    const first = messages[0];
-    if (floor === undefined || first === undefined || BigInt(first.offset) >= floor) return messages;
-    return messages.filter((m) => BigInt(m.offset) >= floor);
-  };
+  const floors = storedPositionFloors(ctx.logger, options, owned);
 
   const run = async (): Promise<void> => {
     const c = ctx.consumer(options.group, {
@@ -162,57 +122,25 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
       const owned = e.payload.memberAssignment;
       resolved = new Map([...resolved].filter(([, r]) => owned[r.topic]?.includes(r.partition)));
       options.onAssigned?.(e.payload.memberAssignment);
-      seekToStoredPositions(c, e.payload.memberAssignment);
+      floors.seekToStoredPositions(c, e.payload.memberAssignment);
     });
+    const loop: BatchLoop = {
+      options,
+      owned,
+      timers,
+      floors,
+      lingerMs: FETCH_LINGER_MS,
+      fetchedAt: () => fetchedAt,
+      handled: (topic, partition, offset) => {
+        resolved.set(`${topic}:${partition}`, { topic, partition, offset });
+      },
+    };
     await c.run({
       autoCommit: false,
       autoCommitInterval: OFFSET_COMMIT_INTERVAL_MS,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: options.concurrency ?? 1,
-      eachBatch: async (payload) => {
-        const { batch } = payload;
-        if (!owned.has(batch.topic) || batch.messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
-        // Fetched before the seek to the stored position took effect: what lies before it is not ours
-        // to handle; the seek brings the partition there.
-        const messages = await fromStoredPosition(batch.topic, batch.partition, batch.messages);
-        if (messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
-        // A handler may take longer than the session timeout (a re-send of an eMSP's tokens, a wait
-        // for Postgres): the member keeps heartbeating meanwhile, or the group would hand the partition
-        // to another replica, which would apply the same batch while this one still does.
-        const beat = setInterval(() => void payload.heartbeat().catch(() => undefined), 3_000);
-        let outcome: Awaited<ReturnType<SubscribeOptions['onBatch']>>;
-        try {
-          outcome = await options.onBatch({
-            topic: batch.topic,
-            partition: batch.partition,
-            firstOffset: messages === batch.messages ? (batch.firstOffset() ?? '0') : (messages[0]?.offset ?? '0'),
-            lastOffset: batch.lastOffset(),
-            records: messages.map((m) => consumedRecord(batch.topic, batch.partition, m)),
-          });
-        } finally {
-          clearInterval(beat);
-        }
-        if (outcome) {
-          // Not done: the partition waits where it is and is fetched again after the backoff.
-          const resume = payload.pause();
-          const timer = setTimeout(() => {
-            timers.delete(timer);
-            resume();
-          }, outcome.retryAfterMs);
-          timers.add(timer);
-          return;
-        }
-        payload.resolveOffset(batch.lastOffset());
-        resolved.set(`${batch.topic}:${batch.partition}`, { topic: batch.topic, partition: batch.partition, offset: (BigInt(batch.lastOffset()) + 1n).toString() });
-        // Commits only once the interval has passed since the last commit (autoCommitInterval).
-        await payload.commitOffsetsIfNecessary();
-        const lag = BigInt(batch.offsetLag());
-        options.onLag?.(batch.topic, batch.partition, Number(lag));
-        await payload.heartbeat();
-        // The batches of one fetch all wait for the same moment, so a fetch waits FETCH_LINGER_MS at most.
-        const linger = fetchedAt + FETCH_LINGER_MS - Date.now();
-        if (linger > 0 && lag <= 0n && payload.isRunning()) await new Promise((r) => setTimeout(r, linger));
-      },
+      eachBatch: (payload) => handleBatch(loop, payload),
     });
     options.onStarted?.();
   };
