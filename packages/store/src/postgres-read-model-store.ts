@@ -1,11 +1,12 @@
-import { isProjectedModule, projectionOf, type ObjectPath } from '@hub/modules';
-import { inTransaction, type Pool, type PoolClient } from './pool.ts';
-import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
+import { isProjectedModule, type ObjectPath } from '@hub/modules';
+import type { Pool, PoolClient } from './pool.ts';
 import { applyBatches } from './read-model-apply.ts';
 import { type BatchOutcome, type Json, type ObjectsChanged, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
 import { forEachLiveObjectChunk, restoreObjects, type LiveObjectsChunk, type RestoredObject } from './read-model-restore.ts';
+import { readModelGenerations } from './read-model-generations.ts';
 import { readModelLists, type ListOptions } from './read-model-list.ts';
-import { sides, type ListNarrowing } from './read-model-visibility.ts';
+import { readModelLookups } from './read-model-lookups.ts';
+import type { ListNarrowing } from './read-model-visibility.ts';
 import { redriveRecord } from './read-model-redrive.ts';
 
 export type { ListOptions } from './read-model-list.ts';
@@ -163,138 +164,7 @@ export function postgresReadModelStore(pool: Pool, lists: ListOptions = {}): Rea
 
     listVisible: readModelLists(pool, lists),
 
-    async findObject(model, path) {
-      const { table } = projectionOf(model);
-      const { rows } = await pool.query<{ document: Json }>(
-        `select t.document from ${table} t
-          where t.generation = (select active from read_model_generations where model = $1)
-            and t.country_code = $2 and t.party_id = $3 and t.id = $4`,
-        [model, path.countryCode, path.partyId, path.id.toUpperCase()],
-      );
-      const document = rows[0]?.document;
-      return document ? projectionOf(model).find(document, path) : undefined;
-    },
-
-    async findVisible(model, platformId, path) {
-      const { table } = projectionOf(model);
-      const { owner, reader } = sides(model);
-      const { rows } = await pool.query<{ document: Json }>(
-        `select t.document from ${table} t
-          where t.generation = (select active from read_model_generations where model = $2)
-            and t.country_code = $3 and t.party_id = $4 and t.id = $5
-            and (
-              exists (select 1 from parties o where o.platform_id = $1 and o.role = '${owner.toUpperCase()}' and o.country_code = t.country_code and o.party_id = t.party_id)
-              or exists (
-                select 1 from (${ACTIVE_ROUTES}) a
-                 where a.${reader}_platform_id = $1 and a.${owner}_country_code = t.country_code and a.${owner}_party_id = t.party_id))`,
-        [platformId, model, path.countryCode, path.partyId, path.id.toUpperCase()],
-      );
-      const document = rows[0]?.document;
-      if (!document) return undefined;
-      return projectionOf(model).find(document, path);
-    },
-
-    async locationOwners(locationId, emsp) {
-      const { rows } = await pool.query<{ country_code: string; party_id: string }>(
-        `select l.country_code, l.party_id from locations l
-          join (${ACTIVE_ROUTES}) a on a.cpo_country_code = l.country_code and a.cpo_party_id = l.party_id
-                                   and a.emsp_country_code = $2 and a.emsp_party_id = $3
-          where l.generation = (select active from read_model_generations where model = 'locations') and l.id = $1`,
-        [locationId.toUpperCase(), emsp.countryCode, emsp.partyId],
-      );
-      return rows.map((r) => ({ countryCode: r.country_code, partyId: r.party_id }));
-    },
-
-    async tokensByContractId(contractId, cpo) {
-      const { rows } = await pool.query<{ document: Json }>(
-        `select t.document from (${ACTIVE_ROUTES}) a
-          join tokens t on t.country_code = a.emsp_country_code and t.party_id = a.emsp_party_id
-                       and t.generation = (select active from read_model_generations where model = 'tokens')
-                       and upper(t.document->>'contract_id') = upper($1)
-          where a.cpo_country_code = $2 and a.cpo_party_id = $3
-          order by t.country_code, t.party_id, t.id`,
-        [contractId, cpo.countryCode, cpo.partyId],
-      );
-      return rows.map((r) => r.document);
-    },
-
-    async tokenOwners(tokenId, cpo) {
-      // The CPO's routed eMSPs first (routing_rules_cpo), then each one's token by primary key.
-      const { rows } = await pool.query<{ country_code: string; party_id: string }>(
-        `select t.country_code, t.party_id from (${ACTIVE_ROUTES}) a
-          join tokens t on t.country_code = a.emsp_country_code and t.party_id = a.emsp_party_id
-                       and t.generation = (select active from read_model_generations where model = 'tokens') and t.id = $1
-          where a.cpo_country_code = $2 and a.cpo_party_id = $3
-          order by t.country_code, t.party_id`,
-        [tokenId.toUpperCase(), cpo.countryCode, cpo.partyId],
-      );
-      return rows.map((r) => ({ countryCode: r.country_code, partyId: r.party_id }));
-    },
-
-    beginRebuild(model) {
-      return inTransaction(pool, async (client) => {
-        const { rows } = await client.query<{ active: number }>('select active from read_model_generations where model = $1 for update', [model]);
-        const active = rows[0]?.active ?? 1;
-        const building = active + 1;
-        // Leftovers of an aborted rebuild of the same generation start from scratch.
-        await client.query(`delete from ${projectionOf(model).table} where generation = $1`, [building]);
-        await client.query('delete from projection_offsets where model = $1 and generation = $2', [model, building]);
-        await client.query('delete from projection_rejects where model = $1 and generation = $2', [model, building]);
-        await client.query('update read_model_generations set building = $2 where model = $1', [model, building]);
-        return { active, building };
-      });
-    },
-
-    switchOver(model, building, options = {}) {
-      return inTransaction(pool, async (client) => {
-        // Exclusive: waits for the projector's batches in flight, holds off new ones until commit.
-        const { rows } = await client.query<{ active: number }>('select active from read_model_generations where model = $1 for update', [model]);
-        const active = rows[0]?.active ?? 1;
-        const positions = async (gen: number) =>
-          new Map(
-            (
-              await client.query<{ partition: number; next_offset: string }>(
-                'select partition, next_offset from projection_offsets where model = $1 and generation = $2',
-                [model, gen],
-              )
-            ).rows.map((r) => [r.partition, BigInt(r.next_offset)]),
-          );
-        const live = await positions(active);
-        const rebuilt = await positions(building);
-        // Forced (hubctl positions reset): the live positions belong to another topic and say nothing.
-        if (!options.force && ![...live].every(([p, offset]) => (rebuilt.get(p) ?? 0n) >= offset)) return false;
-        await client.query('update read_model_generations set active = $2, building = null where model = $1', [model, building]);
-        await client.query('delete from projection_offsets where model = $1 and generation < $2', [model, building]);
-        return true;
-      });
-    },
-
-    async maintain(model) {
-      await pool.query(`delete from ${projectionOf(model).table} where generation < (select active from read_model_generations where model = $1)`, [model]);
-      await pool.query(`vacuum (analyze) ${projectionOf(model).table}`);
-    },
-
-    async analyze(model) {
-      await pool.query(`analyze ${projectionOf(model).table}`);
-    },
-
-    async counts(model, generation) {
-      const { rows } = await pool.query<{ n: string }>(`select count(*) as n from ${projectionOf(model).table} where generation = $1`, [generation]);
-      return Number(rows[0]?.n ?? 0);
-    },
-
-    async exists(model, path) {
-      // A location (or tariff) needs only its key, so its document is not read; an EVSE or connector
-      // is looked up in the location document, as a detail GET finds it.
-      const needsDocument = path.evseUid !== undefined;
-      const { rows } = await pool.query<{ document: Json | null }>(
-        `select ${needsDocument ? 'document' : 'null as document'} from ${projectionOf(model).table}
-          where generation = (select active from read_model_generations where model = $1) and country_code = $2 and party_id = $3 and id = $4`,
-        [model, path.countryCode, path.partyId, path.id.toUpperCase()],
-      );
-      const row = rows[0];
-      if (!row) return false;
-      return !needsDocument || (row.document !== null && projectionOf(model).find(row.document, path) !== undefined);
-    },
+    ...readModelLookups(pool),
+    ...readModelGenerations(pool),
   };
 }
