@@ -26,64 +26,65 @@ export const ACTIVE_ROUTES = `
 const ENABLED_RULES = `select r.emsp_country_code, r.emsp_party_id, r.cpo_country_code, r.cpo_party_id from routing_rules r where r.enabled`;
 
 export function postgresRoutingDirectory(pool: Pool): RoutingDirectory {
-  const directory: RoutingDirectory = {
+  return {
     deliveryTarget(kind, emsp, cpo, targetUrl, recipientRole = 'EMSP') {
       const rule = deliveryRuleOf(kind);
-      return target(recipientRole, rule.receiverModule, emsp, cpo, targetUrl, rule.route ?? 'active', rule.interfaceRole ?? 'RECEIVER');
+      return routingTarget(pool, recipientRole, rule.receiverModule, emsp, cpo, targetUrl, rule.route ?? 'active', rule.interfaceRole ?? 'RECEIVER');
     },
 
     receiverTarget(receiverRole, module, emsp, cpo, fixedUrl, interfaceRole = 'RECEIVER') {
-      return target(receiverRole, module, emsp, cpo, fixedUrl, 'active', interfaceRole);
+      return routingTarget(pool, receiverRole, module, emsp, cpo, fixedUrl, 'active', interfaceRole);
     },
   };
+}
 
-  async function target(
-    receiverRole: 'EMSP' | 'CPO',
-    module: string,
-    emsp: PartyRef,
-    cpo: PartyRef,
-    fixedUrl: string | undefined,
-    route: 'active' | 'rule',
-    interfaceRole: 'SENDER' | 'RECEIVER' = 'RECEIVER',
-  ): Promise<RoutingTarget> {
-    const receiver = receiverRole === 'EMSP' ? emsp : cpo;
-    const { rows } = await pool.query<{
-      party: boolean;
-      suspended: boolean;
-      rule: boolean;
-      side_suspended: boolean;
-      registered: boolean;
-      sealed: Buffer | null;
-      override_url: string | null;
-      endpoint_url: string | null;
-      version: string | null;
-    }>(
-      `select p.country_code is not null as party, p.suspended_at is not null as suspended,
-              exists (select 1 from (${route === 'rule' ? ENABLED_RULES : ACTIVE_ROUTES}) a where a.emsp_country_code = $1 and a.emsp_party_id = $2
-                        and a.cpo_country_code = $3 and a.cpo_party_id = $4) as rule,
-              exists (select 1 from parties s where s.suspended_at is not null
-                        and ((s.role = 'CPO' and s.country_code = $3 and s.party_id = $4) or (s.role = 'EMSP' and s.country_code = $1 and s.party_id = $2))) as side_suspended,
-              pl.registered_at is not null as registered, pl.partner_token_sealed as sealed, pl.version,
-              (select url from endpoint_overrides o where o.country_code = $6 and o.party_id = $7 and o.role = $8 and o.module = $5) as override_url,
-              (select url from partner_endpoints e where e.platform_id = p.platform_id and e.identifier = $5 and e.role = $9) as endpoint_url
-         from (select 1) one
-         left join parties p on p.country_code = $6 and p.party_id = $7 and p.role = $8
-         left join platforms pl on pl.id = p.platform_id`,
-      [emsp.countryCode, emsp.partyId, cpo.countryCode, cpo.partyId, module, receiver.countryCode, receiver.partyId, receiverRole, interfaceRole],
-    );
-    const r = rows[0];
-    const who = `${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'} ${receiver.countryCode}/${receiver.partyId}`;
-    // Interface document, Events, rule 2: a known party, an active routing rule and a receiver URL.
-    if (!r?.party) return { ok: false, reason: `unknown ${who}` };
-    if (r.suspended) return { ok: false, reason: `${who} suspended` };
-    // A suspended sender has no active route either (ACTIVE_ROUTES); say so, so the operator knows
-    // the record waits for the reinstatement (then hubctl deliveries redrive), not for a rule.
-    if (!r.rule && r.side_suspended) return { ok: false, reason: `routing ${emsp.countryCode}/${emsp.partyId} <- ${cpo.countryCode}/${cpo.partyId} paused: a party of it is suspended` };
-    if (!r.rule) return { ok: false, reason: `no active routing rule ${emsp.countryCode}/${emsp.partyId} <- ${cpo.countryCode}/${cpo.partyId}` };
-    const url = fixedUrl ?? r.override_url ?? r.endpoint_url;
-    if (!url) return { ok: false, reason: `no ${module} ${interfaceRole.toLowerCase()} URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}`, noEndpoint: true };
-    if (!r.registered || !r.sealed) return { ok: false, reason: `${who} has no credentials registered` };
-    return { ok: true, url, partnerTokenSealed: r.sealed, version: isOcpiVersion(r.version) ? r.version : OCPI_VERSION };
-  }
-  return directory;
+/** Where a record for the receiver goes, or why it cannot go anywhere (interface document, Events, rule 2). */
+async function routingTarget(
+  pool: Pool,
+  receiverRole: 'EMSP' | 'CPO',
+  module: string,
+  emsp: PartyRef,
+  cpo: PartyRef,
+  fixedUrl: string | undefined,
+  route: 'active' | 'rule',
+  interfaceRole: 'SENDER' | 'RECEIVER' = 'RECEIVER',
+): Promise<RoutingTarget> {
+  const receiver = receiverRole === 'EMSP' ? emsp : cpo;
+  const { rows } = await pool.query<{
+    party: boolean;
+    suspended: boolean;
+    rule: boolean;
+    side_suspended: boolean;
+    registered: boolean;
+    sealed: Buffer | null;
+    override_url: string | null;
+    endpoint_url: string | null;
+    version: string | null;
+  }>(
+    `select p.country_code is not null as party, p.suspended_at is not null as suspended,
+            exists (select 1 from (${route === 'rule' ? ENABLED_RULES : ACTIVE_ROUTES}) a where a.emsp_country_code = $1 and a.emsp_party_id = $2
+                      and a.cpo_country_code = $3 and a.cpo_party_id = $4) as rule,
+            exists (select 1 from parties s where s.suspended_at is not null
+                      and ((s.role = 'CPO' and s.country_code = $3 and s.party_id = $4) or (s.role = 'EMSP' and s.country_code = $1 and s.party_id = $2))) as side_suspended,
+            pl.registered_at is not null as registered, pl.partner_token_sealed as sealed, pl.version,
+            (select url from endpoint_overrides o where o.country_code = $6 and o.party_id = $7 and o.role = $8 and o.module = $5) as override_url,
+            (select url from partner_endpoints e where e.platform_id = p.platform_id and e.identifier = $5 and e.role = $9) as endpoint_url
+       from (select 1) one
+       left join parties p on p.country_code = $6 and p.party_id = $7 and p.role = $8
+       left join platforms pl on pl.id = p.platform_id`,
+    [emsp.countryCode, emsp.partyId, cpo.countryCode, cpo.partyId, module, receiver.countryCode, receiver.partyId, receiverRole, interfaceRole],
+  );
+  const r = rows[0];
+  const who = `${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'} ${receiver.countryCode}/${receiver.partyId}`;
+  // Interface document, Events, rule 2: a known party, an active routing rule and a receiver URL.
+  if (!r?.party) return { ok: false, reason: `unknown ${who}` };
+  if (r.suspended) return { ok: false, reason: `${who} suspended` };
+  // A suspended sender has no active route either (ACTIVE_ROUTES); say so, so the operator knows
+  // the record waits for the reinstatement (then hubctl deliveries redrive), not for a rule.
+  if (!r.rule && r.side_suspended) return { ok: false, reason: `routing ${emsp.countryCode}/${emsp.partyId} <- ${cpo.countryCode}/${cpo.partyId} paused: a party of it is suspended` };
+  if (!r.rule) return { ok: false, reason: `no active routing rule ${emsp.countryCode}/${emsp.partyId} <- ${cpo.countryCode}/${cpo.partyId}` };
+  const url = fixedUrl ?? r.override_url ?? r.endpoint_url;
+  if (!url) return { ok: false, reason: `no ${module} ${interfaceRole.toLowerCase()} URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}`, noEndpoint: true };
+  if (!r.registered || !r.sealed) return { ok: false, reason: `${who} has no credentials registered` };
+  return { ok: true, url, partnerTokenSealed: r.sealed, version: isOcpiVersion(r.version) ? r.version : OCPI_VERSION };
 }
