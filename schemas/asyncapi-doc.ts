@@ -84,6 +84,8 @@ const CDR_HEADERS: Json = {
   },
 };
 
+// Long because: one AsyncAPI document built in one pass over infra/topics.json, its channels,
+// operations and messages side by side.
 export function buildAsyncApi(): Json {
   const topicsFile = JSON.parse(JSON.stringify(readJson('..', 'infra', 'topics.json'))) as { topics: TopicDefinition[] };
   const events = eventTypes();

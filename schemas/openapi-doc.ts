@@ -126,6 +126,7 @@ const OTHER_METHODS: Json = {
   $ref: '#/components/responses/MethodNotAllowed',
 };
 
+// Long because: most of it is the OpenAPI document's literal (info, servers, security, components).
 export function buildOpenApi(): Json {
   const paths: Record<string, Json> = {};
   for (const route of API_CATALOGUE) (paths[route.path] ??= { 'x-other-methods': OTHER_METHODS })[route.method] = operation(route);

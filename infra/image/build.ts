@@ -154,6 +154,8 @@ export interface BuiltImage {
   readonly rootfsCached: boolean;
 }
 
+// Long because: the image's build, buildah step after step on one container (stage, copy, config,
+// commit, push, prune), read top to bottom; the steps share the container and its cleanup on failure.
 export async function buildImage(): Promise<BuiltImage> {
   const started = Date.now();
   await need('buildah');

@@ -111,6 +111,8 @@ export async function forgetSandbox(profile: Profile): Promise<void> {
   say('sandbox data removed (database, Kafka data, counterparts\' tokens)');
 }
 
+// Long because: the supervisor of `npm start`: its service launcher, restart backoff and stop handler
+// share the map of running children and the stopping flag; the rest is the ready banner.
 export async function start(profile: Profile = HUB_PROFILE): Promise<void> {
   const startedAt = Date.now();
   const sandbox = profile.name === 'sandbox';

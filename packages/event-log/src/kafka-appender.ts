@@ -42,6 +42,8 @@ export interface KafkaAppender {
   close(): Promise<void>;
 }
 
+// Long because: one producer's lifecycle (connect, replace after a failed send, retire) and the
+// group-commit queue that feeds it share the producer and the pending appends; each closure is short.
 export function createKafkaAppender(kafka: Kafka, options: EventLogOptions, physical: (topic: string) => string): KafkaAppender {
   let producer: Producer | undefined;
   let connecting: Promise<Producer> | undefined;

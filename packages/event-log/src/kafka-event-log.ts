@@ -79,6 +79,8 @@ export interface KafkaEventLog extends EventLog {
 // lexer): the protocol's value for a broker's configuration (DescribeConfigs, resource type 4).
 const BROKER_CONFIG = 4 as ConfigResourceTypes;
 
+// Long because: the EventLog port over one Kafka client: some fifteen methods, most a few lines,
+// sharing the client, the admin connection and the appender.
 export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
   const prefix = options.topicPrefix ?? '';
   const kafka = new Kafka({

@@ -45,6 +45,8 @@ function fetchedFrom(batch: Batch): bigint {
  * The ids of the wanted events found in the physical topic. Reads each wanted partition from the offset
  * for its earliest `since` (less LOOKUP_MARGIN_MS) up to its high watermark as it was when the search
  * began, with a consumer group of its own (never committed). Bounded by timeoutMs (DependencyUnavailable).
+ * Long because: one bounded search: the offsets to read (admin) and the scan that reads them (a
+ * consumer of its own) share the deadline, the wanted set and the found set.
  */
 export async function findEventsInTopic(
   deps: { admin: () => Promise<Admin>; consumer: (groupId: string) => Consumer },

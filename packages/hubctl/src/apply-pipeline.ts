@@ -7,6 +7,8 @@
  * would take the bytes held above `maxBytes`; a batch larger than `maxBytes` is taken once nothing
  * else is held, so an oversized batch never stops the rebuild. A failure is reported once and later
  * work is dropped.
+ * Long because: a small scheduler whose admission, slots and release share its counters and queues;
+ * each part is a few lines.
  */
 export function applyPipeline(concurrency: number, maxBytes: number, onError: (e: Error) => void) {
   const chains = new Map<number, Promise<void>>();

@@ -8,6 +8,7 @@ import { UsageError } from './usage.ts';
 
 // hubctl deliveries: list, re-drive and replay delivery records (README, Deliveries).
 
+// Long because: one case per `hubctl deliveries` subcommand, each a few lines of options and output.
 export async function runDeliveriesCommand(action: string, ctx: CommandContext): Promise<number | undefined> {
   const { deps, values, print } = ctx;
   switch (action) {

@@ -10,6 +10,7 @@ function versionsText(versions: readonly string[], chosen: string | null): strin
   return versions.map((v) => (v === chosen ? `${v}*` : v)).join(', ');
 }
 
+// Long because: one case per `hubctl party` subcommand, each a few lines of options and output.
 export async function runPartyCommand(action: string, ctx: CommandContext): Promise<number | undefined> {
   const { deps, values, op, print, audit } = ctx;
   switch (action) {

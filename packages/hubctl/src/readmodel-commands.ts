@@ -8,6 +8,7 @@ import { UsageError } from './usage.ts';
 // topic's tail after it (docs/decisions/0014-snapshot-topics.md), then switch over; list
 // the events it did not apply (not applicable, or superseded: docs/decisions/0001-newest-state-wins.md).
 
+// Long because: one case per `hubctl readmodel` subcommand, each a few lines of options and output.
 export async function runReadmodelCommand(action: string, ctx: CommandContext): Promise<number | undefined> {
   const { deps, values, print } = ctx;
   switch (action) {

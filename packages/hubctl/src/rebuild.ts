@@ -64,6 +64,8 @@ export function projectorPositions(store: ReadModelStore, bindings: PositionBind
   };
 }
 
+// Long because: a rebuild's steps in order (check positions, snapshot, tail, switch over, maintain);
+// the tail's batch handler, statistics refresh and failure share the rebuild's state.
 export async function rebuildReadModel(
   deps: { eventLog: EventLog; store: ReadModelStore; bindings?: PositionBindingStore | undefined },
   model: ReadModel,

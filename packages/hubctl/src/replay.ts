@@ -25,7 +25,11 @@ export interface ReplayProgress {
   readonly total: number;
 }
 
-/** Reads the topic partition by partition up to its head at the start, with a consumer group of its own. */
+/**
+ * Reads the topic partition by partition up to its head at the start, with a consumer group of its own.
+ * Long because: one scan of a topic whose start offsets, batch handler and counters (scanned, matched,
+ * enqueued, finished partitions) are shared until the scan ends.
+ */
 export async function replayToEmsp(
   deps: { eventLog: EventLog; deliveries: DeliveryStore; quarantine: QuarantineStore },
   options: ReplayOptions,

@@ -42,6 +42,8 @@ export interface HubStatus {
 
 const LAG_TIMEOUT_MS = 10_000;
 
+// Long because: one snapshot of the hub: the status queries run together, then their rows and the
+// topics' heads are put together into one answer.
 export async function readHubStatus(pool: Pool, eventLog: EventLog): Promise<HubStatus> {
   const [parties, deliveries, quarantined, outbox, rules, projector, dispatcher] = await Promise.all([
     pool.query<PartyStatus & { last_probe_at: Date | null; last_check_at: Date | null }>(

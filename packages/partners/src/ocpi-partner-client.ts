@@ -29,6 +29,8 @@ export interface OcpiPartnerClient extends PartnerDirectory {
   close(): Promise<void>;
 }
 
+// Long because: the partner client's OCPI calls over one HTTP agent; it holds `call` (one request,
+// below) and a short method per OCPI request.
 export function ocpiPartnerClient(options: PartnerClientOptions): OcpiPartnerClient {
   const maxBytes = options.maxResponseBytes ?? 1024 * 1024;
   const agent = new Agent({
@@ -39,6 +41,8 @@ export function ocpiPartnerClient(options: PartnerClientOptions): OcpiPartnerCli
     connect: { timeout: options.timeoutMs, lookup: guardedLookup(options.policy), ...(options.ca ? { ca: [...rootCertificates, options.ca] } : {}) },
   });
 
+  // Long because: one request's whole path: URL policy, send, a size-bounded read of the body and the
+  // envelope's parse, each with its own error.
   async function call(
     method: 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE',
     rawUrl: string,

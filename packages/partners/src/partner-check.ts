@@ -117,7 +117,11 @@ export function probeOf(module: string, url: string, hub: CheckedParty): { url: 
   }
 }
 
-/** Runs the check; never throws for a partner's fault (every fault is a failed line). */
+/**
+ * Runs the check; never throws for a partner's fault (every fault is a failed line).
+ * Long because: the check's steps in the order its report lists them (versions, version details and
+ * receivers, TLS); each step reads what the one before found.
+ */
 export async function checkPartner(target: PartnerCheckTarget, options: PartnerCheckOptions): Promise<PartnerCheckReport> {
   const client = options.client ?? ocpiPartnerClient({ policy: options.policy, timeoutMs: options.timeoutMs, ...(options.ca ? { ca: options.ca } : {}) });
   const lines: CheckLine[] = [];

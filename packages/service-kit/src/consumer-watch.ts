@@ -69,6 +69,8 @@ export interface ConsumerWatch {
   stop(): void;
 }
 
+// Long because: the watch's methods (batch outcomes, quarantine, stuck partitions, redrives) share
+// each partition's standing and the group's metrics; each method is short.
 export function consumerWatch(options: ConsumerWatchOptions): ConsumerWatch {
   const { group, metrics, logger, quarantine } = options;
   const now = options.now ?? Date.now;

@@ -128,6 +128,8 @@ async function rangesOf(eventLog: EventLog, topic: string): Promise<Map<number, 
  * and moves its positions to the change-topic offsets the snapshot reflects; then checks that the
  * change topic still holds every record after them. `eventLog` must be the driver-data log, so token
  * records are opened.
+ * Long because: one read of a snapshot topic to its end, then the check that the change topic still
+ * holds what follows; both use the positions it read.
  */
 export async function loadSnapshot(
   deps: { eventLog: EventLog; store: Pick<ReadModelStore, 'restore'> },

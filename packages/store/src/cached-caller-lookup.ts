@@ -24,6 +24,8 @@ export interface CachedCallerLookupOptions {
   readonly onError?: (e: unknown) => void;
 }
 
+// Long because: the cache and the LISTEN connection that invalidates it share their state (the
+// entries, the listener, its generation); connect and reconnect are the bulk.
 export async function cachedCallerLookup(store: RegistryStore, options: CachedCallerLookupOptions): Promise<CallerLookup> {
   const ttlMs = options.ttlMs ?? 30_000;
   const maxEntries = options.maxEntries ?? 100_000;

@@ -16,6 +16,8 @@ type Json = Record<string, unknown>;
  */
 export type EnqueueReport = Pick<SessionFold, 'applied' | 'unapplied'> & { readonly tokenPatchesUnapplied?: number };
 
+// Long because: most of it is the one upsert statement (rows, positions and the workers' wake-up in
+// one round trip).
 async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], forced: boolean, positions: readonly DeliveryPosition[] = [], quarantine: readonly QuarantineEntry[] = []): Promise<number> {
   // One row per object: within a batch the newest event of each session wins before the upsert
   // (an INSERT ... ON CONFLICT may touch a row only once).

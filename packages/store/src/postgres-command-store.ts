@@ -57,6 +57,7 @@ export interface CommandStore {
   registeredHosts(platformId: string): Promise<string[]>;
 }
 
+// Long because: a factory of eight short queries over one pool, one per method.
 export function postgresCommandStore(pool: Pool): CommandStore {
   return {
     async create(c) {

@@ -97,6 +97,8 @@ type Json = Record<string, unknown>;
  * token and the counts stay), the token's delivery rows, and the session and CDR delivery rows and
  * CDRs as received whose cdr_token is this token (by eMSP, uid and type, or by its contract_id, which
  * is how an OCPI 2.1.1 CPO names it: auth_id). Every other field and every row count is unchanged.
+ * Long because: one transaction that pseudonymises a token wherever it is stored (tokens, rejects,
+ * deliveries, CDRs); the steps share the client and the erased identifiers.
  */
 export async function eraseDriverToken(pool: Pool, keyring: DriverDataKeyring, token: DriverToken): Promise<ErasureResult> {
   const client = await pool.connect();

@@ -50,6 +50,8 @@ interface Check {
   readonly beyond: number;
 }
 
+// Long because: a cache of list anchors whose check, refresh and page start share the cached sets and
+// the refreshes in flight; each closure is short.
 export function rankAnchors(pool: Pool, options: AnchorOptions): (model: ReadModel, platformId: string, generation: number, offset: number, narrow?: ListNarrowing) => Promise<PageStart | undefined> {
   const { every } = options;
   // Insertion-ordered: re-set on use, the least recently used is dropped first when full.

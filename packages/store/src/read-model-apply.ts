@@ -149,7 +149,11 @@ function apply(model: ReadModel, work: readonly Work[], parsed: ReadonlyArray<Re
   return { documents, changed, createdAt, deleted, rejects, quarantines, outcomes, objects };
 }
 
-/** Writes what apply did, moves the positions and commits. */
+/**
+ * Writes what apply did, moves the positions and commits.
+ * Long because: one transaction's statements in commit order (deletes, upserts, rejects, quarantines,
+ * snapshot, positions); each is a short block.
+ */
 async function write(client: PoolClient, model: ReadModel, gen: number, work: readonly Work[], a: Applied, onChanged: ObjectsChanged | undefined): Promise<void> {
   const { table } = projectionOf(model);
   const createdOf = new Map<string, string>();

@@ -38,6 +38,8 @@ type Consumed = { readonly raw: RawRecord; readonly event?: HubEvent; readonly p
 /** Rows enqueued ahead of the last statement (which carries the position) for a large token re-send. */
 const ROWS_PER_STATEMENT = 2_000;
 
+// Long because: the registry consumer's row makers (ClientInfo, token re-sends), its apply step and
+// its subscription share the service's metrics, watch and deliveries; each closure is short.
 export async function startRegistryConsumer(
   config: DispatcherConfig,
   shell: ServiceShell,

@@ -126,6 +126,8 @@ const MODULES_230: readonly ModuleEndpoint[] = [
 
 export const MODULES: ModulesByVersion = { '2.1.1': MODULES_211, '2.2.1': MODULES_221, '2.3.0': MODULES_230 };
 
+// Long because: the ingress's route table: one line per module and OCPI version, each with a comment
+// citing its chapter.
 export function createIngressApp(deps: IngressDeps): Express {
   const app = express();
   app.disable('x-powered-by');

@@ -53,6 +53,8 @@ export interface CircuitBreaker {
   admit(): BreakerTicket | undefined;
 }
 
+// Long because: one state machine whose transitions share its state (streak, opened at, probe in
+// flight, period); each transition is a few lines.
 export function createCircuitBreaker(
   settings: BreakerSettings,
   now: () => number,

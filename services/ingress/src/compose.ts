@@ -67,6 +67,7 @@ export interface IngressRuntime {
   readonly onRegistryChange: () => void;
 }
 
+// Long because: one call whose argument lists every dependency of the app, by module.
 export function composeIngressApp(ports: IngressPorts, settings: IngressSettings, runtime: IngressRuntime) {
   const { metrics } = runtime;
   const policy = { allowHttp: settings.allowHttpPartners, allowedHosts: settings.partnerAllowedHosts };

@@ -67,7 +67,10 @@ export interface IngressConfig extends CommonConfig {
   readonly postgresTimeoutMs: number;
 }
 
-/** `r` is a recording reader when infra/generate-configuration-doc.ts lists the variables read. */
+/**
+ * `r` is a recording reader when infra/generate-configuration-doc.ts lists the variables read.
+ * Long because: one configuration object, a line per setting, and the checks between settings.
+ */
 export function readIngressConfig(env: Env, r: ConfigReader = configReader(env)): IngressConfig {
   const environment = r.string('HUB_ENV', 'development');
   if (environment !== 'development' && environment !== 'production') r.problem(`HUB_ENV must be "development" or "production", got "${environment}"`);

@@ -73,6 +73,8 @@ export function createGuardMetrics(registry: Registry, guards: () => readonly De
 const SILENCE_VERDICT_MS = 2_000;
 const SILENCE_CHECK_MS = 1_000;
 
+// Long because: a breaker, the silence check that lets it open and the guard's methods share the
+// breaker and the last verdict; each part is short.
 export function createDependencyGuard(
   dependency: Dependency,
   config: BreakerConfig,

@@ -90,7 +90,11 @@ export interface RunningIngress {
   stop(): Promise<void>;
 }
 
-/** Wires adapters to the app and starts listening. main.ts and in-process tests both call this. */
+/**
+ * Wires adapters to the app and starts listening. main.ts and in-process tests both call this.
+ * Long because: the ingress's wiring, in start order: guards, stores, partner clients, the server, the
+ * app and its stop; most steps are a few lines.
+ */
 export async function startIngress(config: IngressConfig, options: { logStream?: NodeJS.WritableStream } = {}): Promise<RunningIngress> {
   // The shell every service starts with (service-kit): logger, metrics, Postgres pool, event log and
   // operator port; /healthz asks Postgres only (while Kafka is away pushes are answered 503 one by one).

@@ -35,6 +35,8 @@ class UnprojectedTopic extends Error {}
 
 type Consumed = { readonly projected: ProjectedRecord; readonly raw: RawRecord; readonly ceId?: string | undefined };
 
+// Long because: the projector's wiring: its metrics, watch, group commits and subscription share the
+// shell and the read-model store; each part is short.
 export async function startWorker(config: ConsumerConfig, options: { groupId?: string; secretKey?: Buffer; startFrom?: 'snapshot' | 'history' } = {}): Promise<ServiceShell> {
   // The tokens read model holds tokens with their personal fields opened (driver-data-log.ts).
   const shell = await startServiceShell('projector', config, options.secretKey ? { secretKey: options.secretKey } : {});

@@ -12,6 +12,7 @@ type Held = { -readonly [K in keyof CommandRecord]: CommandRecord[K] } & { reser
 
 const COMMAND_ID = /^[0-9a-f-]{36}$/i;
 
+// Long because: a test fake of the CommandStore port: short methods over one map of commands.
 export function inMemoryCommandStore(registry: InMemoryRegistryView, deliveries: Pick<InMemoryDeliveryStore, 'sessionRow'>, options: { now?: () => number } = {}): CommandStore {
   const now = options.now ?? Date.now;
   const commands = new Map<string, Held>();

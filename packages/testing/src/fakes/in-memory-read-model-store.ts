@@ -23,6 +23,8 @@ interface Row {
 const keyOf = (p: ObjectPath) => `${p.countryCode.toUpperCase()}/${p.partyId.toUpperCase()}/${p.id.toUpperCase()}`;
 const time = (v: unknown) => (typeof v === 'string' ? Date.parse(v) : Number.NaN);
 
+// Long because: a test fake of the read-model queries: short methods over the shared rows and
+// positions.
 export function inMemoryReadModelStore(registry: InMemoryRegistryView): ReadModelQueries {
   const rows = Object.fromEntries(projectedModules.map((m) => [m, new Map<string, Row>()])) as Record<ReadModel, Map<string, Row>>;
   const positions = Object.fromEntries(projectedModules.map((m) => [m, new Map<number, bigint>()])) as Record<ReadModel, Map<number, bigint>>;
