@@ -1,6 +1,7 @@
-import { Kafka, logLevel, type Admin, type ConfigResourceTypes, type Consumer, type KafkaMessage } from 'kafkajs';
+import { Kafka, logLevel, type Admin, type Consumer, type KafkaMessage } from 'kafkajs';
 import { topicName, type HubEvent } from '@hub/events';
-import { bounded, createKafkaAppender } from './kafka-appender.ts';
+import { createKafkaAppender } from './kafka-appender.ts';
+import { clusterQueries, offsetQueries } from './kafka-offsets.ts';
 import { translateKafkaError } from './kafka-failure.ts';
 import { kafkaConnection, kafkaLogLevel, type EventLogOptions } from './kafka-config.ts';
 import { fetchLimits } from './fetch-limits.ts';
@@ -75,57 +76,18 @@ export interface KafkaEventLog extends EventLog {
   decode(topic: string, partition: number, message: KafkaMessage): ConsumedEvent | undefined;
 }
 
-// kafkajs's ConfigResourceTypes is not an ESM named export (its CommonJS index hides it from Node's
-// lexer): the protocol's value for a broker's configuration (DescribeConfigs, resource type 4).
-const BROKER_CONFIG = 4 as ConfigResourceTypes;
-
-// Long because: the EventLog port over one Kafka client: some fifteen methods, most a few lines,
-// sharing the client, the admin connection and the appender.
 export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
   const prefix = options.topicPrefix ?? '';
-  const kafka = new Kafka({
-    ...kafkaConnection(options),
-    logLevel: logLevel.WARN,
-    retry: { retries: 8, initialRetryTime: 200, maxRetryTime: 5000 },
-    logCreator: () => (entry) => {
-      const { message, ...meta } = entry.log;
-      options.logger[kafkaLogLevel(entry.level, entry.namespace, entry.log)](`kafka: ${message}`, { ...meta, namespace: entry.namespace });
-    },
-  });
+  const kafka = kafkaClient(options);
   const open: Array<{ disconnect(): Promise<void> }> = [];
   const physical = (topic: string): string => topicName(prefix, topic);
   const appender = createKafkaAppender(kafka, options, physical);
   const topicIds = topicIdReader(options, options.logger);
-  let adminClient: Promise<Admin> | undefined;
-  const sharedAdmin = (): Promise<Admin> => {
-    adminClient ??= (async () => {
-      const a = kafka.admin();
-      open.push(a);
-      await a.connect();
-      return a;
-    })().catch((e: unknown) => {
-      adminClient = undefined;
-      throw e;
-    });
-    return adminClient;
-  };
+  const sharedAdmin = lazyAdmin(kafka, open);
 
   const physicalGroup = (groupId: string): string => topicName(prefix, groupId);
-  const newConsumer = (groupId: string, consumerOptions: { maxBytes?: number; maxBytesPerPartition?: number; maxWaitMs?: number } = {}): Consumer =>
-    // A member that died without leaving (SIGKILL) holds its partitions until its session times
-    // out: 10 s keeps that pause short while tolerating ordinary GC and I/O stalls.
-    kafka.consumer({
-      groupId: physicalGroup(groupId),
-      allowAutoTopicCreation: false,
-      sessionTimeout: 10_000,
-      heartbeatInterval: 1_000,
-      // Never kafkajs's 10 MiB a fetch: what a consumer holds decoded is bounded by this (fetch-limits.ts).
-      ...fetchLimits(consumerOptions),
-      // How long a fetch that finds nothing waits at the broker (kafkajs: 5 s). Stopping a consumer
-      // waits for its fetch in flight, so a one-off reader at the end of its topics asks for less.
-      ...(consumerOptions.maxWaitMs !== undefined ? { maxWaitTimeInMs: consumerOptions.maxWaitMs } : {}),
-    });
-  const consumer = (groupId: string, consumerOptions: { maxBytes?: number; maxBytesPerPartition?: number; maxWaitMs?: number } = {}): Consumer => {
+  const newConsumer = (groupId: string, consumerOptions: ConsumerOptions = {}): Consumer => groupMember(kafka, physicalGroup(groupId), consumerOptions);
+  const consumer = (groupId: string, consumerOptions: ConsumerOptions = {}): Consumer => {
     const c = newConsumer(groupId, consumerOptions);
     open.push(c);
     return c;
@@ -134,34 +96,8 @@ export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
     physical,
     physicalGroup,
     append: (topic, events) => appender.append(topic, events),
-    async latestOffsets(topic) {
-      // Bounded like an append: a push that waits for the projection before appending (a PATCH, a
-      // child PUT) answers "retry later" within appendTimeoutMs while Kafka is away.
-      // A leader that just moved or a topic just created answers NOT_LEADER / UNKNOWN_TOPIC (retriable):
-      // asked again within the same bound, as kafkajs does for produce and fetch.
-      const limitMs = options.appendTimeoutMs ?? 10_000;
-      const giveUpAt = Date.now() + limitMs;
-      const fetchOffsets = async () => {
-        for (;;) {
-          try {
-            return await (await sharedAdmin()).fetchTopicOffsets(physical(topic));
-          } catch (e) {
-            if ((e as { retriable?: unknown }).retriable !== true || Date.now() >= giveUpAt) throw e;
-            await new Promise((r) => setTimeout(r, 100));
-          }
-        }
-      };
-      const offsets = await bounded(`the offsets of ${topic}`, limitMs, fetchOffsets());
-      return new Map(offsets.map((o) => [o.partition, BigInt(o.high)]));
-    },
-    async offsetRanges(topic) {
-      const offsets = await bounded(`the offsets of ${topic}`, options.appendTimeoutMs ?? 10_000, sharedAdmin().then((a) => a.fetchTopicOffsets(physical(topic))));
-      return new Map(offsets.map((o) => [o.partition, { low: BigInt(o.low), high: BigInt(o.high) }]));
-    },
-    async offsetsAt(topic, time) {
-      const offsets = await bounded(`the offsets of ${topic}`, options.appendTimeoutMs ?? 10_000, sharedAdmin().then((a) => a.fetchTopicOffsetsByTimestamp(physical(topic), time.getTime())));
-      return new Map(offsets.map((o) => [o.partition, BigInt(o.offset)]));
-    },
+    ...offsetQueries(sharedAdmin, physical, options.appendTimeoutMs ?? 10_000),
+    ...clusterQueries(sharedAdmin),
     async findEvents(topic, wanted) {
       // Its consumer is disconnected when the search ends, so it is not kept in `open`.
       return findEventsInTopic({ admin: sharedAdmin, consumer: (g) => newConsumer(g) }, physical(topic), wanted, options.appendTimeoutMs ?? 10_000).catch((e: unknown) => {
@@ -179,23 +115,6 @@ export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
         throw translateKafkaError(e);
       });
     },
-    async reachable() {
-      return sharedAdmin()
-        .then((a) => a.describeCluster())
-        .then((c) => c.brokers.length > 0, () => false);
-    },
-    async brokerSetting(name) {
-      try {
-        const admin = await sharedAdmin();
-        const { brokers } = await admin.describeCluster();
-        const broker = brokers[0];
-        if (!broker) return undefined;
-        const { resources } = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: BROKER_CONFIG, name: String(broker.nodeId), configNames: [name] }] });
-        return resources[0]?.configEntries.find((e) => e.configName === name)?.configValue ?? undefined;
-      } catch {
-        return undefined;
-      }
-    },
     admin() {
       const a = kafka.admin();
       open.push(a);
@@ -209,6 +128,55 @@ export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
       await Promise.allSettled([appender.close(), ...open.map((c) => c.disconnect())]);
     },
   };
+}
+
+type ConsumerOptions = { maxBytes?: number; maxBytesPerPartition?: number; maxWaitMs?: number };
+
+/** The Kafka client, its log lines through the service's logger. */
+function kafkaClient(options: EventLogOptions): Kafka {
+  return new Kafka({
+    ...kafkaConnection(options),
+    logLevel: logLevel.WARN,
+    retry: { retries: 8, initialRetryTime: 200, maxRetryTime: 5000 },
+    logCreator: () => (entry) => {
+      const { message, ...meta } = entry.log;
+      options.logger[kafkaLogLevel(entry.level, entry.namespace, entry.log)](`kafka: ${message}`, { ...meta, namespace: entry.namespace });
+    },
+  });
+}
+
+/** One admin connection, made on first use and again after a failed connect; kept in `open` to close. */
+function lazyAdmin(kafka: Kafka, open: Array<{ disconnect(): Promise<void> }>): () => Promise<Admin> {
+  let adminClient: Promise<Admin> | undefined;
+  return (): Promise<Admin> => {
+    adminClient ??= (async () => {
+      const a = kafka.admin();
+      open.push(a);
+      await a.connect();
+      return a;
+    })().catch((e: unknown) => {
+      adminClient = undefined;
+      throw e;
+    });
+    return adminClient;
+  };
+}
+
+/** A consumer-group member under its physical group name. */
+function groupMember(kafka: Kafka, physicalGroupId: string, consumerOptions: ConsumerOptions): Consumer {
+  // A member that died without leaving (SIGKILL) holds its partitions until its session times
+  // out: 10 s keeps that pause short while tolerating ordinary GC and I/O stalls.
+  return kafka.consumer({
+    groupId: physicalGroupId,
+    allowAutoTopicCreation: false,
+    sessionTimeout: 10_000,
+    heartbeatInterval: 1_000,
+    // Never kafkajs's 10 MiB a fetch: what a consumer holds decoded is bounded by this (fetch-limits.ts).
+    ...fetchLimits(consumerOptions),
+    // How long a fetch that finds nothing waits at the broker (kafkajs: 5 s). Stopping a consumer
+    // waits for its fetch in flight, so a one-off reader at the end of its topics asks for less.
+    ...(consumerOptions.maxWaitMs !== undefined ? { maxWaitTimeInMs: consumerOptions.maxWaitMs } : {}),
+  });
 }
 
 /** Appends a mixed batch in its order: consecutive events for one topic go in one request. */
