@@ -1,6 +1,6 @@
 import { pathSubject, tokenObjectId } from '@hub/modules';
 import { erasePersonalFields, type DriverDataKeyring, type DriverToken } from '@hub/registry';
-import type { Pool } from './pool.ts';
+import type { Pool, PoolClient } from './pool.ts';
 
 // The key table of drivers' tokens (migration 030, docs/decisions/0013-erasure-by-destroying-data-keys.md):
 // the ingress gets or creates a token's data key before it seals the personal fields of an event;
@@ -97,8 +97,6 @@ type Json = Record<string, unknown>;
  * token and the counts stay), the token's delivery rows, and the session and CDR delivery rows and
  * CDRs as received whose cdr_token is this token (by eMSP, uid and type, or by its contract_id, which
  * is how an OCPI 2.1.1 CPO names it: auth_id). Every other field and every row count is unchanged.
- * Long because: one transaction that pseudonymises a token wherever it is stored (tokens, rejects,
- * deliveries, CDRs); the steps share the client and the erased identifiers.
  */
 export async function eraseDriverToken(pool: Pool, keyring: DriverDataKeyring, token: DriverToken): Promise<ErasureResult> {
   const client = await pool.connect();
@@ -137,29 +135,37 @@ export async function eraseDriverToken(pool: Pool, keyring: DriverDataKeyring, t
       await client.query('update deliveries set payload = $2, object_id = $3, last_error = null where id = $1', [row.id, JSON.stringify(erasePersonalFields('token', row.payload)), replacementId.toUpperCase()]);
     }
 
-    const driverOf = `(upper(d->'cdr_token'->>'country_code') = $1 and upper(d->'cdr_token'->>'party_id') = $2 and upper(d->'cdr_token'->>'uid') = $3 and upper(coalesce(d->'cdr_token'->>'type', 'RFID')) = $4)
-       or upper(d->'cdr_token'->>'contract_id') = any($5::text[]) or upper(d#>>'{hub_version_fields,2.1.1,kept,auth_id}') = any($5::text[])`;
-    const params = [cc, pid, token.uid.toUpperCase(), type, [...contractIds]];
-    const objectDeliveries = await client.query<{ id: string; kind: 'session' | 'cdr'; payload: Json }>(
-      `select id, kind, payload from deliveries, lateral (select payload as d) x where kind in ('session', 'cdr') and (${driverOf}) for update of deliveries`,
-      params,
-    );
-    for (const row of objectDeliveries.rows) {
-      await client.query('update deliveries set payload = $2 where id = $1', [row.id, JSON.stringify(erasePersonalFields(row.kind, row.payload))]);
-    }
-    const cdrs = await client.query<{ country_code: string; party_id: string; id: string; document: Json }>(
-      `select country_code, party_id, id, document from cdrs, lateral (select document as d) x where ${driverOf} for update of cdrs`,
-      params,
-    );
-    for (const row of cdrs.rows) {
-      await client.query('update cdrs set document = $4 where country_code = $1 and party_id = $2 and id = $3', [row.country_code, row.party_id, row.id, JSON.stringify(erasePersonalFields('cdr', row.document))]);
-    }
+    const { objectDeliveryRows, cdrRows } = await scrubSessionsAndCdrs(client, [cc, pid, token.uid.toUpperCase(), type, [...contractIds]]);
     await client.query('commit');
-    return { keyDestroyed: keyId !== undefined, tokenRows: tokens.rows.length, deliveryRows: tokenDeliveries.rows.length + objectDeliveries.rows.length, cdrRows: cdrs.rows.length };
+    return { keyDestroyed: keyId !== undefined, tokenRows: tokens.rows.length, deliveryRows: tokenDeliveries.rows.length + objectDeliveryRows, cdrRows };
   } catch (err) {
     await client.query('rollback').catch(() => undefined);
     throw err;
   } finally {
     client.release();
   }
+}
+
+/**
+ * The session and CDR deliveries, and the CDRs as received, whose cdr_token is the driver's token
+ * (params: country code, party id, uid, type, contract ids), with their personal fields erased.
+ */
+async function scrubSessionsAndCdrs(client: PoolClient, params: [string, string, string, string, string[]]): Promise<{ objectDeliveryRows: number; cdrRows: number }> {
+  const driverOf = `(upper(d->'cdr_token'->>'country_code') = $1 and upper(d->'cdr_token'->>'party_id') = $2 and upper(d->'cdr_token'->>'uid') = $3 and upper(coalesce(d->'cdr_token'->>'type', 'RFID')) = $4)
+     or upper(d->'cdr_token'->>'contract_id') = any($5::text[]) or upper(d#>>'{hub_version_fields,2.1.1,kept,auth_id}') = any($5::text[])`;
+  const objectDeliveries = await client.query<{ id: string; kind: 'session' | 'cdr'; payload: Json }>(
+    `select id, kind, payload from deliveries, lateral (select payload as d) x where kind in ('session', 'cdr') and (${driverOf}) for update of deliveries`,
+    params,
+  );
+  for (const row of objectDeliveries.rows) {
+    await client.query('update deliveries set payload = $2 where id = $1', [row.id, JSON.stringify(erasePersonalFields(row.kind, row.payload))]);
+  }
+  const cdrs = await client.query<{ country_code: string; party_id: string; id: string; document: Json }>(
+    `select country_code, party_id, id, document from cdrs, lateral (select document as d) x where ${driverOf} for update of cdrs`,
+    params,
+  );
+  for (const row of cdrs.rows) {
+    await client.query('update cdrs set document = $4 where country_code = $1 and party_id = $2 and id = $3', [row.country_code, row.party_id, row.id, JSON.stringify(erasePersonalFields('cdr', row.document))]);
+  }
+  return { objectDeliveryRows: objectDeliveries.rows.length, cdrRows: cdrs.rows.length };
 }
