@@ -1,4 +1,4 @@
-import type { EventLog } from '@hub/event-log';
+import type { EventLog, RecordBatch } from '@hub/event-log';
 import { CHANGE_POSITION_HEADER, newEvent, snapshotEventTypes, topics, type HubEvent } from '@hub/events';
 import { objectKey, parseSubject, pathSubject, topicOf } from '@hub/modules';
 import { ERASED_PLACEHOLDER } from '@hub/registry';
@@ -128,8 +128,6 @@ async function rangesOf(eventLog: EventLog, topic: string): Promise<Map<number, 
  * and moves its positions to the change-topic offsets the snapshot reflects; then checks that the
  * change topic still holds every record after them. `eventLog` must be the driver-data log, so token
  * records are opened.
- * Long because: one read of a snapshot topic to its end, then the check that the change topic still
- * holds what follows; both use the positions it read.
  */
 export async function loadSnapshot(
   deps: { eventLog: EventLog; store: Pick<ReadModelStore, 'restore'> },
@@ -157,21 +155,7 @@ export async function loadSnapshot(
       concurrency: 4,
       maxBytesPerPartition: options.fetchBytesPerPartition ?? 1024 * 1024,
       onBatch: async (batch) => {
-        const objects: RestoredObject[] = [];
-        const batchPositions = new Map<number, bigint>();
-        for (const record of batch.records) {
-          if (BigInt(record.offset) >= (target.get(batch.partition) ?? 0n)) break;
-          const event = record.event;
-          const subject = event?.subject ?? header(record.headers, 'ce_subject');
-          const path = subject === undefined ? undefined : parseSubject(subject);
-          const next = changePositionIn(event?.changePosition ?? header(record.headers, CHANGE_POSITION_HEADER), batch.partition);
-          if (!path || next === undefined) continue;
-          const document = record.value === null ? null : event && typeof event.data === 'object' && event.data !== null ? (event.data as Record<string, unknown>) : undefined;
-          if (document === undefined) continue;
-          objects.push({ path: { countryCode: path.countryCode, partyId: path.partyId, id: path.id }, document, createdAt: event?.time ?? new Date(0).toISOString() });
-          // A snapshot record is in the partition of its change records (the same key and partition count).
-          if (next > (batchPositions.get(batch.partition) ?? 0n)) batchPositions.set(batch.partition, next);
-        }
+        const { objects, batchPositions } = restoredObjectsOf(batch, target.get(batch.partition) ?? 0n);
         try {
           await deps.store.restore(model, generation, objects, batchPositions);
         } catch (e) {
@@ -199,6 +183,29 @@ export async function loadSnapshot(
   const gaps = [...change].filter(([p, r]) => r.low > (positions.get(p) ?? 0n)).map(([p, r]) => `partition ${p}: snapshot at ${positions.get(p) ?? 0n}, topic starts at ${r.low}`);
   if (gaps.length > 0) throw new SnapshotBehindChangeTopicError(model, gaps.join('; '));
   return { records, positions, seconds: (Date.now() - started) / 1000 };
+}
+
+/**
+ * The batch's snapshot records before `end` (where the load's target stands) as the objects to
+ * restore, and the change-topic position they reflect.
+ */
+function restoredObjectsOf(batch: RecordBatch, end: bigint): { objects: RestoredObject[]; batchPositions: Map<number, bigint> } {
+  const objects: RestoredObject[] = [];
+  const batchPositions = new Map<number, bigint>();
+  for (const record of batch.records) {
+    if (BigInt(record.offset) >= end) break;
+    const event = record.event;
+    const subject = event?.subject ?? header(record.headers, 'ce_subject');
+    const path = subject === undefined ? undefined : parseSubject(subject);
+    const next = changePositionIn(event?.changePosition ?? header(record.headers, CHANGE_POSITION_HEADER), batch.partition);
+    if (!path || next === undefined) continue;
+    const document = record.value === null ? null : event && typeof event.data === 'object' && event.data !== null ? (event.data as Record<string, unknown>) : undefined;
+    if (document === undefined) continue;
+    objects.push({ path: { countryCode: path.countryCode, partyId: path.partyId, id: path.id }, document, createdAt: event?.time ?? new Date(0).toISOString() });
+    // A snapshot record is in the partition of its change records (the same key and partition count).
+    if (next > (batchPositions.get(batch.partition) ?? 0n)) batchPositions.set(batch.partition, next);
+  }
+  return { objects, batchPositions };
 }
 
 export interface SnapshotFill {
