@@ -155,6 +155,22 @@ describe('OCPI 2.3.0 tokens beside 2.2.1 and 2.1.1', () => {
     assert.ok(emsp230.partner.requests.some((r) => r.path === '/ocpi/2.3.0/tokens/T230/authorize'), 'the 2.3.0 eMSP was asked at its 2.3.0 endpoint');
   });
 
+  it('an eMSP answering without the required token: a 2.3.0 and a 2.2.1 CPO get a valid AuthorizationInfo carrying the Token it pushed', async () => {
+    for (const [emsp, uid] of [[emsp230, 'T230'], [emsp221, 'T221']] as const) {
+      emsp.partner.authorizeAnswer = 'allowed-without-token';
+      try {
+        for (const [version, caller] of [['2.3.0', cpo230], ['2.2.1', cpo221]] as const) {
+          const res = await call<Json>(hub, 'POST', `/ocpi/${version}/tokens/${uid}/authorize`, { token: caller.token });
+          assert.equal(res.body.status_code, 1000, res.text);
+          await assertValid(version === '2.3.0' ? 'ocpi-2.3.0/authorization_info.json' : 'ocpi/authorization_info.json', res.body.data);
+          assert.equal((res.body.data?.['token'] as Json | undefined)?.['uid'], uid, `${version} CPO, ${uid}`);
+        }
+      } finally {
+        emsp.partner.authorizeAnswer = 'ALLOWED';
+      }
+    }
+  });
+
   it("a 2.1.1 CPO asks for real-time authorization of the 2.3.0 eMSP's token: a valid 2.1.1 AuthorizationInfo", async () => {
     emsp230.partner.authorizeAnswer = 'BLOCKED';
     const res = await call<Json>(hub, 'POST', '/ocpi/2.1.1/tokens/T230/authorize', { token: cpo211.token });

@@ -90,6 +90,11 @@ function routeAuthorization(app: express.Express, sim: PartnerSimulator): void {
         return;
       }
       const location = req.body && (req.body as { location_id?: string }).location_id ? { location: req.body as object } : {};
+      // A partner that leaves out the Token 2.2.1 and 2.3.0 require (seen in the field).
+      if (answer === 'allowed-without-token') {
+        res.json(ok({ allowed: 'ALLOWED', ...location }));
+        return;
+      }
       // A 2.1.1 AuthorizationInfo is allowed, location and info only (mod_tokens.md 3.2.1, 2.1.1).
       if (req.params['v'] === '2.1.1') {
         res.json(ok({ allowed: answer, ...location }));

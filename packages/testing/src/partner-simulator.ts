@@ -33,7 +33,7 @@ export interface PartnerSimulator {
    * What the CPO's token authorization receiver answers, and the eMSP's tokens sender (POST
    * {uid}/authorize): an AllowedType, or a failure mode.
    */
-  authorizeAnswer: 'ALLOWED' | 'BLOCKED' | 'NOT_ALLOWED' | 'hang' | 'garbage' | 'unknown-token';
+  authorizeAnswer: 'ALLOWED' | 'BLOCKED' | 'NOT_ALLOWED' | 'hang' | 'garbage' | 'unknown-token' | 'allowed-without-token';
   /** What the eMSP receiver endpoints (sessions PUT, CDRs POST) answer. */
   receiverMode: 'ok' | 'fail' | 'hang' | 'reject';
   /** Sessions and CDRs the receiver accepted, in arrival order. */

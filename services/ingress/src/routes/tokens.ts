@@ -11,7 +11,7 @@ import { refuseOtherMethods } from '../method-not-allowed.ts';
 import { objectPath, refuseEmptySegments, validateBody, type OcpiBodies } from '../ocpi-objects.ts';
 import type { VersionEdge } from '../version-edge.ts';
 import type { Token } from '@hub/schemas/generated/ocpi/token';
-import { adapterFor, parseEmaId } from '@hub/versions';
+import { adapterFor, parseEmaId, withoutVersionFields } from '@hub/versions';
 import type { LocationReferences } from '@hub/schemas/generated/ocpi/location_references';
 import type { ReadModelReads } from '../ports.ts';
 
@@ -114,6 +114,18 @@ interface Forward {
   readonly token: () => Promise<Token>;
 }
 
+/**
+ * The Token an eMSP pushed, for an AuthorizationInfo answered without one. A token the hub does not hold
+ * cannot be made up (most of its fields are the eMSP's): the caller gets FORWARD_FAILED with allowed UNKNOWN.
+ */
+async function pushedToken(deps: TokensDeps, req: Request, emsp: PartyRef, uid: string, type: string | undefined, answeredBy: string): Promise<Token> {
+  const stored = await deps.readModels.findVisible('tokens', req.caller.platformId, { ...emsp, id: tokenObjectId(uid, type) });
+  if (!stored) throw new HubError('FORWARD_FAILED', { detail: `${answeredBy} answered without the token, and ${partyKey(emsp)} has not pushed token ${uid}`, data: { allowed: 'UNKNOWN' } });
+  // As an answer's Token after translation: the 2.2.1 fields only (what a 2.3.0 eMSP's token keeps for
+  // 2.3.0 readers stays in the read model).
+  return withoutVersionFields(stored) as unknown as Token;
+}
+
 /** The forward and its answer, the same rules both ways (interface document, Errors). */
 async function forwardAuthorization(deps: TokensDeps, req: Request, res: Response, f: Forward): Promise<void> {
   const unknown = { allowed: 'UNKNOWN' };
@@ -132,11 +144,20 @@ async function forwardAuthorization(deps: TokensDeps, req: Request, res: Respons
     const statusCode = answer.envelope.status_code;
     if (answer.httpStatus >= 200 && answer.httpStatus < 300 && isSuccessCode(statusCode) && typeof data?.allowed === 'string' && ALLOWED.has(data.allowed)) {
       count(data.allowed.toLowerCase());
-      const same = f.target.version === f.callerVersion;
-      // A 2.2.1 or 2.3.0 AuthorizationInfo carries its Token (mod_tokens.asciidoc, AuthorizationInfo
-      // object); only a 2.1.1 one is completed with the Token asked about.
-      const asked = async (): Promise<Token> => (f.target.version === '2.1.1' ? f.token() : ((data as { token?: Token }).token as Token));
-      send(res, 200, success(same ? data : caller.authorizationInfoOut(callee.authorizationInfoIn(data, await asked()))));
+      // A 2.2.1 or 2.3.0 AuthorizationInfo must carry its Token (mod_tokens.asciidoc, AuthorizationInfo
+      // object, token 1); 2.1.1's has none (mod_tokens.md 3.2.1). An answer without it, from a 2.1.1
+      // callee or one that left it out, is completed with the Token the eMSP pushed, so a 2.2.1 or 2.3.0
+      // caller always gets a valid AuthorizationInfo.
+      const answered = (data as { token?: unknown }).token;
+      const carriesToken = answered !== null && typeof answered === 'object';
+      if (f.target.version === f.callerVersion && (carriesToken || f.callerVersion === '2.1.1')) {
+        send(res, 200, success(data));
+        return;
+      }
+      // The pushed Token is in the canonical form already: it joins the answer after the callee's translation.
+      const pushed = carriesToken ? undefined : await f.token();
+      const canonical = callee.authorizationInfoIn(data, pushed as Token);
+      send(res, 200, success(caller.authorizationInfoOut(pushed ? { ...canonical, token: pushed } : canonical)));
       return;
     }
     // mod_tokens.asciidoc, POST Method: an eMSP that does not know the token answers HTTP 404 with 2004;
@@ -219,8 +240,10 @@ export function tokensRouter(deps: TokensDeps, edge: VersionEdge): Router {
         throw new HubError('UNKNOWN_RECEIVER', { detail: `CPO ${partyKey(cpo)} speaks OCPI 2.1.1, whose CPOs take no real-time authorization (mod_tokens.md, 2.1.1)` });
       }
       const url = `${target.url.replace(/\/+$/, '')}/${emsp.countryCode}/${emsp.partyId}/${encodeURIComponent(path.id)}/authorize${query(req)}`;
-      // Only 2.2.1 and 2.3.0 CPOs are asked (above), whose answer carries the Token itself.
-      const token = () => Promise.reject(new Error('a 2.2.1 or 2.3.0 AuthorizationInfo carries its token'));
+      // Only 2.2.1 and 2.3.0 CPOs are asked (above), whose answer must carry the Token; one that leaves
+      // it out is completed with the Token the eMSP pushed.
+      const rawType = req.query['type'];
+      const token = () => pushedToken(deps, req, emsp, path.id, typeof rawType === 'string' ? rawType.toUpperCase() : undefined, `CPO ${partyKey(cpo)}`);
       await forwardAuthorization(deps, req, res, { method: 'PUT', url, target, body, from: emsp, to: cpo, called: 'CPO', labels: {}, callerVersion: edge.version, token });
     }),
   );
@@ -250,11 +273,7 @@ export function tokensRouter(deps: TokensDeps, edge: VersionEdge): Router {
       // mod_tokens.asciidoc, POST Method: {tokens_endpoint_url}{token_uid}/authorize[?type={type}].
       const url = `${target.url.replace(/\/+$/, '')}/${encodeURIComponent(uid)}/authorize${type ? `?type=${type}` : ''}`;
       // The Token a 2.1.1 eMSP's answer does not carry (mod_tokens.md 3.2.1): the one it pushed.
-      const token = async () => {
-        const stored = await deps.readModels.findVisible('tokens', req.caller.platformId, { ...emsp, id: tokenObjectId(uid, type) });
-        if (!stored) throw new HubError('FORWARD_FAILED', { detail: `${partyKey(emsp)} answered in OCPI 2.1.1 without the token, and has not pushed token ${uid}`, data: { allowed: 'UNKNOWN' } });
-        return stored as unknown as Token;
-      };
+      const token = () => pushedToken(deps, req, emsp, uid, type, partyKey(emsp));
       await forwardAuthorization(deps, req, res, { method: 'POST', url, target, body, from: cpo, to: emsp, called: 'eMSP', labels, callerVersion: edge.version, token });
     }),
   );
