@@ -34,6 +34,8 @@ export interface PartnerSimulator {
    * {uid}/authorize): an AllowedType, or a failure mode.
    */
   authorizeAnswer: 'ALLOWED' | 'BLOCKED' | 'NOT_ALLOWED' | 'hang' | 'garbage' | 'unknown-token';
+  /** A sloppy 2.2.1 or 2.3.0 answer: the AuthorizationInfo without its required token (mod_tokens.asciidoc, AuthorizationInfo object). */
+  authorizeWithoutToken: boolean;
   /** What the eMSP receiver endpoints (sessions PUT, CDRs POST) answer. */
   receiverMode: 'ok' | 'fail' | 'hang' | 'reject';
   /** Sessions and CDRs the receiver accepted, in arrival order. */
@@ -96,6 +98,7 @@ export async function startPartnerSimulator(
     handlers: new Map(),
     receiverMode: 'ok',
     authorizeAnswer: 'ALLOWED',
+    authorizeWithoutToken: false,
     commandAnswer: 'ACCEPTED',
     commandResult: 'ACCEPTED',
     commandTimeoutSeconds: 30,
@@ -179,7 +182,7 @@ export async function startPartnerSimulator(
       }
       const location = req.body && (req.body as { location_id?: string }).location_id ? { location: req.body as object } : {};
       // A 2.1.1 AuthorizationInfo is allowed, location and info only (mod_tokens.md 3.2.1, 2.1.1).
-      if (req.params['v'] === '2.1.1') {
+      if (req.params['v'] === '2.1.1' || sim.authorizeWithoutToken) {
         res.json(ok({ allowed: answer, ...location }));
         return;
       }

@@ -131,12 +131,21 @@ async function forwardAuthorization(deps: TokensDeps, req: Request, res: Respons
     const data = answer.envelope.data as { allowed?: unknown } | undefined;
     const statusCode = answer.envelope.status_code;
     if (answer.httpStatus >= 200 && answer.httpStatus < 300 && isSuccessCode(statusCode) && typeof data?.allowed === 'string' && ALLOWED.has(data.allowed)) {
+      // A 2.2.1 or 2.3.0 AuthorizationInfo requires its Token (mod_tokens.asciidoc, AuthorizationInfo
+      // object); a 2.1.1 one has none (mod_tokens.md 3.2.1), and a sloppy partner may leave it out. A
+      // caller of 2.2.1 or 2.3.0 gets the Token asked about then (f.token: the hub's read model, else
+      // 2004); a 2.1.1 caller needs none (docs/reference/version-mapping.md, AuthorizationInfo).
+      const carried = (data as { token?: unknown }).token;
+      const carries = f.target.version !== '2.1.1' && carried !== null && typeof carried === 'object';
+      const wantsToken = f.callerVersion !== '2.1.1';
+      if (f.target.version === f.callerVersion && (carries || !wantsToken)) {
+        count(data.allowed.toLowerCase());
+        send(res, 200, success(data));
+        return;
+      }
+      const token = carries ? (carried as Token) : wantsToken ? await f.token().catch((e: unknown) => { count('token_not_known'); throw e; }) : undefined;
       count(data.allowed.toLowerCase());
-      const same = f.target.version === f.callerVersion;
-      // A 2.2.1 or 2.3.0 AuthorizationInfo carries its Token (mod_tokens.asciidoc, AuthorizationInfo
-      // object); only a 2.1.1 one is completed with the Token asked about.
-      const asked = async (): Promise<Token> => (f.target.version === '2.1.1' ? f.token() : ((data as { token?: Token }).token as Token));
-      send(res, 200, success(same ? data : caller.authorizationInfoOut(callee.authorizationInfoIn(data, await asked()))));
+      send(res, 200, success(caller.authorizationInfoOut(callee.authorizationInfoIn(data, token))));
       return;
     }
     // mod_tokens.asciidoc, POST Method: an eMSP that does not know the token answers HTTP 404 with 2004;
@@ -163,6 +172,18 @@ async function forwardAuthorization(deps: TokensDeps, req: Request, res: Respons
     req.ctx.log.warn(`token authorization not answered by the ${f.called}: UNKNOWN`, { [f.called.toLowerCase()]: partyKey(f.to), reason: e.reason, error: e.message });
     throw new HubError(kind, { detail: `${partyKey(f.to)}: ${e.message}`, data: unknown });
   }
+}
+
+/**
+ * The Token asked about, as the hub's read model has it, for an answer that does not carry it. When the
+ * hub has none, it cannot give the caller the AuthorizationInfo its version requires, nor make a Token
+ * up (contract_id, issuer, whitelist are the eMSP's): to the caller the token is unknown, 2004 without
+ * data (mod_tokens.asciidoc, POST Response Data: "If the token is not known").
+ */
+async function knownToken(deps: TokensDeps, req: Request, owner: PartyRef, uid: string, type: string | undefined, answered: PartyRef): Promise<Token> {
+  const stored = await deps.readModels.findVisible('tokens', req.caller.platformId, { ...owner, id: tokenObjectId(uid, type) });
+  if (stored) return stored as unknown as Token;
+  throw new HubError('UNKNOWN_TOKEN_AUTHORIZE', { detail: `${partyKey(answered)} answered without the Token (its version has none, or it left it out), and the hub has no token ${uid} of ${partyKey(owner)}` });
 }
 
 /** Answers 429 once the party spent its minute (interface document, Limits: per party). */
@@ -219,8 +240,9 @@ export function tokensRouter(deps: TokensDeps, edge: VersionEdge): Router {
         throw new HubError('UNKNOWN_RECEIVER', { detail: `CPO ${partyKey(cpo)} speaks OCPI 2.1.1, whose CPOs take no real-time authorization (mod_tokens.md, 2.1.1)` });
       }
       const url = `${target.url.replace(/\/+$/, '')}/${emsp.countryCode}/${emsp.partyId}/${encodeURIComponent(path.id)}/authorize${query(req)}`;
-      // Only 2.2.1 and 2.3.0 CPOs are asked (above), whose answer carries the Token itself.
-      const token = () => Promise.reject(new Error('a 2.2.1 or 2.3.0 AuthorizationInfo carries its token'));
+      // Only 2.2.1 and 2.3.0 CPOs are asked (above), whose answer carries the Token; one that leaves it
+      // out gets the eMSP's own, as the hub has it.
+      const token = () => knownToken(deps, req, emsp, path.id, typeof req.query['type'] === 'string' ? req.query['type'].toUpperCase() : undefined, cpo);
       await forwardAuthorization(deps, req, res, { method: 'PUT', url, target, body, from: emsp, to: cpo, called: 'CPO', labels: {}, callerVersion: edge.version, token });
     }),
   );
@@ -249,12 +271,8 @@ export function tokensRouter(deps: TokensDeps, edge: VersionEdge): Router {
       refuseUnusable(deps, target, labels);
       // mod_tokens.asciidoc, POST Method: {tokens_endpoint_url}{token_uid}/authorize[?type={type}].
       const url = `${target.url.replace(/\/+$/, '')}/${encodeURIComponent(uid)}/authorize${type ? `?type=${type}` : ''}`;
-      // The Token a 2.1.1 eMSP's answer does not carry (mod_tokens.md 3.2.1): the one it pushed.
-      const token = async () => {
-        const stored = await deps.readModels.findVisible('tokens', req.caller.platformId, { ...emsp, id: tokenObjectId(uid, type) });
-        if (!stored) throw new HubError('FORWARD_FAILED', { detail: `${partyKey(emsp)} answered in OCPI 2.1.1 without the token, and has not pushed token ${uid}`, data: { allowed: 'UNKNOWN' } });
-        return stored as unknown as Token;
-      };
+      // The Token a 2.1.1 eMSP's answer does not carry (mod_tokens.md 3.2.1), nor a sloppy one's: the one it pushed.
+      const token = () => knownToken(deps, req, emsp, uid, type, emsp);
       await forwardAuthorization(deps, req, res, { method: 'POST', url, target, body, from: cpo, to: emsp, called: 'eMSP', labels, callerVersion: edge.version, token });
     }),
   );
