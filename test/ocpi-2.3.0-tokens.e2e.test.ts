@@ -137,8 +137,7 @@ describe('OCPI 2.3.0 tokens beside 2.2.1 and 2.1.1', () => {
   });
 
   it("an eMSP answering without the required token (mod_tokens.asciidoc, AuthorizationInfo object): 2.2.1 and 2.3.0 CPOs get the pushed Token, a 2.1.1 CPO the 2.1.1 form", async () => {
-    emsp221.partner.authorizeAnswer = 'ALLOWED';
-    emsp221.partner.authorizeWithoutToken = true;
+    emsp221.partner.authorizeAnswer = 'allowed-without-token';
     try {
       const same = await call<Json>(hub, 'POST', '/ocpi/2.2.1/tokens/T221/authorize', { token: cpo221.token, body: { location_id: 'LOC1', evse_uids: ['3256'] } });
       assert.equal(same.body.status_code, 1000, same.text);
@@ -154,7 +153,7 @@ describe('OCPI 2.3.0 tokens beside 2.2.1 and 2.1.1', () => {
       await assertValid('ocpi-2.1.1/authorization_info.json', at211.body.data);
       assert.ok(!('token' in (at211.body.data ?? {})));
     } finally {
-      emsp221.partner.authorizeWithoutToken = false;
+      emsp221.partner.authorizeAnswer = 'ALLOWED';
     }
   });
 
@@ -183,6 +182,22 @@ describe('OCPI 2.3.0 tokens beside 2.2.1 and 2.1.1', () => {
     assert.equal(res.body.data?.['allowed'], 'ALLOWED');
     assert.equal((res.body.data?.['token'] as Json | undefined)?.['uid'], 'T230');
     assert.ok(emsp230.partner.requests.some((r) => r.path === '/ocpi/2.3.0/tokens/T230/authorize'), 'the 2.3.0 eMSP was asked at its 2.3.0 endpoint');
+  });
+
+  it('an eMSP answering without the required token: a 2.3.0 and a 2.2.1 CPO get a valid AuthorizationInfo carrying the Token it pushed', async () => {
+    for (const [emsp, uid] of [[emsp230, 'T230'], [emsp221, 'T221']] as const) {
+      emsp.partner.authorizeAnswer = 'allowed-without-token';
+      try {
+        for (const [version, caller] of [['2.3.0', cpo230], ['2.2.1', cpo221]] as const) {
+          const res = await call<Json>(hub, 'POST', `/ocpi/${version}/tokens/${uid}/authorize`, { token: caller.token });
+          assert.equal(res.body.status_code, 1000, res.text);
+          await assertValid(version === '2.3.0' ? 'ocpi-2.3.0/authorization_info.json' : 'ocpi/authorization_info.json', res.body.data);
+          assert.equal((res.body.data?.['token'] as Json | undefined)?.['uid'], uid, `${version} CPO, ${uid}`);
+        }
+      } finally {
+        emsp.partner.authorizeAnswer = 'ALLOWED';
+      }
+    }
   });
 
   it("a 2.1.1 CPO asks for real-time authorization of the 2.3.0 eMSP's token: a valid 2.1.1 AuthorizationInfo", async () => {

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { newEvent, tokenEventTypes, topics } from '@hub/events';
 import { objectKey, pathSubject, tokenObjectId } from '@hub/modules';
 import { call, createTestStack, startService, type ServiceProcess, type TestStack } from '@hub/testing';
-import { freePort, hubctl, onboard, until, type OnboardedPlatform } from './helpers.ts';
+import { assertValid, freePort, hubctl, onboard, until, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 
@@ -73,6 +73,25 @@ describe('token authorization asked by a CPO, forwarded to the eMSP', () => {
       );
     }
     assert.equal(asked(emb).length, 0, 'the other eMSP is not asked');
+  });
+
+  it('completes an answer without the required token with the Token the eMSP pushed; 2004 without data for a token it never pushed', async () => {
+    ema.partner.authorizeAnswer = 'allowed-without-token';
+    try {
+      const res = await authorize('TOKEN-A');
+      assert.equal(res.body.status_code, 1000, res.text);
+      // mod_tokens.asciidoc, AuthorizationInfo object: token is required in 2.2.1.
+      await assertValid('ocpi/authorization_info.json', res.body.data);
+      assert.deepEqual(res.body.data, { allowed: 'ALLOWED', token: pushed('DE', 'EMA', 'TOKEN-A').data });
+      const unpushed = await authorize('NOT-PUSHED', { headers: to('DE', 'EMA') });
+      // docs/reference/version-mapping.md, AuthorizationInfo: no Token is made up; the token is unknown to the CPO.
+      assert.equal(unpushed.status, 404, unpushed.text);
+      assert.equal(unpushed.body.status_code, 2004);
+      assert.equal(unpushed.body.data, undefined);
+      assert.match(String(unpushed.body.status_message), /answered without the Token/);
+    } finally {
+      ema.partner.authorizeAnswer = 'ALLOWED';
+    }
   });
 
   it('the owner from the read model, or the eMSP the OCPI-to headers name; unknown token 2004, ambiguous 2002', async () => {

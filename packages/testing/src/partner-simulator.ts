@@ -33,9 +33,7 @@ export interface PartnerSimulator {
    * What the CPO's token authorization receiver answers, and the eMSP's tokens sender (POST
    * {uid}/authorize): an AllowedType, or a failure mode.
    */
-  authorizeAnswer: 'ALLOWED' | 'BLOCKED' | 'NOT_ALLOWED' | 'hang' | 'garbage' | 'unknown-token';
-  /** A sloppy 2.2.1 or 2.3.0 answer: the AuthorizationInfo without its required token (mod_tokens.asciidoc, AuthorizationInfo object). */
-  authorizeWithoutToken: boolean;
+  authorizeAnswer: 'ALLOWED' | 'BLOCKED' | 'NOT_ALLOWED' | 'hang' | 'garbage' | 'unknown-token' | 'allowed-without-token';
   /** What the eMSP receiver endpoints (sessions PUT, CDRs POST) answer. */
   receiverMode: 'ok' | 'fail' | 'hang' | 'reject';
   /** Sessions and CDRs the receiver accepted, in arrival order. */
@@ -98,7 +96,6 @@ export async function startPartnerSimulator(
     handlers: new Map(),
     receiverMode: 'ok',
     authorizeAnswer: 'ALLOWED',
-    authorizeWithoutToken: false,
     commandAnswer: 'ACCEPTED',
     commandResult: 'ACCEPTED',
     commandTimeoutSeconds: 30,
@@ -181,8 +178,13 @@ export async function startPartnerSimulator(
         return;
       }
       const location = req.body && (req.body as { location_id?: string }).location_id ? { location: req.body as object } : {};
+      // A partner that leaves out the Token 2.2.1 and 2.3.0 require (seen in the field).
+      if (answer === 'allowed-without-token') {
+        res.json(ok({ allowed: 'ALLOWED', ...location }));
+        return;
+      }
       // A 2.1.1 AuthorizationInfo is allowed, location and info only (mod_tokens.md 3.2.1, 2.1.1).
-      if (req.params['v'] === '2.1.1' || sim.authorizeWithoutToken) {
+      if (req.params['v'] === '2.1.1') {
         res.json(ok({ allowed: answer, ...location }));
         return;
       }
