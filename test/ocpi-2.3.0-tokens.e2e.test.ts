@@ -136,6 +136,35 @@ describe('OCPI 2.3.0 tokens beside 2.2.1 and 2.1.1', () => {
     assert.ok(emsp221.partner.requests.some((r) => r.path === '/ocpi/2.2.1/tokens/T221/authorize'), 'the 2.2.1 eMSP was asked');
   });
 
+  it("an eMSP answering without the required token (mod_tokens.asciidoc, AuthorizationInfo object): 2.2.1 and 2.3.0 CPOs get the pushed Token, a 2.1.1 CPO the 2.1.1 form", async () => {
+    emsp221.partner.authorizeAnswer = 'allowed-without-token';
+    try {
+      const same = await call<Json>(hub, 'POST', '/ocpi/2.2.1/tokens/T221/authorize', { token: cpo221.token, body: { location_id: 'LOC1', evse_uids: ['3256'] } });
+      assert.equal(same.body.status_code, 1000, same.text);
+      await assertValid('ocpi/authorization_info.json', same.body.data);
+      assert.equal((same.body.data?.['token'] as Json | undefined)?.['contract_id'], token221['contract_id']);
+      assert.ok(!('hub_version_fields' in ((same.body.data?.['token'] as Json | undefined) ?? {})));
+      const at230 = await call<Json>(hub, 'POST', '/ocpi/2.3.0/tokens/T221/authorize', { token: cpo230.token });
+      assert.equal(at230.body.status_code, 1000, at230.text);
+      await assertValid('ocpi-2.3.0/authorization_info.json', at230.body.data);
+      assert.equal((at230.body.data?.['token'] as Json | undefined)?.['uid'], 'T221');
+      const at211 = await call<Json>(hub, 'POST', '/ocpi/2.1.1/tokens/T221/authorize', { token: cpo211.token });
+      assert.equal(at211.body.status_code, 1000, at211.text);
+      await assertValid('ocpi-2.1.1/authorization_info.json', at211.body.data);
+      assert.ok(!('token' in (at211.body.data ?? {})));
+    } finally {
+      emsp221.partner.authorizeAnswer = 'ALLOWED';
+    }
+  });
+
+  it('a 2.1.1 eMSP answers for a token it never pushed (named by OCPI-to): the 2.3.0 CPO gets 2004 without data, no Token is made up', async () => {
+    emsp211.partner.authorizeAnswer = 'ALLOWED';
+    const res = await call<Json>(hub, 'POST', '/ocpi/2.3.0/tokens/NOPUSH/authorize', { token: cpo230.token, headers: { 'OCPI-to-country-code': 'IT', 'OCPI-to-party-id': 'EMO' } });
+    assert.equal(res.body.status_code, 2004, res.text);
+    assert.equal(res.body.data, undefined);
+    assert.ok(emsp211.partner.requests.some((r) => r.path === '/ocpi/2.1.1/tokens/NOPUSH/authorize'), 'the 2.1.1 eMSP was asked');
+  });
+
   it("a 2.2.1 CPO asks for real-time authorization of the 2.3.0 eMSP's token: the 2.3.0 eMSP is asked in 2.3.0, the answer is 2.2.1", async () => {
     emsp230.partner.authorizeAnswer = 'BLOCKED';
     const res = await call<Json>(hub, 'POST', '/ocpi/2.2.1/tokens/T230/authorize', { token: cpo221.token });

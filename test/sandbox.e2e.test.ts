@@ -12,7 +12,7 @@ import { appendInOrder } from '@hub/event-log';
 import { postgresRegistryStore, drainOutbox } from '@hub/store';
 import { call, createTestStack, repoRoot, startService, type ServiceProcess, type TestStack } from '@hub/testing';
 import { startSandbox, tariffCost, type RunningSandbox, type SandboxState } from '@hub/sandbox';
-import { assertValid, freePort, hubctl, ocpiExample, onboard, onboard211, until, type OnboardedPlatform } from './helpers.ts';
+import { assertValid, freePort, hubctl, ocpiExample, onboard, onboard211, onboard230, until, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 
@@ -25,6 +25,7 @@ describe('a partner on a sandbox hub, against the sandbox counterparts', () => {
   let emsp: OnboardedPlatform; // NL/TST, the partner eMSP
   let cpo: OnboardedPlatform; // BE/BEC, the partner CPO
   let emsp211: OnboardedPlatform | undefined; // NL/OLD, a partner eMSP that speaks OCPI 2.1.1
+  let cpo230: OnboardedPlatform | undefined; // FR/NEW, a partner CPO that speaks OCPI 2.3.0
   let state: SandboxState = {};
   const partnerToken = (uid: string): Json => ({ ...ocpiExample('token_example_2_full_rfid.json'), country_code: 'NL', party_id: 'TST', uid, whitelist: 'NEVER', last_updated: new Date().toISOString() });
   const responseUrl = (id: string) => `${emsp.partner.baseUrl}/ocpi/2.2.1/command-results/${id}`;
@@ -85,7 +86,7 @@ describe('a partner on a sandbox hub, against the sandbox counterparts', () => {
   });
 
   after(async () => {
-    await Promise.allSettled([sandbox?.stop(), ...services.map((s) => s.stop()), emsp?.partner.close(), cpo?.partner.close(), emsp211?.partner.close()]);
+    await Promise.allSettled([sandbox?.stop(), ...services.map((s) => s.stop()), emsp?.partner.close(), cpo?.partner.close(), emsp211?.partner.close(), cpo230?.partner.close()]);
     await stack?.cleanup();
   });
 
@@ -281,6 +282,29 @@ describe('a partner on a sandbox hub, against the sandbox counterparts', () => {
     await assertValid('ocpi-2.1.1/cdr.json', cdr);
     assert.equal(cdr['auth_id'], 'NL-OLD-C00000001-1');
     assert.ok(Number(cdr['total_energy']) > 0);
+  });
+
+  it('serves a partner CPO that speaks OCPI 2.3.0: routed, receives the sandbox eMSP tokens and its authorizations in 2.3.0, and passes the partner check in 2.3.0', async () => {
+    const platform = await onboard230(hub, env, 'Partner CPO 2.3.0', { role: 'CPO', countryCode: 'FR', partyId: 'NEW' }, [
+      { identifier: 'credentials', role: 'SENDER' },
+      { identifier: 'tokens', role: 'RECEIVER' },
+      { identifier: 'commands', role: 'RECEIVER' },
+    ]);
+    cpo230 = platform;
+    // Routed by the sandbox to the sandbox eMSP: its tokens are re-sent to the new CPO, in 2.3.0.
+    const token = await until('a sandbox eMSP token at the 2.3.0 CPO', () => platform.partner.received.find((r) => r.kind === 'token' && r.body['uid'] === 'BLOCKED0001'), 30_000);
+    assert.match(token.path, /^\/ocpi\/2\.3\.0\/tokens\/DE\/SBX\/BLOCKED0001/);
+    await assertValid('ocpi-2.3.0/token.json', token.body);
+    const res = await call<Json>(hub, 'POST', '/ocpi/2.3.0/tokens/BLOCKED0001/authorize?type=RFID', { token: platform.token, body: { location_id: 'LOC1' } });
+    assert.equal(res.body.status_code, 1000, res.text);
+    await assertValid('ocpi-2.3.0/authorization_info.json', res.body.data);
+    assert.equal(res.body.data?.['allowed'], 'BLOCKED');
+    const out = await hubctl(env, ['partner', 'check', 'FR/NEW', '--json']);
+    const report = JSON.parse(out.stdout) as { version: string; ok: boolean; checks: Array<{ check: string; ok: boolean }> };
+    assert.equal(report.version, '2.3.0', out.stdout);
+    assert.deepEqual(report.checks.filter((c) => !c.ok), [], out.stdout);
+    assert.equal(out.code, 0, out.stderr);
+    for (const check of ['probe tokens', 'probe commands']) assert.ok(report.checks.some((c) => c.check === check && c.ok), `${check}: ${out.stdout}`);
   });
 
   it('runs as the process npm run sandbox starts, and stops at once and cleanly on SIGTERM', async () => {

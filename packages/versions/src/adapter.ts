@@ -42,8 +42,11 @@ export interface VersionAdapter {
   sessionIn(session: Wire, owner: Owner, cdrToken: CdrToken): WithVersionFields<Session>;
   sessionPatchIn(patch: Wire, cdrToken?: CdrToken): SessionPatch;
   cdrIn(cdr: Wire, owner: Owner, cdrToken: CdrToken): WithVersionFields<Cdr>;
-  /** token: the canonical Token the authorization was asked for. */
-  authorizationInfoIn(info: Wire, token: Token): AuthorizationInfo;
+  /**
+   * token: the canonical Token the authorization was asked for, set where the answer carries none
+   * (a 2.1.1 one never does); undefined only for a caller whose version has no token (2.1.1).
+   */
+  authorizationInfoIn(info: Wire, token: Token | undefined): AuthorizationInfo;
   locationReferencesIn(references: Wire): LocationReferences;
   startSessionIn(command: Wire, owner: Owner): StartSession;
   reserveNowIn(command: Wire, owner: Owner): ReserveNow;

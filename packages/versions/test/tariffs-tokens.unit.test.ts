@@ -104,6 +104,19 @@ describe('AuthorizationInfo and LocationReferences', () => {
     assert.deepEqual(back, { allowed: 'ALLOWED', location: { location_id: 'LOC1', evse_uids: ['3256'] }, info: sent.info });
   });
 
+  it('2.2.1 and 2.3.0 answers without their required token (mod_tokens.asciidoc, AuthorizationInfo object) get the token asked about, without hub-private members; one they carry is kept', () => {
+    const stored = { ...token, hub_version_fields: { '2.1.1': { kept: { x: 1 } } } } as Token;
+    for (const version of ['2.2.1', '2.3.0'] as const) {
+      const filled = adapterFor(version).authorizationInfoIn({ allowed: 'BLOCKED' }, stored);
+      assertValid('ocpi/authorization_info.json', filled);
+      assert.deepEqual(filled, { allowed: 'BLOCKED', token }, version);
+      const carried = { ...token, uid: 'OTHER' };
+      assert.equal(adapterFor(version).authorizationInfoIn({ allowed: 'ALLOWED', token: carried }, stored).token.uid, 'OTHER', version);
+    }
+    // A 2.1.1 caller needs no token: none is looked up, the 2.1.1 form has none.
+    assertValid('ocpi-2.1.1/authorization_info.json', v211.authorizationInfoOut(adapterFor('2.2.1').authorizationInfoIn({ allowed: 'ALLOWED' }, undefined)));
+  });
+
   it('every Allowed value is the same AllowedType', () => {
     for (const allowed of ['ALLOWED', 'BLOCKED', 'EXPIRED', 'NO_CREDIT', 'NOT_ALLOWED'] as const) {
       assertValid('ocpi/authorization_info.json', v211.authorizationInfoIn({ allowed }, token));

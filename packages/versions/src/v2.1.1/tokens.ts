@@ -1,7 +1,7 @@
 // Token, AuthorizationInfo and LocationReferences between OCPI 2.1.1 (mod_tokens.md 3.1, 3.2, 4.2) and
 // 2.2.1 (mod_tokens.asciidoc 12.3.1, 12.3.2, 12.4.3).
 import type { AuthorizationInfo, LocationReferences, Owner, Patch, Token } from '../canonical.ts';
-import { compact } from '../version-fields.ts';
+import { compact, withoutVersionFields } from '../version-fields.ts';
 import type * as W from './types.ts';
 
 /**
@@ -42,9 +42,10 @@ export function tokenPatchOut(patch: Patch<Token>): Patch<W.Token> {
  * (mod_tokens.asciidoc 12.3.1): it is the one the hub asked about, passed in. connector_ids of the
  * location references has no 2.2.1 home (locationReferencesIn).
  */
-export function authorizationInfoIn(info: W.AuthorizationInfo, token: Token): AuthorizationInfo {
+export function authorizationInfoIn(info: W.AuthorizationInfo, token: Token | undefined): AuthorizationInfo {
   const { location, ...same } = info;
-  return compact({ ...same, token, location: location && locationReferencesIn(location) });
+  // token is undefined only for a 2.1.1 caller, whose form has none (authorizationInfoOut).
+  return compact({ ...same, token: token && withoutVersionFields(token), location: location && locationReferencesIn(location) }) as AuthorizationInfo;
 }
 
 /** The canonical AuthorizationInfo as 2.1.1: token and authorization_reference are dropped (2.1.1 has neither). */

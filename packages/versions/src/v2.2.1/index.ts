@@ -2,6 +2,7 @@
 // "out" only removes the hub-private member (withoutVersionFields: no copy when it is absent, which is
 // every object a 2.2.1 partner sent).
 import type { VersionAdapter } from '../adapter.ts';
+import type { Token } from '../canonical.ts';
 import { schemaId } from '../version.ts';
 import { NotRepresentableError } from '../errors.ts';
 import { pricesExcludeTaxes } from '../v2.3.0/prices.ts';
@@ -16,7 +17,7 @@ export const v221: VersionAdapter = {
   supportsCommand: () => true,
   locationIn: same, evseIn: same, connectorIn: same, locationPatchIn: same, evsePatchIn: same, connectorPatchIn: same,
   tariffIn: same, tokenIn: same, tokenPatchIn: same, sessionIn: same, sessionPatchIn: same, cdrIn: same,
-  authorizationInfoIn: same, locationReferencesIn: same,
+  authorizationInfoIn: (info, token) => withAskedToken(info, token), locationReferencesIn: same,
   startSessionIn: same, reserveNowIn: same, stopSessionIn: same, unlockConnectorIn: same, commandResponseIn: same, commandResultIn: same,
   credentialsIn: same, versionDetailsIn: same,
   locationOut: strip, evseOut: strip, connectorOut: strip, locationPatchOut: strip, evsePatchOut: strip, connectorPatchOut: strip,
@@ -30,4 +31,14 @@ export const v221: VersionAdapter = {
 export function tariffExclTaxes<T extends { id: string }>(tariff: T, version: '2.1.1' | '2.2.1'): T {
   if (!pricesExcludeTaxes(tariff)) throw new NotRepresentableError(version, 'Tariff', `${tariff.id}: prices include taxes of an unknown rate (OCPI 2.3.0 tax_included YES without vat)`);
   return tariff;
+}
+
+/**
+ * A 2.2.1 or 2.3.0 AuthorizationInfo requires its Token (mod_tokens.asciidoc, AuthorizationInfo object):
+ * an answer without one gets the Token asked about (the caller's, from the hub's read model).
+ */
+export function withAskedToken<T>(info: unknown, token: Token | undefined): T {
+  const answer = info as { token?: unknown };
+  if (answer.token !== null && typeof answer.token === 'object') return info as T;
+  return (token ? { ...answer, token: withoutVersionFields(token) } : info) as T;
 }

@@ -8,7 +8,7 @@
 // the top-level member.
 import type { VersionAdapter } from '../adapter.ts';
 import type { AuthorizationInfo, Connector, Credentials, Evse, Location, Owner, Role, Session, Token, VersionDetails } from '../canonical.ts';
-import { v221 } from '../v2.2.1/index.ts';
+import { v221, withAskedToken } from '../v2.2.1/index.ts';
 import { compact, fieldsFor, withoutVersionFields } from '../version-fields.ts';
 import { cdrIn, cdrOut, pricesIn, sessionIn, sessionOut, tariffInto, tariffOutOf } from './charging.ts';
 import { CONNECTOR_221, EVSE_221, KNOWN_221, keptOf, LOCATION_221, openListIn, openValueIn, restore, SESSION_221, split, strip, TOKEN_221, V, withFields, type Rec } from './members.ts';
@@ -143,7 +143,8 @@ export const v230: Adapter230 = guarded({
   // version: members 2.2.1 lacks are left out (a command is not stored for 2.3.0 readers).
   startSessionIn: (command, owner) => v221.startSessionIn(withToken221(command), owner),
   reserveNowIn: (command, owner) => v221.reserveNowIn(withToken221(command), owner),
-  authorizationInfoIn: (info) => withToken221(info) as unknown as AuthorizationInfo,
+  // An answer without its required Token gets the one asked about (v2.2.1 withAskedToken).
+  authorizationInfoIn: (info, token) => withToken221(withAskedToken(info, token)) as unknown as AuthorizationInfo,
   tokenPatchIn: (patch) => { const kept: Rec = {}; const token = split(patch as Rec, TOKEN_221, kept, ''); openValueIn(token, 'type', KNOWN_221['TokenType'], kept, '', 'token type'); return withFields(token, kept); },
   sessionIn: (session) => sessionIn(session),
   sessionPatchIn: (patch) => { const kept: Rec = {}; const session = split(patch as Rec, SESSION_221, kept, ''); pricesIn(session, ['total_cost'], kept); return withFields(session, kept); },

@@ -11,7 +11,7 @@ import { refuseOtherMethods } from '../method-not-allowed.ts';
 import { objectPath, refuseEmptySegments, validateBody, type OcpiBodies } from '../ocpi-objects.ts';
 import type { VersionEdge } from '../version-edge.ts';
 import type { Token } from '@hub/schemas/generated/ocpi/token';
-import { adapterFor, parseEmaId, withoutVersionFields } from '@hub/versions';
+import { adapterFor, parseEmaId } from '@hub/versions';
 import type { LocationReferences } from '@hub/schemas/generated/ocpi/location_references';
 import type { ReadModelReads } from '../ports.ts';
 
@@ -114,18 +114,6 @@ interface Forward {
   readonly token: () => Promise<Token>;
 }
 
-/**
- * The Token an eMSP pushed, for an AuthorizationInfo answered without one. A token the hub does not hold
- * cannot be made up (most of its fields are the eMSP's): the caller gets FORWARD_FAILED with allowed UNKNOWN.
- */
-async function pushedToken(deps: TokensDeps, req: Request, emsp: PartyRef, uid: string, type: string | undefined, answeredBy: string): Promise<Token> {
-  const stored = await deps.readModels.findVisible('tokens', req.caller.platformId, { ...emsp, id: tokenObjectId(uid, type) });
-  if (!stored) throw new HubError('FORWARD_FAILED', { detail: `${answeredBy} answered without the token, and ${partyKey(emsp)} has not pushed token ${uid}`, data: { allowed: 'UNKNOWN' } });
-  // As an answer's Token after translation: the 2.2.1 fields only (what a 2.3.0 eMSP's token keeps for
-  // 2.3.0 readers stays in the read model).
-  return withoutVersionFields(stored) as unknown as Token;
-}
-
 /** The forward and its answer, the same rules both ways (interface document, Errors). */
 async function forwardAuthorization(deps: TokensDeps, req: Request, res: Response, f: Forward): Promise<void> {
   const unknown = { allowed: 'UNKNOWN' };
@@ -143,21 +131,21 @@ async function forwardAuthorization(deps: TokensDeps, req: Request, res: Respons
     const data = answer.envelope.data as { allowed?: unknown } | undefined;
     const statusCode = answer.envelope.status_code;
     if (answer.httpStatus >= 200 && answer.httpStatus < 300 && isSuccessCode(statusCode) && typeof data?.allowed === 'string' && ALLOWED.has(data.allowed)) {
-      count(data.allowed.toLowerCase());
-      // A 2.2.1 or 2.3.0 AuthorizationInfo must carry its Token (mod_tokens.asciidoc, AuthorizationInfo
-      // object, token 1); 2.1.1's has none (mod_tokens.md 3.2.1). An answer without it, from a 2.1.1
-      // callee or one that left it out, is completed with the Token the eMSP pushed, so a 2.2.1 or 2.3.0
-      // caller always gets a valid AuthorizationInfo.
-      const answered = (data as { token?: unknown }).token;
-      const carriesToken = answered !== null && typeof answered === 'object';
-      if (f.target.version === f.callerVersion && (carriesToken || f.callerVersion === '2.1.1')) {
+      // A 2.2.1 or 2.3.0 AuthorizationInfo requires its Token (mod_tokens.asciidoc, AuthorizationInfo
+      // object); a 2.1.1 one has none (mod_tokens.md 3.2.1), and a sloppy partner may leave it out. A
+      // caller of 2.2.1 or 2.3.0 gets the Token asked about then (f.token: the hub's read model, else
+      // 2004); a 2.1.1 caller needs none (docs/reference/version-mapping.md, AuthorizationInfo).
+      const carried = (data as { token?: unknown }).token;
+      const carries = f.target.version !== '2.1.1' && carried !== null && typeof carried === 'object';
+      const wantsToken = f.callerVersion !== '2.1.1';
+      if (f.target.version === f.callerVersion && (carries || !wantsToken)) {
+        count(data.allowed.toLowerCase());
         send(res, 200, success(data));
         return;
       }
-      // The pushed Token is in the canonical form already: it joins the answer after the callee's translation.
-      const pushed = carriesToken ? undefined : await f.token();
-      const canonical = callee.authorizationInfoIn(data, pushed as Token);
-      send(res, 200, success(caller.authorizationInfoOut(pushed ? { ...canonical, token: pushed } : canonical)));
+      const token = carries ? (carried as Token) : wantsToken ? await f.token().catch((e: unknown) => { count('token_not_known'); throw e; }) : undefined;
+      count(data.allowed.toLowerCase());
+      send(res, 200, success(caller.authorizationInfoOut(callee.authorizationInfoIn(data, token))));
       return;
     }
     // mod_tokens.asciidoc, POST Method: an eMSP that does not know the token answers HTTP 404 with 2004;
@@ -184,6 +172,18 @@ async function forwardAuthorization(deps: TokensDeps, req: Request, res: Respons
     req.ctx.log.warn(`token authorization not answered by the ${f.called}: UNKNOWN`, { [f.called.toLowerCase()]: partyKey(f.to), reason: e.reason, error: e.message });
     throw new HubError(kind, { detail: `${partyKey(f.to)}: ${e.message}`, data: unknown });
   }
+}
+
+/**
+ * The Token asked about, as the hub's read model has it, for an answer that does not carry it. When the
+ * hub has none, it cannot give the caller the AuthorizationInfo its version requires, nor make a Token
+ * up (contract_id, issuer, whitelist are the eMSP's): to the caller the token is unknown, 2004 without
+ * data (mod_tokens.asciidoc, POST Response Data: "If the token is not known").
+ */
+async function knownToken(deps: TokensDeps, req: Request, owner: PartyRef, uid: string, type: string | undefined, answered: PartyRef): Promise<Token> {
+  const stored = await deps.readModels.findVisible('tokens', req.caller.platformId, { ...owner, id: tokenObjectId(uid, type) });
+  if (stored) return stored as unknown as Token;
+  throw new HubError('UNKNOWN_TOKEN_AUTHORIZE', { detail: `${partyKey(answered)} answered without the Token (its version has none, or it left it out), and the hub has no token ${uid} of ${partyKey(owner)}` });
 }
 
 /** Answers 429 once the party spent its minute (interface document, Limits: per party). */
@@ -240,10 +240,9 @@ export function tokensRouter(deps: TokensDeps, edge: VersionEdge): Router {
         throw new HubError('UNKNOWN_RECEIVER', { detail: `CPO ${partyKey(cpo)} speaks OCPI 2.1.1, whose CPOs take no real-time authorization (mod_tokens.md, 2.1.1)` });
       }
       const url = `${target.url.replace(/\/+$/, '')}/${emsp.countryCode}/${emsp.partyId}/${encodeURIComponent(path.id)}/authorize${query(req)}`;
-      // Only 2.2.1 and 2.3.0 CPOs are asked (above), whose answer must carry the Token; one that leaves
-      // it out is completed with the Token the eMSP pushed.
-      const rawType = req.query['type'];
-      const token = () => pushedToken(deps, req, emsp, path.id, typeof rawType === 'string' ? rawType.toUpperCase() : undefined, `CPO ${partyKey(cpo)}`);
+      // Only 2.2.1 and 2.3.0 CPOs are asked (above), whose answer carries the Token; one that leaves it
+      // out gets the eMSP's own, as the hub has it.
+      const token = () => knownToken(deps, req, emsp, path.id, typeof req.query['type'] === 'string' ? req.query['type'].toUpperCase() : undefined, cpo);
       await forwardAuthorization(deps, req, res, { method: 'PUT', url, target, body, from: emsp, to: cpo, called: 'CPO', labels: {}, callerVersion: edge.version, token });
     }),
   );
@@ -272,8 +271,8 @@ export function tokensRouter(deps: TokensDeps, edge: VersionEdge): Router {
       refuseUnusable(deps, target, labels);
       // mod_tokens.asciidoc, POST Method: {tokens_endpoint_url}{token_uid}/authorize[?type={type}].
       const url = `${target.url.replace(/\/+$/, '')}/${encodeURIComponent(uid)}/authorize${type ? `?type=${type}` : ''}`;
-      // The Token a 2.1.1 eMSP's answer does not carry (mod_tokens.md 3.2.1): the one it pushed.
-      const token = () => pushedToken(deps, req, emsp, uid, type, partyKey(emsp));
+      // The Token a 2.1.1 eMSP's answer does not carry (mod_tokens.md 3.2.1), nor a sloppy one's: the one it pushed.
+      const token = () => knownToken(deps, req, emsp, uid, type, emsp);
       await forwardAuthorization(deps, req, res, { method: 'POST', url, target, body, from: cpo, to: emsp, called: 'eMSP', labels, callerVersion: edge.version, token });
     }),
   );
