@@ -157,11 +157,11 @@ describe('OCPI 2.3.0 tokens beside 2.2.1 and 2.1.1', () => {
     }
   });
 
-  it('a 2.1.1 eMSP answers for a token it never pushed (named by OCPI-to): the 2.3.0 CPO gets 2004 without data, no Token is made up', async () => {
+  it('a 2.1.1 eMSP answers for a token it never pushed (named by OCPI-to): the 2.3.0 CPO gets 4000 with UNKNOWN, no Token is made up', async () => {
     emsp211.partner.authorizeAnswer = 'ALLOWED';
     const res = await call<Json>(hub, 'POST', '/ocpi/2.3.0/tokens/NOPUSH/authorize', { token: cpo230.token, headers: { 'OCPI-to-country-code': 'IT', 'OCPI-to-party-id': 'EMO' } });
-    assert.equal(res.body.status_code, 2004, res.text);
-    assert.equal(res.body.data, undefined);
+    assert.equal(res.body.status_code, 4000, res.text);
+    assert.deepEqual(res.body.data, { allowed: 'UNKNOWN' });
     assert.ok(emsp211.partner.requests.some((r) => r.path === '/ocpi/2.1.1/tokens/NOPUSH/authorize'), 'the 2.1.1 eMSP was asked');
   });
 

@@ -75,7 +75,7 @@ describe('token authorization asked by a CPO, forwarded to the eMSP', () => {
     assert.equal(asked(emb).length, 0, 'the other eMSP is not asked');
   });
 
-  it('completes an answer without the required token with the Token the eMSP pushed; 2004 without data for a token it never pushed', async () => {
+  it('completes an answer without the required token with the Token the eMSP pushed; 4000 with UNKNOWN for a token it never pushed', async () => {
     ema.partner.authorizeAnswer = 'allowed-without-token';
     try {
       const res = await authorize('TOKEN-A');
@@ -84,10 +84,10 @@ describe('token authorization asked by a CPO, forwarded to the eMSP', () => {
       await assertValid('ocpi/authorization_info.json', res.body.data);
       assert.deepEqual(res.body.data, { allowed: 'ALLOWED', token: pushed('DE', 'EMA', 'TOKEN-A').data });
       const unpushed = await authorize('NOT-PUSHED', { headers: to('DE', 'EMA') });
-      // docs/reference/version-mapping.md, AuthorizationInfo: no Token is made up; the token is unknown to the CPO.
-      assert.equal(unpushed.status, 404, unpushed.text);
-      assert.equal(unpushed.body.status_code, 2004);
-      assert.equal(unpushed.body.data, undefined);
+      // docs/reference/version-mapping.md, AuthorizationInfo: no Token is made up; the answer is unusable.
+      assert.equal(unpushed.status, 200, unpushed.text);
+      assert.equal(unpushed.body.status_code, 4000);
+      assert.deepEqual(unpushed.body.data, { allowed: 'UNKNOWN' });
       assert.match(String(unpushed.body.status_message), /answered without the Token/);
     } finally {
       ema.partner.authorizeAnswer = 'ALLOWED';

@@ -177,13 +177,17 @@ async function forwardAuthorization(deps: TokensDeps, req: Request, res: Respons
 /**
  * The Token asked about, as the hub's read model has it, for an answer that does not carry it. When the
  * hub has none, it cannot give the caller the AuthorizationInfo its version requires, nor make a Token
- * up (contract_id, issuer, whitelist are the eMSP's): to the caller the token is unknown, 2004 without
- * data (mod_tokens.asciidoc, POST Response Data: "If the token is not known").
+ * up (contract_id, issuer, whitelist are the eMSP's). Nor is the token unknown (2004): the eMSP answered
+ * for it. The answer is unusable to the caller, as any other (interface document, Errors): 4000 with
+ * allowed UNKNOWN, so the CPO falls back on its own rules for an unreachable eMSP.
  */
 async function knownToken(deps: TokensDeps, req: Request, owner: PartyRef, uid: string, type: string | undefined, answered: PartyRef): Promise<Token> {
   const stored = await deps.readModels.findVisible('tokens', req.caller.platformId, { ...owner, id: tokenObjectId(uid, type) });
   if (stored) return stored as unknown as Token;
-  throw new HubError('UNKNOWN_TOKEN_AUTHORIZE', { detail: `${partyKey(answered)} answered without the Token (its version has none, or it left it out), and the hub has no token ${uid} of ${partyKey(owner)}` });
+  throw new HubError('FORWARD_FAILED', {
+    detail: `${partyKey(answered)} answered without the Token (its version has none, or it left it out), and the hub has no token ${uid} of ${partyKey(owner)}`,
+    data: { allowed: 'UNKNOWN' },
+  });
 }
 
 /** Answers 429 once the party spent its minute (interface document, Limits: per party). */
