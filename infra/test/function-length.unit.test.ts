@@ -22,20 +22,7 @@ const SKIP = new Set(['node_modules', '.local', '.git', 'generated', 'test']);
  * "Long because" reason (or a split) from the file's owner, and then its entry goes. An entry that no
  * longer matches a long function without a reason fails the test, so the list only shrinks.
  */
-const ALLOWLIST: readonly { readonly file: string; readonly name: string }[] = [
-  // The configuration reader: its methods over the environment it reads.
-  { file: 'packages/config/src/index.ts', name: 'configReader' },
-  // The sandbox's control API routes.
-  { file: 'packages/sandbox/src/sandbox.ts', name: 'controlRouter' },
-  // The charging profiles routes, and the relay of one request to the CPO inside them.
-  { file: 'services/ingress/src/routes/charging-profiles.ts', name: 'chargingProfilesRouter' },
-  { file: 'services/ingress/src/routes/charging-profiles.ts', name: 'relay' },
-  // The commands routes, and their POST /{command} handler (an arrow handed to handle()).
-  { file: 'services/ingress/src/routes/commands.ts', name: 'commandsRouter' },
-  { file: 'services/ingress/src/routes/commands.ts', name: 'handle(callback)' },
-  // The tokens routes.
-  { file: 'services/ingress/src/routes/tokens.ts', name: 'tokensRouter' },
-];
+const ALLOWLIST: readonly { readonly file: string; readonly name: string }[] = [];
 
 export interface LongFunction {
   readonly file: string;

@@ -31,6 +31,8 @@ export interface ConfigReader {
   done(): void;
 }
 
+// Long because: one closure over the environment and the problems seen, with a short method per kind
+// of value; its length is the kinds of value, not branching logic.
 export function configReader(env: Env): ConfigReader {
   const problems: string[] = [];
   const raw = (name: string): string | undefined => {

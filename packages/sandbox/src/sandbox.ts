@@ -105,6 +105,7 @@ export async function startSandbox(o: SandboxOptions): Promise<RunningSandbox> {
 /**
  * The sandbox-only calls: a registered partner (its hub token) has the sandbox eMSP send a command or
  * an authorization to one of its own CPO parties, and reads what the sandbox eMSP received from it.
+ * Long because: it declares those routes, each a short handler over the counterparts.
  */
 function controlRouter(o: SandboxOptions, cpo: SandboxCpo, emsp: SandboxEmsp, url: string): express.Router {
   const router = express.Router();

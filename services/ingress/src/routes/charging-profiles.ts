@@ -84,10 +84,12 @@ function validated<T>(deps: Pick<ChargingProfilesDeps, 'validator'>, version: Ch
   return validateBody(deps.validator, `ocpi/${object}.json` as never, body);
 }
 
+// Long because: it declares the module's routes (the eMSP's set, get and clear; the CPO's sender and
+// callbacks) as closures over deps; the handlers are short and share relay() below.
 export function chargingProfilesRouter(deps: ChargingProfilesDeps, version: ChargingProfilesVersion = '2.2.1'): Router {
   const router = Router();
 
-  /** One eMSP request of the Receiver interface, from the session lookup to the CPO's answer. */
+  /** One eMSP request, from the session lookup to the CPO's answer. Long because: it reads in the order it is checked and relayed. */
   async function relay(req: Request, res: Response, operation: ChargingProfileOperation, readRequest: () => { responseUrl: string; body?: Record<string, unknown>; duration?: number }): Promise<void> {
     const emsp = callerEmsp(req);
     const sessionId = sessionIdOf(req);

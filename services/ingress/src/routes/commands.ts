@@ -86,10 +86,14 @@ async function appendCommandEvent(deps: CommandsDeps, type: string, id: string, 
   await deps.eventLog.append(topics.commands, [newEvent({ type, source: 'ingress', subject: id, key: id, data, correlationId, from, to })]);
 }
 
+// Long because: it declares the module's routes (the eMSP's POST of a command, the CPO's result
+// callback) as closures over deps.
 export function commandsRouter(deps: CommandsDeps, edge: VersionEdge): Router {
   const router = Router();
   const caller = adapterFor(edge.version);
 
+  // Long because: the five commands share one path through validation, routing, the command record
+  // and the forward to the CPO, read top to bottom in the order mod_commands.asciidoc sets.
   router.post(
     '/:command',
     handle(async (req: Request, res: Response) => {

@@ -203,6 +203,8 @@ function refuseUnusable(deps: TokensDeps, target: RoutingTarget, labels: { direc
   throw new HubError('UNKNOWN_RECEIVER', { detail: target.reason });
 }
 
+// Long because: it declares the tokens routes of both interfaces (pulls, pushes, real-time authorization
+// both ways) as closures over deps; the shared forward is forwardAuthorization above.
 export function tokensRouter(deps: TokensDeps, edge: VersionEdge): Router {
   const router = Router();
   router.use((req, res, next) => refuseEmptySegments(req.path.split('/').length === 3 ? ['token_uid'] : ['country_code', 'party_id', 'token_uid'])(req, res, next));
