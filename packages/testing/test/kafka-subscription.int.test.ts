@@ -60,8 +60,14 @@ describe('Kafka subscriptions', () => {
       },
     });
     try {
-      // The clock starts once the consumer runs (joining its group takes seconds on a loaded machine).
+      // The clock starts once the consumer runs and fetches (joining its group and its first fetch take
+      // seconds on a loaded machine): one record handled first, then a quiet spell.
       await until(() => started, 'the subscription started');
+      await stack.eventLog.append(lingerTopic, [{ ...cdrEvent('LINGER'), data: { id: 'LINGER-WARM-UP' } }]);
+      await until(() => arrivals.length >= 1, 'the warm-up record handled');
+      await new Promise((r) => setTimeout(r, 500));
+      arrivals.length = 0;
+      batches.length = 0;
       // One object's records (one partition), each appended once the one before is acknowledged: a
       // steady trickle of separate produce requests, a few milliseconds apart.
       const sentAt = Date.now();
