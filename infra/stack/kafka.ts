@@ -26,6 +26,8 @@ export interface BrokerOptions {
   readonly secured?: SecuredListener;
   /** The Kafka release to run; KAFKA_VERSION or DEFAULT_KAFKA_VERSION when absent. */
   readonly version?: string;
+  /** Broker settings a test sets besides these defaults (server.properties lines, name -> value). */
+  readonly settings?: Readonly<Record<string, string>>;
 }
 
 export interface SecuredListener {
@@ -91,6 +93,7 @@ function serverProperties(o: BrokerOptions, dataDir: string): string {
     'log.retention.check.interval.ms=300000',
     'num.network.threads=2',
     'num.io.threads=4',
+    ...Object.entries(o.settings ?? {}).map(([name, value]) => `${name}=${value}`),
     '',
   ].join('\n');
 }
@@ -184,6 +187,8 @@ export interface ClusterOptions {
   readonly heapMb?: number;
   /** The Kafka release every node runs; KAFKA_VERSION or DEFAULT_KAFKA_VERSION when absent. */
   readonly version?: string;
+  /** Broker settings of every node besides the defaults (BrokerOptions.settings). */
+  readonly settings?: Readonly<Record<string, string>>;
 }
 
 export interface RunningCluster {
@@ -209,7 +214,7 @@ export async function startCluster(o: ClusterOptions): Promise<RunningCluster> {
   const clusterId = clusterIdOf(o.home, o.nodes) ?? randomBytes(16).toString('base64url');
   const nodes: LaunchedBroker[] = [];
   const stopAll = () => Promise.all(nodes.map((n) => n.stop())).then(() => undefined);
-  const nodeOptions = (i: number): BrokerOptions => ({ home: join(o.home, `node-${i + 1}`), ...ports[i]!, nodeId: i + 1, quorumVoters: voters, clusterId, ...(o.heapMb ? { heapMb: o.heapMb } : {}), ...(o.version ? { version: o.version } : {}) });
+  const nodeOptions = (i: number): BrokerOptions => ({ home: join(o.home, `node-${i + 1}`), ...ports[i]!, nodeId: i + 1, quorumVoters: voters, clusterId, ...(o.heapMb ? { heapMb: o.heapMb } : {}), ...(o.version ? { version: o.version } : {}), ...(o.settings ? { settings: o.settings } : {}) });
   try {
     for (const i of ports.keys()) nodes.push(await launchBroker(nodeOptions(i)));
     await Promise.all(nodes.map((n) => n.ready()));

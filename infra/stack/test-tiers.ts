@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { buildImage } from '../image/build.ts';
 import { ensureKafkaJars, KAFKA_3_VERSION } from './kafka-dist.ts';
-import { root } from './paths.ts';
+import { local, root } from './paths.ts';
 import { say } from './proc.ts';
 import { generateTypes, runChild } from './supervise.ts';
 
@@ -95,7 +95,10 @@ export async function runTests(args: string[], provideStack: (kafka: boolean) =>
       if (run.includes('image') && !(await image)) return 1;
       say(run.map((t) => TIERS[t].title).join('; '));
       const runStarted = Date.now();
-      const env = { ...(stack?.env ?? process.env), ...tier.env };
+      // Every test file and every service or hubctl a test spawns is a Node process that parses the
+      // repository's TypeScript anew: V8's compile cache (keyed by file content) saves about a third of
+      // each start's CPU (1.9 s to 1.2 s for hubctl here), and the e2e tier starts hundreds of them.
+      const env = { ...(stack?.env ?? process.env), ...tier.env, NODE_COMPILE_CACHE: join(local, 'compile-cache') };
       // Its jars fetched before its files start (their set-up timeouts are for the brokers).
       if (tier.env?.['KAFKA_VERSION']) await ensureKafkaJars(tier.env['KAFKA_VERSION']);
       const code = await nodeTest(tier, files.length > 0 ? files : run.flatMap((t) => TIERS[t].globs), env);

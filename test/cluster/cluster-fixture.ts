@@ -24,12 +24,12 @@ export interface ClusterUnderTest {
   stop(): Promise<void>;
 }
 
-export async function startClusterUnderTest(label: string): Promise<ClusterUnderTest> {
+export async function startClusterUnderTest(label: string, options: { brokerSettings?: Readonly<Record<string, string>> } = {}): Promise<ClusterUnderTest> {
   const home = join(local, 'kafka', `cluster-${label}-${process.pid}`);
   rmSync(home, { recursive: true, force: true });
   const ports = [];
   for (let i = 0; i < 3; i++) ports.push({ port: await freePort(), controllerPort: await freePort() });
-  const cluster = await startCluster({ nodes: 3, home, ports, heapMb: 384 });
+  const cluster = await startCluster({ nodes: 3, home, ports, heapMb: 384, ...(options.brokerSettings ? { settings: options.brokerSettings } : {}) });
   let stack: TestStack | undefined;
   const down = new Set<number>();
   let admin: ReturnType<TestStack['eventLog']['admin']> | undefined;

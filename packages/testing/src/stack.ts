@@ -81,6 +81,8 @@ export async function createTestStack(label: string, options: { brokers?: string
       HUB_SECRET_KEY: secretKey,
       LOG_LEVEL: 'info',
       OPERATOR_PORT: '0',
+      // The test runner's compile cache (infra/stack/test-tiers.ts) for the services and hubctl runs too.
+      ...(process.env['NODE_COMPILE_CACHE'] ? { NODE_COMPILE_CACHE: process.env['NODE_COMPILE_CACHE'] } : {}),
       ...extra,
     }),
     async cleanup() {
