@@ -36,16 +36,7 @@ export function kafkaTopicAdmin(kafka: Kafka, track: (client: { disconnect(): Pr
         return { clusterId: c.clusterId, controller: c.controller, brokers: c.brokers.map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port })) };
       }),
     listTopics: () => ask((a) => a.listTopics()),
-    describeTopics: (topics) =>
-      ask(async (a) => {
-        const meta = await a.fetchTopicMetadata({ topics: [...topics] });
-        return {
-          topics: meta.topics.map((t) => ({
-            name: t.name,
-            partitions: t.partitions.map((p) => ({ partitionId: p.partitionId, leader: p.leader, replicas: [...p.replicas], isr: [...p.isr] })),
-          })),
-        };
-      }),
+    describeTopics: (topics) => ask((a) => describeTopics(a, topics)),
     createTopics: (topics, options = {}) =>
       ask((a) =>
         a.createTopics({
@@ -61,11 +52,7 @@ export function kafkaTopicAdmin(kafka: Kafka, track: (client: { disconnect(): Pr
     deleteTopics: (topics, options = {}) => ask((a) => a.deleteTopics({ topics: [...topics], ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}) })),
     topicOffsets: (topic) => ask(async (a) => (await a.fetchTopicOffsets(topic)).map((o) => ({ partition: o.partition, low: o.low, high: o.high }))),
     deleteRecords: (topic, partitions) => ask((a) => a.deleteTopicRecords({ topic, partitions: partitions.map((p) => ({ partition: p.partition, offset: p.offset })) })),
-    describeTopicConfigs: (topics, configNames) =>
-      ask(async (a) => {
-        const { resources } = await a.describeConfigs({ includeSynonyms: false, resources: topics.map((name) => ({ type: TOPIC_CONFIG, name, configNames: [...configNames] })) });
-        return { resources: resources.map((r) => ({ resourceName: r.resourceName, configEntries: r.configEntries.map((c) => ({ configName: c.configName, configValue: c.configValue })) })) };
-      }),
+    describeTopicConfigs: (topics, configNames) => ask((a) => describeTopicConfigs(a, topics, configNames)),
     replaceTopicConfig: (topic, config) =>
       ask(async (a) => {
         await a.alterConfigs({ validateOnly: false, resources: [{ type: TOPIC_CONFIG, name: topic, configEntries: Object.entries(config).map(([name, value]) => ({ name, value })) }] });
@@ -77,4 +64,19 @@ export function kafkaTopicAdmin(kafka: Kafka, track: (client: { disconnect(): Pr
       await admin.disconnect();
     },
   };
+}
+
+async function describeTopics(a: Admin, topics: readonly string[]): ReturnType<TopicAdmin['describeTopics']> {
+  const meta = await a.fetchTopicMetadata({ topics: [...topics] });
+  return {
+    topics: meta.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({ partitionId: p.partitionId, leader: p.leader, replicas: [...p.replicas], isr: [...p.isr] })),
+    })),
+  };
+}
+
+async function describeTopicConfigs(a: Admin, topics: readonly string[], configNames: readonly string[]): ReturnType<TopicAdmin['describeTopicConfigs']> {
+  const { resources } = await a.describeConfigs({ includeSynonyms: false, resources: topics.map((name) => ({ type: TOPIC_CONFIG, name, configNames: [...configNames] })) });
+  return { resources: resources.map((r) => ({ resourceName: r.resourceName, configEntries: r.configEntries.map((c) => ({ configName: c.configName, configValue: c.configValue })) })) };
 }
