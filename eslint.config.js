@@ -44,7 +44,7 @@ export default tseslint.config(
 );
 
 function driverBoundaries() {
-  const kafka = { group: ['kafkajs', 'kafkajs/*'], message: 'kafkajs belongs to packages/event-log: use the EventLog port (@hub/event-log subscribe, append).' };
+  const kafka = { group: ['kafkajs', 'kafkajs/*', '@platformatic/kafka', '@platformatic/kafka/*'], message: 'the Kafka clients belong to packages/event-log: use the EventLog port (@hub/event-log subscribe, append), its TopicAdmin or readTopics.' };
   const postgres = { group: ['pg', 'pg/*', 'pg-*', '@databases/pg', '@databases/pg/*'], message: 'the Postgres driver belongs to packages/store: use its stores, or its Pool type.' };
   const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
   return [

@@ -121,14 +121,10 @@ try {
   // (segment.ms, then one more record per partition: tombstones of a location that never existed)
   // and let the cleaner run until the topic's size settles.
   const snapshotTopic = stack.eventLog.physical(topics.locationsSnapshot);
-  const admin = stack.eventLog.admin();
-  await admin.connect();
+  const admin = stack.eventLog.topicAdmin();
   const uncompacted = topicBytes(topics.locationsSnapshot);
   // AlterConfigs replaces the topic's whole configuration: cleanup.policy is given again.
-  await admin.alterConfigs({
-    validateOnly: false,
-    resources: [{ type: 2, name: snapshotTopic, configEntries: [{ name: 'cleanup.policy', value: 'compact' }, { name: 'segment.ms', value: '1000' }, { name: 'min.cleanable.dirty.ratio', value: '0.01' }, { name: 'min.compaction.lag.ms', value: '0' }] }],
-  });
+  await admin.replaceTopicConfig(snapshotTopic, { 'cleanup.policy': 'compact', 'segment.ms': '1000', 'min.cleanable.dirty.ratio': '0.01', 'min.compaction.lag.ms': '0' });
   await new Promise((r) => setTimeout(r, 1500));
   await stack.eventLog.append(
     topics.locationsSnapshot,
@@ -149,7 +145,7 @@ try {
     size = now;
   }
   out(`the log cleaner compacted the snapshot topic in ${((Date.now() - t2) / 1000).toFixed(0)} s`);
-  await admin.disconnect();
+  await admin.close();
   const snapshotRecords = [...(await stack.eventLog.offsetRanges(topics.locationsSnapshot)).values()].reduce((n, r) => n + (r.high - r.low), 0n);
   Object.assign(figures, { snapshot_uncompacted_mib: mib(uncompacted), snapshot_compacted_mib: mib(size), change_topic_mib: mib(topicBytes(topics.locations)), snapshot_offsets: Number(snapshotRecords) });
   out(`snapshot topic: ${mib(uncompacted).toFixed(1)} MiB as written (${snapshotRecords} records), ${mib(size).toFixed(1)} MiB compacted; change topic ${mib(topicBytes(topics.locations)).toFixed(1)} MiB`);

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { SchemaValidator } from '@hub/schemas';
 import { repoRoot, type PartnerSimulator, type TestStack } from '@hub/testing';
+import type { TopicRecord } from '@hub/event-log';
 
 export { freePort } from '../infra/stack/proc.ts';
 
@@ -36,23 +37,19 @@ export interface ReadRecord {
 
 /** Reads a topic of the test stack from the beginning until `enough(records)` holds (or timeout). */
 export async function readTopic(stack: TestStack, topic: string, enough: (records: ReadRecord[]) => boolean, timeoutMs: number): Promise<ReadRecord[]> {
-  const consumer = stack.eventLog.consumer(`reader-${Math.random().toString(36).slice(2)}`);
   const records: ReadRecord[] = [];
-  await consumer.connect();
-  await consumer.subscribe({ topic: stack.eventLog.physical(topic), fromBeginning: true });
-  let done: () => void = () => undefined;
-  const reached = new Promise<void>((resolve) => (done = resolve));
-  await consumer.run({
-    eachMessage: async ({ message, partition }) => {
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(message.headers ?? {})) headers[k] = String(Array.isArray(v) ? v[0] : v);
-      records.push({ key: message.key?.toString() ?? '', value: message.value?.toString() ?? '', headers, partition, offset: message.offset });
-      if (enough(records)) done();
-    },
-  });
-  await Promise.race([reached, new Promise((r) => setTimeout(r, timeoutMs))]);
-  await consumer.disconnect();
-  return records;
+  const asRead = (r: TopicRecord): ReadRecord => {
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(r.headers)) headers[k] = String(v);
+    return { key: r.key?.toString() ?? '', value: r.value?.toString() ?? '', headers, partition: r.partition, offset: r.offset };
+  };
+  // The records as ReadRecords, converted once each as they arrive.
+  const read = (rs: readonly TopicRecord[]): ReadRecord[] => {
+    while (records.length < rs.length) records.push(asRead(rs[records.length] as TopicRecord));
+    return records;
+  };
+  const { records: all } = await stack.eventLog.readTopics([topic], { until: (rs) => enough(read(rs)), timeoutMs });
+  return read(all);
 }
 
 export interface OnboardedPlatform {

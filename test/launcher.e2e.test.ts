@@ -107,15 +107,14 @@ describe('npm start', () => {
   });
 
   it('creates the topics with TOPIC_PREFIX', async () => {
-    const admin = given.stack.eventLog.admin();
-    await admin.connect();
+    const admin = given.stack.eventLog.topicAdmin();
     try {
       const names = await admin.listTopics();
       for (const topic of ['ocpi.locations.v1', 'ocpi.tariffs.v1', 'ocpi.sessions.v1', 'ocpi.cdrs.v1', 'ocpi.commands.v1', 'hub.registry.v1']) {
         assert.ok(names.includes(`${prefix}${topic}`), `${prefix}${topic} exists`);
       }
     } finally {
-      await admin.disconnect();
+      await admin.close();
     }
   });
 

@@ -307,9 +307,8 @@ describe('locations and tariffs: push, project, pull', () => {
   });
 
   it('bad pushes are refused with the right code and nothing is appended', async () => {
-    const admin = stack.eventLog.admin();
-    await admin.connect();
-    const size = async () => (await admin.fetchTopicOffsets(stack.eventLog.physical(topics.locations))).reduce((n, p) => n + Number(p.high), 0);
+    const admin = stack.eventLog.topicAdmin();
+    const size = async () => (await admin.topicOffsets(stack.eventLog.physical(topics.locations))).reduce((n, p) => n + Number(p.high), 0);
     const before = await size();
     const location = example('location_example.json');
 
@@ -341,7 +340,7 @@ describe('locations and tariffs: push, project, pull', () => {
     assert.equal(tariffNoLastUpdated.body.status_code, 2001);
 
     assert.equal(await size(), before, 'no event appended for any refused push');
-    await admin.disconnect();
+    await admin.close();
   });
 
   it('the projector survives SIGKILL mid-stream: after a restart the read model equals a clean replay', async () => {
@@ -419,17 +418,16 @@ describe('locations and tariffs: push, project, pull', () => {
   it('once retention has deleted the early changes (admin DeleteRecords), hubctl rebuilds from the snapshot topic plus the tail and equals the live read model', async () => {
     // docs/decisions/0014-snapshot-topics.md: every record of the change topic so far is deleted (as
     // retention would), then a few more changes make the tail the rebuild must still replay.
-    const admin = stack.eventLog.admin();
-    await admin.connect();
+    const admin = stack.eventLog.topicAdmin();
     try {
       const physical = stack.eventLog.physical(topics.locations);
-      const ends = await admin.fetchTopicOffsets(physical);
-      await admin.deleteTopicRecords({ topic: physical, partitions: ends.map((o) => ({ partition: o.partition, offset: o.high })) });
-      const starts = await admin.fetchTopicOffsets(physical);
+      const ends = await admin.topicOffsets(physical);
+      await admin.deleteRecords(physical, ends.map((o) => ({ partition: o.partition, offset: o.high })));
+      const starts = await admin.topicOffsets(physical);
       assert.ok(starts.every((o) => o.low === o.high), 'the change topic holds no record any more');
       assert.ok(starts.some((o) => Number(o.low) > 0));
     } finally {
-      await admin.disconnect();
+      await admin.close();
     }
     for (let i = 0; i < 5; i++) {
       const res = await patch('locations/BE/BEC/KILL-2', { name: `tail ${i}`, last_updated: `2025-01-01T00:00:0${i}Z` });
@@ -451,12 +449,11 @@ describe('locations and tariffs: push, project, pull', () => {
     // docs/decisions/0014-snapshot-topics.md: an existing deployment has history but no snapshot. The
     // snapshot topic is made empty again (deleted and created anew while the projector is stopped);
     // only objects changed afterwards reach it through the projector.
-    const admin = stack.eventLog.admin();
-    await admin.connect();
+    const admin = stack.eventLog.topicAdmin();
     try {
       await projector.stop();
       const snapshotTopic = stack.eventLog.physical(topics.locationsSnapshot);
-      await admin.deleteTopics({ topics: [snapshotTopic], timeout: 30_000 });
+      await admin.deleteTopics([snapshotTopic], { timeoutMs: 30_000 });
       for (const giveUpAt = Date.now() + 30_000; (await admin.listTopics()).includes(snapshotTopic) && Date.now() < giveUpAt; ) await new Promise((r) => setTimeout(r, 200));
       for (const giveUpAt = Date.now() + 30_000; ; ) {
         try {
@@ -482,8 +479,8 @@ describe('locations and tariffs: push, project, pull', () => {
 
       // Retention deletes every change so far; a few changes after it make the tail.
       const physical = stack.eventLog.physical(topics.locations);
-      const ends = await admin.fetchTopicOffsets(physical);
-      await admin.deleteTopicRecords({ topic: physical, partitions: ends.map((o) => ({ partition: o.partition, offset: o.high })) });
+      const ends = await admin.topicOffsets(physical);
+      await admin.deleteRecords(physical, ends.map((o) => ({ partition: o.partition, offset: o.high })));
       for (let i = 0; i < 3; i++) assert.equal((await patch('locations/BE/BEC/KILL-3', { name: `after fill ${i}`, last_updated: `2025-03-01T00:00:0${i}Z` })).body.status_code, 1000);
       await call(hub, 'GET', '/ocpi/2.2.1/locations/BE/BEC/KILL-3', { token: cpo.token }); // waits for the projection
       const live = await activeRows();
@@ -495,7 +492,7 @@ describe('locations and tariffs: push, project, pull', () => {
       assert.deepEqual(rebuilt, live, 'documents, creation and update times as the live read model holds them');
       assert.match(rebuilt.find((r) => r.k === 'BE/BEC/KILL-3')?.d ?? '', /after fill 2/);
     } finally {
-      await admin.disconnect();
+      await admin.close();
     }
   });
 

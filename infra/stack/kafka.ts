@@ -242,12 +242,11 @@ async function waitForRegistration(brokers: string[], count: number): Promise<vo
   // Each node is asked on its own (a client seeded with that node only): one node's metadata can list
   // every broker while another's does not yet, and topics are created on whichever a client asks.
   const logs = brokers.map((b) => createKafkaEventLog({ brokers: [b], clientId: 'stack-cluster', logger: quiet }));
-  const admins = logs.map((l) => l.admin());
+  const admins = logs.map((l) => l.topicAdmin());
   try {
     await waitFor(`${count} Kafka brokers registered`, async () => {
       try {
         for (const admin of admins) {
-          await admin.connect();
           if ((await admin.describeCluster()).brokers.length < count) return false;
         }
         return true;

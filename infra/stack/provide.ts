@@ -94,8 +94,7 @@ export async function prepare(brokers: string, databaseUrl: string, topicPrefix 
   const kafkaOptions = { brokers: brokers.split(','), ...kafkaSecurity, clientId: 'stack', logger, topicPrefix };
   await verifyKafkaAccessAtStart(kafkaOptions);
   const log = createKafkaEventLog(kafkaOptions);
-  const admin = log.admin();
-  await admin.connect();
+  const admin = log.topicAdmin();
   try {
     const clamped: string[] = [];
     const created = await ensureTopics(admin, withChangeRetention(readTopicDefinitions(topicsFile), changeRetentionMs), topicPrefix, (notice) => {

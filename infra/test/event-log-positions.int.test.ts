@@ -29,17 +29,16 @@ describe('event log: stored positions bound to the cluster and the topic', () =>
   let stack: TestStack;
   /** Creates the topic, waiting while a deletion of the same name is still under way. */
   const createTopic = async () => {
-    const admin = stack.eventLog.admin();
-    await admin.connect();
+    const admin = stack.eventLog.topicAdmin();
     try {
       for (let i = 0; ; i++) {
-        const created = await admin.createTopics({ topics: [{ topic: stack.eventLog.physical(TOPIC), numPartitions: 1, replicationFactor: 1 }], waitForLeaders: false }).catch(() => false);
+        const created = await admin.createTopics([{ name: stack.eventLog.physical(TOPIC), partitions: 1, replicationFactor: 1 }], { waitForLeaders: false }).catch(() => false);
         if (created) return;
         if (i > 100) throw new Error('the topic could not be created');
         await new Promise((r) => setTimeout(r, 200));
       }
     } finally {
-      await admin.disconnect();
+      await admin.close();
     }
   };
   const append = async (n: number) => {
@@ -70,10 +69,9 @@ describe('event log: stored positions bound to the cluster and the topic', () =>
     assert.ok(clusterId.length > 0);
 
     // The topic deleted and created again, with fewer records than the positions know of.
-    const admin = stack.eventLog.admin();
-    await admin.connect();
-    await admin.deleteTopics({ topics: [stack.eventLog.physical(TOPIC)] });
-    await admin.disconnect();
+    const admin = stack.eventLog.topicAdmin();
+    await admin.deleteTopics([stack.eventLog.physical(TOPIC)]);
+    await admin.close();
     await createTopic();
     // Deletion is asynchronous: until the broker serves the new topic, its offsets may still be the
     // old one's (a fresh-clone run once read an end of 3 here and found nothing to refuse), and a
@@ -153,13 +151,12 @@ describe('event log: stored positions bound to the cluster and the topic', () =>
   // (kafkajs cannot), differs, and the binding holds the id it saw (position-check.ts).
   it('a topic recreated and refilled past the old end is refused by its topic id', async () => {
     const physical = stack.eventLog.physical(REFILLED);
-    const admin = stack.eventLog.admin();
-    await admin.connect();
+    const admin = stack.eventLog.topicAdmin();
     // Created (again): an attempt that failed on a loaded broker (a timeout) may still have created
     // it, so a topic there with an id other than `notId` (the deleted one's) counts too.
     const create = async (notId?: string) => {
       for (let i = 0; ; i++) {
-        if (await admin.createTopics({ topics: [{ topic: physical, numPartitions: 1, replicationFactor: 1 }] }).catch(() => false)) return;
+        if (await admin.createTopics([{ name: physical, partitions: 1, replicationFactor: 1 }]).catch(() => false)) return;
         const id = (await topicIdsPlatformatic({ brokers: stack.brokers, clientId: 'positions-test' }, [physical]).catch(() => new Map<string, string>())).get(physical);
         if (id !== undefined && id !== notId) return;
         if (i > 100) throw new Error('the topic could not be created');
@@ -185,7 +182,7 @@ describe('event log: stored positions bound to the cluster and the topic', () =>
       assert.deepEqual(await stack.eventLog.verifyPositions([REFILLED], port), []);
       assert.equal(state.binding?.topicId, before, 'the binding holds the topic id');
 
-      await admin.deleteTopics({ topics: [physical] });
+      await admin.deleteTopics([physical]);
       await create(before);
       // As above: the new topic's empty end first, then the records, again if they went to the old one.
       const endOf = async () => (await stack.eventLog.latestOffsets(REFILLED).catch(() => new Map<number, bigint>())).get(0);
@@ -205,7 +202,7 @@ describe('event log: stored positions bound to the cluster and the topic', () =>
       assert.match(after ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
       assert.notEqual(after, before, 'the recreated topic has another id');
     } finally {
-      await admin.disconnect();
+      await admin.close();
     }
   });
 });

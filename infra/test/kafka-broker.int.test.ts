@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import type { TopicRecord } from '@hub/event-log';
 import { newEvent } from '@hub/events';
 import { createTestStack, type TestStack } from '@hub/testing';
 import { kafkaVersion } from '../stack/kafka-dist.ts';
@@ -42,13 +43,12 @@ describe('the test stack broker', () => {
   });
 
   it('describes a KRaft cluster with a controller', async () => {
-    const admin = stack.eventLog.admin();
-    await admin.connect();
+    const admin = stack.eventLog.topicAdmin();
     const cluster = await admin.describeCluster();
     assert.ok(cluster.brokers.length >= 1);
     assert.ok(cluster.controller !== null && cluster.controller >= 0);
     assert.match(cluster.clusterId, /^[A-Za-z0-9_-]{22}$/);
-    await admin.disconnect();
+    await admin.close();
   });
 
   it('round-trips events with acks=all, keys, headers and per-key order', async () => {
@@ -56,26 +56,13 @@ describe('the test stack broker', () => {
       newEvent({ type: 'test.roundtrip.v1', source: 'test', subject: `k${i % 5}`, key: `k${i % 5}`, data: { seq: i }, correlationId: `c${i}` }),
     );
     await stack.eventLog.append('ocpi.sessions.v1', events);
-    const consumer = stack.eventLog.consumer('roundtrip');
-    await consumer.connect();
-    await consumer.subscribe({ topic: stack.eventLog.physical('ocpi.sessions.v1'), fromBeginning: true });
-    const received: Array<{ key: string; seq: number; correlationId: string | undefined; type: string }> = [];
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`only ${received.length} of 50 events consumed`)), 30_000);
-      void consumer.run({
-        eachMessage: async ({ topic, partition, message }) => {
-          const decoded = stack.eventLog.decode(topic, partition, message);
-          if (!decoded) return;
-          const data = decoded.event.data as { seq: number };
-          received.push({ key: decoded.event.key, seq: data.seq, correlationId: decoded.event.correlationId, type: decoded.event.type });
-          if (received.length === 50) {
-            clearTimeout(timer);
-            resolve();
-          }
-        },
-      });
+    const eventsOf = (rs: readonly TopicRecord[]) => rs.flatMap((r) => (r.event ? [r.event] : []));
+    const read = await stack.eventLog.readTopics(['ocpi.sessions.v1'], { until: (rs) => eventsOf(rs).length === 50, timeoutMs: 30_000 });
+    const received: Array<{ key: string; seq: number; correlationId: string | undefined; type: string }> = eventsOf(read.records).map((event) => {
+      const data = event.data as { seq: number };
+      return { key: event.key, seq: data.seq, correlationId: event.correlationId, type: event.type };
     });
-    await consumer.disconnect();
+    if (!read.complete) throw new Error(`only ${received.length} of 50 events consumed`);
     assert.deepEqual(new Set(received.map((r) => r.type)), new Set(['test.roundtrip.v1']));
     for (const r of received) assert.equal(r.correlationId, `c${r.seq}`);
     // Within one key the order of appends is kept.
@@ -89,27 +76,25 @@ describe('the test stack broker', () => {
   it('creates topics idempotently from infra/topics.json', async () => {
     const { ensureTopics } = await import('@hub/event-log');
     const { topicDefinitions } = await import('@hub/testing');
-    const admin = stack.eventLog.admin();
-    await admin.connect();
+    const admin = stack.eventLog.topicAdmin();
     const created = await ensureTopics(admin, topicDefinitions(), stack.topicPrefix);
     assert.deepEqual(created, [], 'a second run creates nothing');
-    const meta = await admin.fetchTopicMetadata({ topics: [stack.eventLog.physical('ocpi.cdrs.v1')] });
+    const meta = await admin.describeTopics([stack.eventLog.physical('ocpi.cdrs.v1')]);
     assert.equal(meta.topics[0]?.partitions.length, 12);
-    await admin.disconnect();
+    await admin.close();
   });
 
   it('never adds partitions to an existing topic (it would reorder each key\'s events) and says so', async () => {
     const { ensureTopics } = await import('@hub/event-log');
-    const admin = stack.eventLog.admin();
-    await admin.connect();
+    const admin = stack.eventLog.topicAdmin();
     const topic = { name: 'keyed.v1', partitions: 2, replicationFactor: 1, config: {} };
     assert.deepEqual(await ensureTopics(admin, [topic], stack.topicPrefix), [`${stack.topicPrefix}.keyed.v1`]);
     const warnings: string[] = [];
     assert.deepEqual(await ensureTopics(admin, [{ ...topic, partitions: 6 }], stack.topicPrefix, (n) => warnings.push(`${n.kind}: ${n.message}`)), []);
-    const meta = await admin.fetchTopicMetadata({ topics: [`${stack.topicPrefix}.keyed.v1`] });
+    const meta = await admin.describeTopics([`${stack.topicPrefix}.keyed.v1`]);
     assert.equal(meta.topics[0]?.partitions.length, 2);
     assert.equal(warnings.length, 1);
     assert.match(warnings[0] ?? '', /^partitions-kept: .*has 2 partitions, its definition 6: left as is/);
-    await admin.disconnect();
+    await admin.close();
   });
 });

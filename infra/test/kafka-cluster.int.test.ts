@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createKafkaEventLog, ensureTopics, readTopicDefinitions, type KafkaEventLog } from '@hub/event-log';
+import { createKafkaEventLog, ensureTopics, readTopicDefinitions, type KafkaEventLog, type TopicAdmin, type TopicRecord } from '@hub/event-log';
 import { newEvent } from '@hub/events';
 import { createLogger } from '@hub/observability';
 import { startCluster, type RunningCluster } from '../stack/kafka.ts';
@@ -22,7 +22,7 @@ describe('a three-node local Kafka cluster', () => {
    * The node ids in the metadata once all three are there together (bounded wait). On two shared cores
    * a node can miss a heartbeat while three JVMs start, or later under load, and be fenced for a moment.
    */
-  const everyNode = async (admin: ReturnType<KafkaEventLog['admin']>): Promise<number[]> => {
+  const everyNode = async (admin: TopicAdmin): Promise<number[]> => {
     let ids: number[] = [];
     for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
       ids = (await admin.describeCluster()).brokers.map((b) => b.nodeId).sort();
@@ -49,30 +49,28 @@ describe('a three-node local Kafka cluster', () => {
     assert.ok(cluster && log);
     assert.equal(cluster.nodes.length, 3);
     assert.equal(new Set(cluster.nodes.map((n) => n.pid)).size, 3);
-    const admin = log.admin();
-    await admin.connect();
+    const admin = log.topicAdmin();
     assert.deepEqual(await everyNode(admin), [1, 2, 3]);
   });
 
   it('creates the hub topics with their defined replication factor and min.insync.replicas', async () => {
     assert.ok(log);
     const definitions = readTopicDefinitions(topicsFile);
-    const admin = log.admin();
-    await admin.connect();
+    const admin = log.topicAdmin();
     // A node fenced for a moment since (see everyNode) would make the topics clamp to two replicas.
     assert.deepEqual(await everyNode(admin), [1, 2, 3]);
     const notices: string[] = [];
     await ensureTopics(admin, definitions, prefix, (n) => notices.push(n.message));
     assert.deepEqual(notices, [], 'nothing clamped on three brokers');
     const names = definitions.map((d) => log!.physical(d.name));
-    const { topics } = await whileRetriable(() => admin.fetchTopicMetadata({ topics: names }));
+    const { topics } = await whileRetriable(() => admin.describeTopics(names));
     for (const d of definitions) {
       const t = topics.find((x) => x.name === log!.physical(d.name));
       assert.ok(t, d.name);
       assert.equal(t.partitions.length, d.partitions, `${d.name} partitions`);
       for (const p of t.partitions) assert.equal(p.replicas.length, d.replicationFactor, `${d.name}/${p.partitionId} replicas`);
     }
-    const configs = await whileRetriable(() => admin.describeConfigs({ includeSynonyms: false, resources: names.map((name) => ({ type: 2, name, configNames: ['min.insync.replicas'] })) }));
+    const configs = await whileRetriable(() => admin.describeTopicConfigs(names, ['min.insync.replicas']));
     for (const r of configs.resources) {
       const expected = definitions.find((d) => log!.physical(d.name) === r.resourceName)?.config['min.insync.replicas'];
       assert.equal(r.configEntries.find((c) => c.configName === 'min.insync.replicas')?.configValue, expected ?? '1', r.resourceName);
@@ -84,21 +82,11 @@ describe('a three-node local Kafka cluster', () => {
     const topic = readTopicDefinitions(topicsFile).find((d) => d.replicationFactor === 3)?.name ?? 'ocpi.locations.v1';
     const events = [1, 2, 3].map((n) => newEvent({ type: 't', source: 'test', subject: `s${n}`, key: `k${n}`, data: { n } }));
     await log.append(topic, events);
-    const consumer = log.consumer('cluster-readback');
-    await consumer.connect();
-    await consumer.subscribe({ topic: log.physical(topic), fromBeginning: true });
     // Appends are at least once: a send retried after "not the leader" (a replicated topic's leaders
     // still settling) may have landed twice, and consumers drop duplicates by ce_id (schemas/events/README.md).
-    const seen = new Map<string, unknown>();
-    await new Promise<void>((resolve) => {
-      void consumer.run({
-        eachMessage: async ({ topic: t, partition, message }) => {
-          const event = log!.decode(t, partition, message)?.event;
-          if (event) seen.set(event.id, event.data);
-          if (seen.size === events.length) resolve();
-        },
-      });
-    });
+    const byId = (rs: readonly TopicRecord[]) => new Map(rs.flatMap((r) => (r.event ? [[r.event.id, r.event.data] as const] : [])));
+    const read = await log.readTopics([topic], { until: (rs) => byId(rs).size === events.length, timeoutMs: 120_000 });
+    const seen = byId(read.records);
     assert.deepEqual([...seen.values()].map((d) => (d as { n: number }).n).sort(), [1, 2, 3]);
     assert.deepEqual([...seen.keys()].sort(), events.map((e) => e.id).sort());
   });

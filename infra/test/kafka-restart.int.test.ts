@@ -25,8 +25,7 @@ describe('local broker restart', () => {
     const clusterId = readFileSync(join(home, 'data', 'meta.properties'), 'utf8').match(/cluster\.id=(.+)/)?.[1];
     const logger = createLogger({ service: 'test', level: 'error' });
     const log1 = createKafkaEventLog({ brokers: [broker.brokers], clientId: 'restart-1', logger });
-    const admin = log1.admin();
-    await admin.connect();
+    const admin = log1.topicAdmin();
     await ensureTopics(admin, [{ name: 'keep.v1', partitions: 1, replicationFactor: 1, config: {} }]);
     await log1.append('keep.v1', [newEvent({ type: 't', source: 'test', subject: 'a', key: 'a', data: { n: 1 } })]);
     await log1.close();
@@ -35,9 +34,8 @@ describe('local broker restart', () => {
     broker = await startBroker({ home, ...ports, heapMb: 384 });
     assert.equal(readFileSync(join(home, 'data', 'meta.properties'), 'utf8').match(/cluster\.id=(.+)/)?.[1], clusterId, 'storage not reformatted');
     const log2 = createKafkaEventLog({ brokers: [broker.brokers], clientId: 'restart-2', logger });
-    const admin2 = log2.admin();
-    await admin2.connect();
-    const offsets = await admin2.fetchTopicOffsets('keep.v1');
+    const admin2 = log2.topicAdmin();
+    const offsets = await admin2.topicOffsets('keep.v1');
     assert.equal(offsets[0]?.high, '1', 'the record appended before the restart is still there');
     await log2.close();
   });

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { TopicAdmin } from '@hub/event-log';
 import { topics } from '@hub/events';
 import { createTestStack, topicDefinitions, whileRetriable, type ServiceProcess, type TestStack } from '@hub/testing';
 import { startCluster, type RunningCluster } from '../../infra/stack/kafka.ts';
@@ -32,21 +33,20 @@ export async function startClusterUnderTest(label: string, options: { brokerSett
   const cluster = await startCluster({ nodes: 3, home, ports, heapMb: 384, ...(options.brokerSettings ? { settings: options.brokerSettings } : {}) });
   let stack: TestStack | undefined;
   const down = new Set<number>();
-  let admin: ReturnType<TestStack['eventLog']['admin']> | undefined;
+  let admin: TopicAdmin | undefined;
   try {
     const created = await createTestStack(label, { brokers: cluster.brokers.split(','), fullReplication: true });
     stack = created;
-    admin = created.eventLog.admin();
-    await admin.connect();
+    admin = created.eventLog.topicAdmin();
     // The topics must have their real replication (3, min.insync.replicas 2): that is what is under test.
     const physical = topicDefinitions().map((d) => created.eventLog.physical(d.name));
     // A new topic reaches the three nodes' metadata one after the other (UNKNOWN_TOPIC_OR_PARTITION, retriable).
     const metadataAdmin = admin;
-    const meta = await whileRetriable(() => metadataAdmin.fetchTopicMetadata({ topics: physical }), 30_000);
+    const meta = await whileRetriable(() => metadataAdmin.describeTopics(physical), 30_000);
     for (const t of meta.topics) for (const p of t.partitions) assert.equal(p.replicas.length, 3, `${t.name}/${p.partitionId} has 3 replicas`);
   } catch (e) {
     // Nothing of a failed start is left running (the test's after hook has no cluster to stop).
-    await admin?.disconnect().catch(() => undefined);
+    await admin?.close().catch(() => undefined);
     await stack?.cleanup().catch(() => undefined);
     await cluster.stop();
     rmSync(home, { recursive: true, force: true });
@@ -73,7 +73,7 @@ export async function startClusterUnderTest(label: string, options: { brokerSett
     },
     async busiestLeader(logicalTopics) {
       const counts = new Map<number, number>();
-      const { topics: described } = await clusterAdmin.fetchTopicMetadata({ topics: logicalTopics.map((t) => slice.eventLog.physical(t)) });
+      const { topics: described } = await clusterAdmin.describeTopics(logicalTopics.map((t) => slice.eventLog.physical(t)));
       for (const t of described) for (const p of t.partitions) if (!down.has(p.leader)) counts.set(p.leader, (counts.get(p.leader) ?? 0) + 1);
       const [nodeId, partitions] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? [0, 0];
       assert.ok(nodeId > 0, 'a partition leader');
@@ -92,7 +92,7 @@ export async function startClusterUnderTest(label: string, options: { brokerSett
       return best.leaderId;
     },
     async stop() {
-      await clusterAdmin.disconnect().catch(() => undefined);
+      await clusterAdmin.close().catch(() => undefined);
       await slice.cleanup();
       await cluster.stop();
       rmSync(home, { recursive: true, force: true });

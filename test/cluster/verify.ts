@@ -26,13 +26,12 @@ export interface TopicRecord {
 
 /** High watermark of every partition of a topic: "partition" -> next offset. */
 export async function topicEnds(stack: TestStack, logical: string): Promise<Map<number, number>> {
-  const admin = stack.eventLog.admin();
-  await admin.connect();
+  const admin = stack.eventLog.topicAdmin();
   try {
-    const offsets = await admin.fetchTopicOffsets(stack.eventLog.physical(logical));
+    const offsets = await admin.topicOffsets(stack.eventLog.physical(logical));
     return new Map(offsets.map((o) => [o.partition, Number(o.high)]));
   } finally {
-    await admin.disconnect();
+    await admin.close();
   }
 }
 
@@ -47,35 +46,18 @@ const SEALED_KINDS: Readonly<Record<string, PersonalObjectKind>> = { [topics.ses
 export async function readTopics(stack: TestStack, logical: readonly string[], timeoutMs = 60_000): Promise<TopicRecord[]> {
   const keys = postgresDriverDataKeys(stack.pool, driverDataKeyring(Buffer.from(stack.env()['HUB_SECRET_KEY'] ?? '', 'base64')));
   const kindOf = new Map(logical.flatMap((t) => (SEALED_KINDS[t] ? [[stack.eventLog.physical(t), SEALED_KINDS[t]] as const] : [])));
-  const ends = new Map<string, Map<number, number>>();
-  for (const t of logical) ends.set(stack.eventLog.physical(t), await topicEnds(stack, t));
-  const remaining = () => [...ends.values()].reduce((n, m) => n + [...m.values()].filter((v) => v > 0).length, 0);
+  const read = await stack.eventLog.readTopics(logical, { until: 'end', timeoutMs });
+  if (!read.complete) throw new Error(`topics not read to their ends within ${timeoutMs} ms`);
   const records: TopicRecord[] = [];
-  const consumer = stack.eventLog.consumer(`cluster-reader-${Math.random().toString(36).slice(2)}`);
-  await consumer.connect();
-  for (const topic of ends.keys()) await consumer.subscribe({ topic, fromBeginning: true });
-  let finish: () => void = () => undefined;
-  const finished = new Promise<void>((r) => (finish = r));
-  if (remaining() === 0) finish();
-  await consumer.run({
-    eachMessage: async ({ topic, partition, message }) => {
-      const header = (k: string) => (message.headers?.[k] === undefined ? undefined : String(message.headers[k]));
-      let value = JSON.parse(message.value?.toString() ?? 'null') as Json;
-      const sealed = header(SEALED_DRIVER_DATA_HEADER);
-      const kind = kindOf.get(topic);
-      const keyId = sealedKeyId(sealed);
-      if (kind && sealed && keyId) value = openPersonalFields(kind, value, sealed, await keys.keyById(keyId));
-      records.push({ topic, partition, requestId: header('x-request-id'), ceId: header('ce_id'), value, offset: Number(message.offset), timestamp: Number(message.timestamp) });
-      const end = ends.get(topic);
-      if (end && Number(message.offset) + 1 >= (end.get(partition) ?? 0)) end.set(partition, 0);
-      if (remaining() === 0) finish();
-    },
-  });
-  const timer = setTimeout(finish, timeoutMs);
-  await finished;
-  clearTimeout(timer);
-  await consumer.disconnect();
-  if (remaining() > 0) throw new Error(`topics not read to their ends within ${timeoutMs} ms`);
+  for (const { topic, partition, offset, timestamp, headers, value: raw } of read.records) {
+    const header = (k: string) => (headers[k] === undefined ? undefined : String(headers[k]));
+    let value = JSON.parse(raw?.toString() ?? 'null') as Json;
+    const sealed = header(SEALED_DRIVER_DATA_HEADER);
+    const kind = kindOf.get(topic);
+    const keyId = sealedKeyId(sealed);
+    if (kind && sealed && keyId) value = openPersonalFields(kind, value, sealed, await keys.keyById(keyId));
+    records.push({ topic, partition, requestId: header('x-request-id'), ceId: header('ce_id'), value, offset: Number(offset), timestamp });
+  }
   return records;
 }
 

@@ -206,13 +206,12 @@ describe('the OCI image, run with buildah against the test Kafka and Postgres', 
     } finally {
       await pool.end();
     }
-    const admin = stack.eventLog.admin();
-    await admin.connect();
+    const admin = stack.eventLog.topicAdmin();
     try {
       const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
       assert.ok(topics.some((t) => t.endsWith('ocpi.locations.v1')), topics.join(', '));
     } finally {
-      await admin.disconnect();
+      await admin.close();
     }
   });
 

@@ -104,10 +104,9 @@ describe('registry store on Postgres', () => {
       'hub.registry.party-registered.v1',
       'hub.registry.party-registered.v1',
     ]);
-    const admin = stack.eventLog.admin();
-    await admin.connect();
-    const offsets = await admin.fetchTopicOffsets(stack.eventLog.physical(topics.registry));
-    await admin.disconnect();
+    const admin = stack.eventLog.topicAdmin();
+    const offsets = await admin.topicOffsets(stack.eventLog.physical(topics.registry));
+    await admin.close();
     assert.equal(Number(offsets[0]?.high), n);
   });
 

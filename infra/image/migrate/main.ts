@@ -26,12 +26,11 @@ try {
 const kafkaOptions = { brokers: config.kafkaBrokers, ...config.kafkaSecurity, clientId: 'migrate', logger, topicPrefix: config.topicPrefix };
 await verifyKafkaAccessAtStart(kafkaOptions);
 const log = createKafkaEventLog(kafkaOptions);
-const admin = log.admin();
-await admin.connect();
+const admin = log.topicAdmin();
 try {
   const created = await ensureTopics(admin, withChangeRetention(readTopicDefinitions(join(infra, 'topics.json')), changeRetentionMs), config.topicPrefix, (notice) => logger.warn(notice.message, { topic: notice.topic }));
   logger.info('topics ready', { created });
 } finally {
-  await admin.disconnect();
+  await admin.close();
   await log.close();
 }

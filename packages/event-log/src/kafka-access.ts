@@ -1,5 +1,6 @@
 import { Kafka, logLevel } from 'kafkajs';
-import { kafkaConnection, type EventLogOptions, type LogSink } from './kafka-config.ts';
+import type { EventLogOptions, LogSink } from './kafka-config.ts';
+import { kafkajsConnection } from './kafka-client-config.ts';
 
 // A secured cluster that refuses the hub's credentials or presents a certificate the hub does not
 // trust will refuse it on every retry: kafkajs would retry such a connection (TLS errors are
@@ -51,7 +52,7 @@ export function kafkaAccessFailure(e: unknown, options: Pick<EventLogOptions, 's
  * retries of the event log and reported through `onUnreachable`.
  */
 export async function verifyKafkaAccess(options: EventLogOptions, onUnreachable: (e: unknown) => void = () => undefined): Promise<void> {
-  const kafka = new Kafka({ ...kafkaConnection(options), logLevel: logLevel.NOTHING, retry: { retries: 0 }, connectionTimeout: 10_000 });
+  const kafka = new Kafka({ ...kafkajsConnection(options), logLevel: logLevel.NOTHING, retry: { retries: 0 }, connectionTimeout: 10_000 });
   const admin = kafka.admin();
   try {
     await admin.connect();

@@ -109,7 +109,7 @@ export async function handleBatch(loop: BatchLoop, payload: EachBatchPayload): P
   if (linger > 0 && lag <= 0n && payload.isRunning()) await new Promise((r) => setTimeout(r, linger));
 }
 
-function consumedRecord(topic: string, partition: number, message: KafkaMessage): ConsumedRecord {
+export function consumedRecord(topic: string, partition: number, message: KafkaMessage): ConsumedRecord {
   const headers: Record<string, Buffer | string | undefined> = {};
   for (const [k, v] of Object.entries(message.headers ?? {})) {
     const first: unknown = Array.isArray(v) ? v[0] : v;

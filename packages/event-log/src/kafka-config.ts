@@ -1,4 +1,4 @@
-import { logLevel, type KafkaConfig, type SASLOptions } from 'kafkajs';
+import { logLevel } from 'kafkajs';
 import protocolErrors from 'kafkajs/src/protocol/error.js';
 
 // Connection settings and log routing of the Kafka client (kafka-event-log.ts, kafka-access.ts).
@@ -78,24 +78,22 @@ export function kafkaLogLevel(level: number, namespace: string, log: { message: 
   return kafkaLevels[level] ?? 'info';
 }
 
-function saslOptions(s: KafkaSaslOptions): SASLOptions {
-  const login = { username: s.username, password: s.password };
-  // kafkajs types SASL as one object per mechanism.
-  switch (s.mechanism) {
-    case 'plain': return { mechanism: 'plain', ...login };
-    case 'scram-sha-256': return { mechanism: 'scram-sha-256', ...login };
-    case 'scram-sha-512': return { mechanism: 'scram-sha-512', ...login };
-  }
+/** The Kafka client's connection settings (kafkajs's KafkaConfig takes them as they are). */
+export interface KafkaClientConnection {
+  readonly clientId: string;
+  readonly brokers: string[];
+  readonly ssl?: KafkaTlsOptions & { readonly rejectUnauthorized: boolean };
+  readonly sasl?: KafkaSaslOptions;
 }
 
-/** kafkajs's connection settings for a (possibly secured) cluster. */
-export function kafkaConnection(options: Pick<EventLogOptions, 'brokers' | 'clientId' | 'ssl' | 'sasl'>): Pick<KafkaConfig, 'clientId' | 'brokers' | 'ssl' | 'sasl'> {
+/** The Kafka client's connection settings for a (possibly secured) cluster. */
+export function kafkaConnection(options: Pick<EventLogOptions, 'brokers' | 'clientId' | 'ssl' | 'sasl'>): KafkaClientConnection {
   const { ssl, sasl } = options;
   return {
     clientId: options.clientId,
     brokers: [...options.brokers],
     // rejectUnauthorized stays true: a broker whose certificate does not chain to the CA is refused.
     ...(ssl ? { ssl: { rejectUnauthorized: true, ...ssl } } : {}),
-    ...(sasl ? { sasl: saslOptions(sasl) } : {}),
+    ...(sasl ? { sasl: { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password } } : {}),
   };
 }

@@ -1,14 +1,20 @@
-import { Kafka, logLevel, type Admin, type Consumer, type KafkaMessage } from 'kafkajs';
+import { Kafka, logLevel, type Admin, type Consumer } from 'kafkajs';
 import { topicName, type HubEvent } from '@hub/events';
 import { createKafkaAppender } from './kafka-appender.ts';
 import { clusterQueries, offsetQueries } from './kafka-offsets.ts';
 import { translateKafkaError } from './kafka-failure.ts';
-import { kafkaConnection, kafkaLogLevel, type EventLogOptions } from './kafka-config.ts';
+import { kafkaLogLevel, type EventLogOptions } from './kafka-config.ts';
+import { kafkajsConnection } from './kafka-client-config.ts';
 import { fetchLimits } from './fetch-limits.ts';
 import { kafkaSubscribe, verifyPositions } from './kafka-subscription.ts';
 import { topicIdReader } from './topic-ids.ts';
 import { findEventsInTopic, type WantedEvent } from './kafka-lookup.ts';
-import { decodeRecord, type PositionsMismatch, type StoredPositions, type SubscribeOptions, type Subscription } from './subscription.ts';
+import type { PositionsMismatch, StoredPositions, SubscribeOptions, Subscription } from './subscription.ts';
+import type { TopicAdmin } from './topics-admin.ts';
+import type { ReadTopicsOptions, TopicRead } from './topic-reader.ts';
+import { kafkaTopicAdmin } from './kafka-topic-admin.ts';
+import { readKafkaTopics } from './kafka-topic-reader.ts';
+import { EPHEMERAL_FETCH_WAIT_MS } from './kafka-subscription.ts';
 
 // The Kafka adapter of the EventLog port (reference design, Layout): the package event-log is the only
 // one that imports the Kafka client (eslint no-restricted-imports). Everything else sees the port:
@@ -65,15 +71,15 @@ export interface EventLog {
 }
 
 /**
- * The Kafka adapter with its driver exposed, for infrastructure code only (the stack's topic
- * administration, broker tests). Services and hubctl get the EventLog port.
+ * The Kafka adapter with what infrastructure code and tests ask beyond the port: administering the
+ * topics (the stack's set-up, the migrate job, broker tests) and reading topics back. Services and
+ * hubctl get the EventLog port. No type of the Kafka client crosses it either.
  */
 export interface KafkaEventLog extends EventLog {
-  /** A consumer-group member over physical topic names; fetch sizes as fetchLimits gives them. */
-  consumer(groupId: string, options?: { maxBytes?: number; maxBytesPerPartition?: number; maxWaitMs?: number }): Consumer;
-  admin(): Admin;
-  /** Parses a consumed record; undefined for a record that is not one of our events. */
-  decode(topic: string, partition: number, message: KafkaMessage): ConsumedEvent | undefined;
+  /** Topic administration over a connection of its own (closed by `close`, or with the event log). */
+  topicAdmin(): TopicAdmin;
+  /** Reads logical topics from their beginning (topic-reader.ts), bounded by `options.timeoutMs`. */
+  readTopics(topics: readonly string[], options: ReadTopicsOptions): Promise<TopicRead>;
 }
 
 export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
@@ -104,7 +110,6 @@ export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
         throw translateKafkaError(e);
       });
     },
-    consumer,
     subscribe(subscribeOptions) {
       return kafkaSubscribe({ consumer, admin: sharedAdmin, physical, physicalGroup, logger: options.logger, topicIds }, subscribeOptions).catch((e: unknown) => {
         throw translateKafkaError(e);
@@ -115,14 +120,20 @@ export function createKafkaEventLog(options: EventLogOptions): KafkaEventLog {
         throw translateKafkaError(e);
       });
     },
-    admin() {
-      const a = kafka.admin();
-      open.push(a);
-      return a;
-    },
-    decode(topic, partition, message) {
-      const event = decodeRecord({ key: message.key ?? null, value: message.value, headers: message.headers ?? {} });
-      return event ? { topic, partition, offset: message.offset, event } : undefined;
+    topicAdmin: () => kafkaTopicAdmin(kafka, (client) => open.push(client)),
+    readTopics(topics, readOptions) {
+      return readKafkaTopics(
+        {
+          // Disconnected when the read ends, so not kept in `open`.
+          consumer: (g) => newConsumer(g, { maxWaitMs: EPHEMERAL_FETCH_WAIT_MS }),
+          physical,
+          physicalGroup,
+          offsets: async (topic) => (await sharedAdmin()).fetchTopicOffsets(topic),
+          deleteGroup: async (group) => void (await (await sharedAdmin()).deleteGroups([group])),
+        },
+        topics,
+        readOptions,
+      );
     },
     async close() {
       await Promise.allSettled([appender.close(), ...open.map((c) => c.disconnect())]);
@@ -135,7 +146,7 @@ type ConsumerOptions = { maxBytes?: number; maxBytesPerPartition?: number; maxWa
 /** The Kafka client, its log lines through the service's logger. */
 function kafkaClient(options: EventLogOptions): Kafka {
   return new Kafka({
-    ...kafkaConnection(options),
+    ...kafkajsConnection(options),
     logLevel: logLevel.WARN,
     retry: { retries: 8, initialRetryTime: 200, maxRetryTime: 5000 },
     logCreator: () => (entry) => {

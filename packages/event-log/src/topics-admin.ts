@@ -1,6 +1,89 @@
 import { readFileSync } from 'node:fs';
-import type { Admin } from 'kafkajs';
 import { topicName, topics } from '@hub/events';
+
+// Topic administration (infra/topics.json): what the stack's set-up, the migrate job, infra code and
+// tests ask of the cluster, in the adapter's own types. The Kafka adapter implements TopicAdmin
+// (kafka-topic-admin.ts); no type of the Kafka client crosses it. Names are physical (the cluster's,
+// prefix applied); offsets are Kafka's decimal strings, as ConsumedRecord's.
+
+/** A broker of the cluster as its metadata names it. */
+export interface BrokerDescription {
+  readonly nodeId: number;
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface ClusterDescription {
+  readonly clusterId: string;
+  readonly brokers: readonly BrokerDescription[];
+  /** Node id of the active controller; null when the cluster names none. */
+  readonly controller: number | null;
+}
+
+export interface PartitionDescription {
+  readonly partitionId: number;
+  /** Node id of the leader; below 0 while the partition has none. */
+  readonly leader: number;
+  readonly replicas: readonly number[];
+  readonly isr: readonly number[];
+}
+
+export interface TopicDescription {
+  readonly name: string;
+  readonly partitions: readonly PartitionDescription[];
+}
+
+/** First and next offset of a partition (retention moves the first). */
+export interface PartitionOffsets {
+  readonly partition: number;
+  readonly low: string;
+  readonly high: string;
+}
+
+/** A topic to create. */
+export interface NewTopic {
+  readonly name: string;
+  readonly partitions: number;
+  readonly replicationFactor: number;
+  readonly config?: Readonly<Record<string, string>>;
+}
+
+/** Configuration values of one topic, as DescribeConfigs answers them. */
+export interface TopicConfigDescription {
+  readonly resourceName: string;
+  readonly configEntries: ReadonlyArray<{ readonly configName: string; readonly configValue: string | null }>;
+}
+
+/** A consumer group's committed offsets of one topic ("-1": none committed). */
+export interface GroupTopicOffsets {
+  readonly topic: string;
+  readonly partitions: ReadonlyArray<{ readonly partition: number; readonly offset: string }>;
+}
+
+/**
+ * The cluster's topics and groups, for infrastructure code and tests (services get the EventLog port).
+ * Connects on first use; `close` ends it (the event log that made it closes it too). A Kafka failure
+ * is a KafkaRequestFailed (a DependencyUnavailable that says whether asking again may succeed).
+ */
+export interface TopicAdmin {
+  describeCluster(): Promise<ClusterDescription>;
+  listTopics(): Promise<string[]>;
+  /** Partitions and replicas of each topic. */
+  describeTopics(topics: readonly string[]): Promise<{ topics: TopicDescription[] }>;
+  /** True when it created every topic; false when one existed already. */
+  createTopics(topics: readonly NewTopic[], options?: { readonly waitForLeaders?: boolean }): Promise<boolean>;
+  deleteTopics(topics: readonly string[], options?: { readonly timeoutMs?: number }): Promise<void>;
+  /** First and next offset of every partition of a topic. */
+  topicOffsets(topic: string): Promise<PartitionOffsets[]>;
+  /** Deletes every record below `offset` of each partition given (what retention does). */
+  deleteRecords(topic: string, partitions: ReadonlyArray<{ readonly partition: number; readonly offset: string }>): Promise<void>;
+  describeTopicConfigs(topics: readonly string[], configNames: readonly string[]): Promise<{ resources: TopicConfigDescription[] }>;
+  /** Sets a topic's configuration; what `config` leaves out returns to the broker's default (AlterConfigs). */
+  replaceTopicConfig(topic: string, config: Readonly<Record<string, string>>): Promise<void>;
+  /** A consumer group's committed offsets of the topics. */
+  committedOffsets(group: string, topics: readonly string[]): Promise<GroupTopicOffsets[]>;
+  close(): Promise<void>;
+}
 
 /** One entry of infra/topics.json. */
 export interface TopicDefinition {
@@ -54,7 +137,7 @@ export interface TopicNotice {
 }
 
 export async function ensureTopics(
-  admin: Admin,
+  admin: TopicAdmin,
   definitions: readonly TopicDefinition[],
   prefix = '',
   report: (notice: TopicNotice) => void = () => undefined,
@@ -79,24 +162,24 @@ export async function ensureTopics(
   const name = (d: TopicDefinition) => topicName(prefix, d.name);
   const missing = definitions.filter((d) => !existing.has(name(d)));
   if (missing.length > 0) {
-    await admin.createTopics({
-      waitForLeaders: false,
-      topics: missing.map((d) => {
+    await admin.createTopics(
+      missing.map((d) => {
         const replicationFactor = Math.min(d.replicationFactor, brokers);
         if (replicationFactor < d.replicationFactor) {
           report({ kind: 'replicas-clamped', topic: name(d), message: `topic ${name(d)} created with ${replicationFactor} replica(s), not ${d.replicationFactor}: only ${brokers} broker(s) in the cluster` });
         }
-        const configEntries = Object.entries(d.config)
+        const config = Object.fromEntries(Object.entries(d.config)
           // min.insync.replicas above the replica count would refuse every acks=all write.
-          .map(([k, v]) => ({ name: k, value: k === 'min.insync.replicas' ? String(Math.min(Number(v), replicationFactor)) : v }));
-        return { topic: name(d), numPartitions: d.partitions, replicationFactor, configEntries };
+          .map(([k, v]) => [k, k === 'min.insync.replicas' ? String(Math.min(Number(v), replicationFactor)) : v]));
+        return { name: name(d), partitions: d.partitions, replicationFactor, config };
       }),
-    });
+      { waitForLeaders: false },
+    );
   }
   await waitForLeaders(admin, definitions.map(name));
   const present = definitions.filter((d) => existing.has(name(d)));
   if (present.length > 0) {
-    const meta = await admin.fetchTopicMetadata({ topics: present.map(name) });
+    const meta = await admin.describeTopics(present.map(name));
     for (const t of meta.topics) {
       const d = present.find((p) => name(p) === t.name);
       if (d && t.partitions.length !== d.partitions) {
@@ -108,12 +191,12 @@ export async function ensureTopics(
 }
 
 /** Waits until every partition of the topics has a leader (a fresh topic takes a moment). */
-export async function waitForLeaders(admin: Admin, topicNames: readonly string[], timeoutMs = 30_000): Promise<void> {
+export async function waitForLeaders(admin: TopicAdmin, topicNames: readonly string[], timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
     try {
-      const meta = await admin.fetchTopicMetadata({ topics: [...topicNames] });
+      const meta = await admin.describeTopics(topicNames);
       if (meta.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
     } catch (e) {
       last = e; // UNKNOWN_TOPIC_OR_PARTITION while the controller propagates the new topic

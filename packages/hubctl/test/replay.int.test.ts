@@ -18,12 +18,11 @@ describe('replay of a topic to one eMSP', () => {
     });
     await stack.eventLog.append(topics.sessions, events);
     const physical = stack.eventLog.physical(topics.sessions);
-    const admin = stack.eventLog.admin();
-    await admin.connect();
-    const offsets = await whileRetriable(() => admin.fetchTopicOffsets(physical));
+    const admin = stack.eventLog.topicAdmin();
+    const offsets = await whileRetriable(() => admin.topicOffsets(physical));
     // What retention does: every record before the high watermark is deleted.
-    await whileRetriable(() => admin.deleteTopicRecords({ topic: physical, partitions: offsets.filter((o) => o.high !== '0').map((o) => ({ partition: o.partition, offset: o.high })) }));
-    await admin.disconnect();
+    await whileRetriable(() => admin.deleteRecords(physical, offsets.filter((o) => o.high !== '0').map((o) => ({ partition: o.partition, offset: o.high }))));
+    await admin.close();
 
     const replay = replayToEmsp(
       { eventLog: stack.eventLog, deliveries: postgresDeliveryStore(stack.pool), quarantine: postgresQuarantineStore(stack.pool) },

@@ -56,10 +56,9 @@ export async function createTestStack(label: string, options: { brokers?: string
   const topicPrefix = `t${suffix}`;
   const eventLog = createKafkaEventLog({ brokers, clientId: `test-${label}`, topicPrefix, logger: createLogger({ service: 'test', level: 'error' }) });
   try {
-    const admin = eventLog.admin();
-    await admin.connect();
+    const admin = eventLog.topicAdmin();
     await ensureTopics(admin, topicDefinitions(), topicPrefix, undefined, options.fullReplication ? { fullReplicationWithinMs: 60_000 } : {});
-    await admin.disconnect();
+    await admin.close();
   } catch (e) {
     await eventLog.close();
     await pool.end();

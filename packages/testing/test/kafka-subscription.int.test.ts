@@ -93,7 +93,7 @@ describe('Kafka subscriptions', () => {
     });
     try {
       const committedSoFar = async (): Promise<bigint> => {
-        const committed = await stack.eventLog.admin().fetchOffsets({ groupId: stack.eventLog.physicalGroup(runningGroup), topics: [stack.eventLog.physical(runningTopic)] });
+        const committed = await stack.eventLog.topicAdmin().committedOffsets(stack.eventLog.physicalGroup(runningGroup), [stack.eventLog.physical(runningTopic)]);
         return (committed[0]?.partitions ?? []).reduce((sum, p) => sum + (BigInt(p.offset) > 0n ? BigInt(p.offset) : 0n), 0n);
       };
       // A record every 250 ms for longer than OFFSET_COMMIT_INTERVAL_MS (5 s): batches keep coming.
@@ -119,7 +119,7 @@ describe('Kafka subscriptions', () => {
     await subscription.stop();
 
     const ends = await stack.eventLog.latestOffsets(topic);
-    const committed = await stack.eventLog.admin().fetchOffsets({ groupId: stack.eventLog.physicalGroup(group), topics: [stack.eventLog.physical(topic)] });
+    const committed = await stack.eventLog.topicAdmin().committedOffsets(stack.eventLog.physicalGroup(group), [stack.eventLog.physical(topic)]);
     const byPartition = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
     for (const [partition, end] of ends) {
       if (end === 0n) continue;

@@ -22,23 +22,13 @@ describe('prober: CDRs received but not on Kafka', () => {
   const given = givenTestStack('cdr_relay');
 
   const cdrEvents = async (count: number) => {
-    const consumer = given.stack.eventLog.consumer(`reader-${Math.random().toString(36).slice(2)}`);
-    const events: Array<{ key: string; ceId: string; to: string; source: string }> = [];
-    await consumer.connect();
-    await consumer.subscribe({ topic: given.stack.eventLog.physical(topics.cdrs), fromBeginning: true });
-    await new Promise<void>((resolve) => {
-      const deadline = setTimeout(resolve, 10_000);
-      void consumer.run({
-        eachMessage: async ({ message }) => {
-          events.push({ key: message.key?.toString() ?? '', ceId: String(message.headers?.['ce_id']), to: String(message.headers?.['ocpi-to']), source: String(message.headers?.['ce_source']) });
-          if (events.length >= count) {
-            clearTimeout(deadline);
-            resolve();
-          }
-        },
-      });
-    });
-    await consumer.disconnect();
+    const { records } = await given.stack.eventLog.readTopics([topics.cdrs], { until: (rs) => rs.length >= count, timeoutMs: 10_000 });
+    const events: Array<{ key: string; ceId: string; to: string; source: string }> = records.map((r) => ({
+      key: r.key?.toString() ?? '',
+      ceId: String(r.headers['ce_id']),
+      to: String(r.headers['ocpi-to']),
+      source: String(r.headers['ce_source']),
+    }));
     return events;
   };
 
