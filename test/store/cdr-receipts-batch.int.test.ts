@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DependencyUnavailable } from '@hub/ocpi';
-import { createPool, postgresCdrReceipts, type CdrReceipts } from '@hub/store';
+import { createPool, postgresCdrReceipts } from '@hub/store';
+import type { CdrReceipts } from '@hub/core';
 import { givenTestStack } from '@hub/testing';
 
 const cdr = (id: string, hash = 'h1', document: Record<string, unknown> = { id, hash }) => ({ countryCode: 'NL', partyId: 'CPO', id, contentHash: hash, document });

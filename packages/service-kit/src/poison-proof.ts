@@ -1,4 +1,5 @@
-import type { postgresFailureKind, QuarantineFailure } from '@hub/store';
+import type { postgresFailureKind } from '@hub/store';
+import type { QuarantineFailure } from '@hub/core';
 
 /** dependency, record or unknown (@hub/ocpi FailureKind). */
 type FailureKind = ReturnType<typeof postgresFailureKind>;

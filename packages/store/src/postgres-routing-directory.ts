@@ -1,6 +1,6 @@
 import { deliveryRuleOf } from '@hub/modules';
 import { isOcpiVersion, OCPI_VERSION, type PartyRef } from '@hub/ocpi';
-import type { RoutingDirectory, RoutingTarget } from '@hub/registry';
+import type { RoutingDirectory, RoutingTarget } from '@hub/core';
 import type { Pool } from './pool.ts';
 
 // The RoutingDirectory port (@hub/registry, routing.ts) on Postgres, and the one condition of who may

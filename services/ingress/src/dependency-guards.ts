@@ -1,5 +1,5 @@
 import type { BreakerConfig } from '@hub/config';
-import type { EventLog } from '@hub/event-log';
+import type { EventLog } from '@hub/core';
 import { DependencyUnavailable, type Dependency } from '@hub/ocpi';
 import { Counter, Gauge, type Logger, type Registry } from '@hub/observability';
 import type { Pool, PoolClient } from '@hub/store';

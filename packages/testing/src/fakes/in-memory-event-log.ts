@@ -1,5 +1,5 @@
 import type { HubEvent } from '@hub/events';
-import type { EventLog } from '@hub/event-log';
+import type { EventLog } from '@hub/core';
 import { DependencyUnavailable } from '@hub/ocpi';
 
 // What the ingress needs of the EventLog port (@hub/event-log): appending and the topics' heads. One

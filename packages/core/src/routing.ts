@@ -1,5 +1,5 @@
 import type { OcpiVersion, PartyRef } from '@hub/ocpi';
-import type { DeliveryKind } from '@hub/modules';
+import type { DeliveryKind } from './delivery-records.ts';
 
 // Routing (interface document, What the service does 5; Events, rule 2): which party receives what, and where. The
 // port the dispatcher's delivery workers and the ingress's tokens and commands routes ask; its
