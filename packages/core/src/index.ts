@@ -21,3 +21,4 @@ export * from './registry-model.ts';
 export * from './registry.ts';
 export * from './health.ts';
 export * from './routing.ts';
+export * from './failures.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Partitioners, type Admin, type Batch, type Consumer, type PartitionMetadata } from 'kafkajs';
-import { DependencyUnavailable } from '@hub/ocpi';
+import { DependencyUnavailable } from '@hub/core';
 import type { WantedEvent } from '@hub/core';
 import { bounded } from './kafka-appender.ts';
 

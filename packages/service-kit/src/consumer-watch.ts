@@ -1,8 +1,4 @@
-import type { postgresFailureKind } from '@hub/store';
-
-/** dependency, record or unknown (@hub/ocpi FailureKind). */
-type FailureKind = ReturnType<typeof postgresFailureKind>;
-import type { BatchOutcome, PositionsMismatch, QuarantinedRecord, QuarantineStore } from '@hub/core';
+import type { BatchOutcome, FailureKind, PositionsMismatch, QuarantinedRecord, QuarantineStore } from '@hub/core';
 import { Counter, Gauge, type HealthProblem, type Logger, type Registry } from '@hub/observability';
 import { RetryLater, failureReason } from './poison-proof.ts';
 
