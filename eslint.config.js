@@ -39,18 +39,38 @@ export default tseslint.config(
     rules: { 'max-lines': ['error', { max: 300 }] },
   },
   // Adapters own their drivers: the Kafka client only in packages/event-log, the Postgres driver only
-  // in packages/store (their tests included). Everything else uses their ports.
-  ...driverBoundaries(),
+  // in packages/store (their tests included). Everything else uses their ports. The ports, records and
+  // domain rules are @hub/core's, which does no I/O and imports no adapter; adapters implement its
+  // ports and import no service (docs/explanation/architecture.md, Packages).
+  ...dependencyDirection(),
 );
 
-function driverBoundaries() {
-  const kafka = { group: ['kafkajs', 'kafkajs/*', '@platformatic/kafka', '@platformatic/kafka/*'], message: 'the Kafka clients belong to packages/event-log: use the EventLog port (@hub/event-log subscribe, append), its TopicAdmin or readTopics.' };
+function dependencyDirection() {
+  const kafka = { group: ['kafkajs', 'kafkajs/*', '@platformatic/kafka', '@platformatic/kafka/*'], message: 'the Kafka clients belong to packages/event-log: use the EventLog port (@hub/core; @hub/event-log subscribe, append), its TopicAdmin or readTopics.' };
   const postgres = { group: ['pg', 'pg/*', 'pg-*', '@databases/pg', '@databases/pg/*'], message: 'the Postgres driver belongs to packages/store: use its stores, or its Pool type.' };
+  const coreDependencies = {
+    group: ['@hub/*', '!@hub/core', '!@hub/ocpi', '!@hub/events', '../../**', '**/services/**', '**/packages/**'],
+    message: '@hub/core depends only on @hub/ocpi and @hub/events: adapters and services depend on it, never the other way round.',
+  };
+  const coreIo = {
+    group: ['@platformatic/*', 'undici', 'undici/*', 'express', 'express/*', 'winston', 'prom-client', 'node:fs', 'node:fs/*', 'fs', 'fs/*', 'node:net', 'net', 'node:http', 'node:https', 'http', 'https', 'node:http2', 'node:dns', 'node:child_process', 'child_process'],
+    message: '@hub/core does no I/O: drivers, servers and the file system belong to the adapters (event-log, store, partners) and services.',
+  };
+  const noServices = {
+    group: ['@hub/service-kit', '@hub/service-kit/*', '@hub/ingress', '@hub/dispatcher', '@hub/prober', '@hub/projector', '**/services/**'],
+    message: 'an adapter implements @hub/core ports and imports no service (nor @hub/service-kit).',
+  };
   const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+  // One entry per folder: a later no-restricted-imports entry replaces an earlier one for the same file.
+  const zones = [
+    { files: ['packages/core/**'], patterns: [kafka, postgres, coreDependencies, coreIo] },
+    { files: ['packages/event-log/**'], patterns: [postgres, noServices] },
+    { files: ['packages/store/**'], patterns: [kafka, noServices] },
+    { files: ['packages/partners/**'], patterns: [kafka, postgres, noServices] },
+  ];
   return [
-    { files: ['**/*.ts', '**/*.js', '**/*.mjs'], ignores: ['packages/event-log/**', 'packages/store/**'], rules: restrict(kafka, postgres) },
-    { files: ['packages/event-log/**'], rules: restrict(postgres) },
-    { files: ['packages/store/**'], rules: restrict(kafka) },
+    { files: ['**/*.ts', '**/*.js', '**/*.mjs'], ignores: zones.flatMap((z) => z.files), rules: restrict(kafka, postgres) },
+    ...zones.map((z) => ({ files: z.files, rules: restrict(...z.patterns) })),
   ];
 }
 

@@ -9,8 +9,8 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { locationEventTypes } from '@hub/events';
 import { credentialsTokenCandidates, hashCredentialsToken, sameParty } from '@hub/ocpi';
-import type { Caller } from '@hub/registry';
-import { applyLocationEvent, type ObjectPath } from '@hub/modules';
+import type { Caller, ObjectPath } from '@hub/core';
+import { applyLocationEvent } from '@hub/modules';
 import { createSchemaValidator } from '@hub/schemas';
 import { cachedCallerLookup, createPool, postgresRegistryStore } from '@hub/store';
 

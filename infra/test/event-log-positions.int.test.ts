@@ -5,7 +5,8 @@
 // positions are bound anew.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { topicIdsPlatformatic, type RecordBatch, type StoredPositions, type TopicBinding } from '@hub/event-log';
+import { topicIdsPlatformatic } from '@hub/event-log';
+import type { RecordBatch, StoredPositions, TopicBinding } from '@hub/core';
 import { newEvent } from '@hub/events';
 import { createTestStack, type TestStack } from '@hub/testing';
 

@@ -3,8 +3,8 @@
 // one after the other (mod_cdrs.asciidoc: a CDR cannot be changed once sent; ids are CiStrings).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DependencyUnavailable } from '@hub/ocpi';
-import { createPool, postgresCdrReceipts, type CdrReceipts } from '@hub/store';
+import { DependencyUnavailable, type CdrReceipts } from '@hub/core';
+import { createPool, postgresCdrReceipts } from '@hub/store';
 import { givenTestStack } from '@hub/testing';
 
 const cdr = (id: string, hash = 'h1', document: Record<string, unknown> = { id, hash }) => ({ countryCode: 'NL', partyId: 'CPO', id, contentHash: hash, document });

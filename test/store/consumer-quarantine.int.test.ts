@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { locationEventTypes } from '@hub/events';
 import { pathSubject } from '@hub/modules';
-import { NotApplicable, postgresDeliveryStore, postgresQuarantineStore, postgresReadModelStore, type DeliveryInput, type ProjectedRecord, type QuarantineEntry } from '@hub/store';
+import { NotApplicable, postgresDeliveryStore, postgresQuarantineStore, postgresReadModelStore } from '@hub/store';
+import type { DeliveryInput, ProjectedRecord, QuarantineEntry } from '@hub/core';
 import { givenTestStack } from '@hub/testing';
 
 const raw = (topic: string, partition: number, offset: number, value: Buffer = Buffer.from('{"x":1}')) => ({

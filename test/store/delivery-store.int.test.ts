@@ -2,7 +2,8 @@
 // late, twice, from another partition, or are replayed (reference design, Delivery rules).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { postgresDeliveryStore, type DeliveryInput, type DeliveryStore } from '@hub/store';
+import { postgresDeliveryStore } from '@hub/store';
+import type { DeliveryInput, DeliveryStore } from '@hub/core';
 import { givenTestStack } from '@hub/testing';
 
 const emsp = { countryCode: 'NL', partyId: 'EMS' };

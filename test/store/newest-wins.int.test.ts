@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { locationEventTypes as L, tariffEventTypes, tokenEventTypes } from '@hub/events';
-import { pathSubject, tokenObjectId, type ObjectPath } from '@hub/modules';
-import { postgresReadModelStore, type ProjectedRecord, type ReadModel, type ReadModelStore } from '@hub/store';
+import { pathSubject, tokenObjectId } from '@hub/modules';
+import type { ObjectPath, ProjectedRecord, ReadModel, ReadModelStore } from '@hub/core';
+import { postgresReadModelStore } from '@hub/store';
 import { createTestStack, type TestStack } from '@hub/testing';
 
 type Json = Record<string, unknown>;

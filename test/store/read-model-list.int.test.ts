@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { locationEventTypes, tariffEventTypes } from '@hub/events';
 import { pathSubject } from '@hub/modules';
-import { postgresReadModelStore, type PageQuery, type ReadModelStore } from '@hub/store';
+import { postgresReadModelStore } from '@hub/store';
+import type { PageQuery, ReadModelStore } from '@hub/core';
 import { givenTestStack } from '@hub/testing';
 
 describe('read-model lists on Postgres', () => {

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { locationEventTypes, tariffEventTypes } from '@hub/events';
 import { pathSubject } from '@hub/modules';
-import { createPool, postgresReadModelStore, projectedRecord, type ProjectedRecord, type ReadModelStore } from '@hub/store';
+import { createPool, postgresReadModelStore } from '@hub/store';
+import { projectedRecord, type ProjectedRecord, type ReadModelStore } from '@hub/core';
 import { createTestStack, type TestStack } from '@hub/testing';
 
 const put = (offset: number, id: string, name: string): ProjectedRecord => ({

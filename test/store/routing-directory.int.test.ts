@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { generateCredentialsToken, hashCredentialsToken } from '@hub/ocpi';
-import { registerParty, setRoutingRule, setSuspended, type OperatorDeps, type RoutingDirectory } from '@hub/registry';
+import { registerParty, setRoutingRule, setSuspended, type OperatorDeps } from '@hub/registry';
+import type { RoutingDirectory } from '@hub/core';
 import { ACTIVE_ROUTES, postgresRegistryStore, postgresRoutingDirectory } from '@hub/store';
 import { createTestStack, type TestStack } from '@hub/testing';
 

@@ -3,10 +3,10 @@
 // newest wins as for PUT, a batch applied in its order, one PATCH rule (mergeSessionPatch).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mergeSessionPatch } from '@hub/modules';
-import { postgresDeliveryStore, type DeliveryStore } from '@hub/store';
+import { mergeSessionPatch, type DeliveryStore } from '@hub/core';
+import { postgresDeliveryStore } from '@hub/store';
 import { givenTestStack } from '@hub/testing';
-import { cpo, emsp, fullSession, sessionPatch, sessionPut } from '../../packages/store/test/session-events.fixture.ts';
+import { cpo, emsp, fullSession, sessionPatch, sessionPut } from '../../packages/core/test/session-events.fixture.ts';
 
 type Json = Record<string, unknown>;
 // A session held with a cost and one charging period, which PATCHes change or add to.

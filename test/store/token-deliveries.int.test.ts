@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { overrideEndpoint, registerParty, setRoutingRule, setSuspended, type OperatorDeps } from '@hub/registry';
-import { EVERY_ROUTED_CPO, RECIPIENT_CC, RECIPIENT_PID, postgresDeliveryStore, postgresRegistryStore, type DeliveryInput, type DeliveryStore } from '@hub/store';
+import { RECIPIENT_CC, RECIPIENT_PID, postgresDeliveryStore, postgresRegistryStore } from '@hub/store';
+import { EVERY_ROUTED_CPO, type DeliveryInput, type DeliveryStore } from '@hub/core';
 import { createTestStack, type TestStack } from '@hub/testing';
 
 const emsp = { countryCode: 'NL', partyId: 'EMP' };

@@ -1,6 +1,5 @@
 export * from './kafka-config.ts';
 export * from './kafka-event-log.ts';
-export * from './subscription.ts';
 export * from './position-check.ts';
 export * from './topics-admin.ts';
 export * from './topic-reader.ts';

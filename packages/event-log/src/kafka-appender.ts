@@ -1,7 +1,7 @@
 import type { Kafka, Producer } from 'kafkajs';
 import { Partitioners } from 'kafkajs';
 import { eventHeaders, type HubEvent } from '@hub/events';
-import { DependencyUnavailable } from '@hub/ocpi';
+import { DependencyUnavailable } from '@hub/core';
 import type { EventLogOptions } from './kafka-config.ts';
 import { translateKafkaError } from './kafka-failure.ts';
 

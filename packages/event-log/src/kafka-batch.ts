@@ -1,6 +1,6 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { LogSink } from './kafka-config.ts';
-import { decodeRecord, type ConsumedRecord, type SubscribeOptions } from './subscription.ts';
+import { decodeRecord, type ConsumedRecord, type SubscribeOptions } from '@hub/core';
 
 // One batch of a subscription (kafka-subscription.ts): where its partition's stored position says to
 // start, the handler's call with the heartbeat kept up, and what its outcome does to the partition.

@@ -8,8 +8,8 @@ import { kafkajsConnection } from './kafka-client-config.ts';
 import { fetchLimits } from './fetch-limits.ts';
 import { kafkaSubscribe, verifyPositions } from './kafka-subscription.ts';
 import { topicIdReader } from './topic-ids.ts';
-import { findEventsInTopic, type WantedEvent } from './kafka-lookup.ts';
-import type { PositionsMismatch, StoredPositions, SubscribeOptions, Subscription } from './subscription.ts';
+import { findEventsInTopic } from './kafka-lookup.ts';
+import type { EventLog } from '@hub/core';
 import type { TopicAdmin } from './topics-admin.ts';
 import type { ReadTopicsOptions, TopicRead } from './topic-reader.ts';
 import { kafkaTopicAdmin } from './kafka-topic-admin.ts';
@@ -18,57 +18,9 @@ import { EPHEMERAL_FETCH_WAIT_MS } from './kafka-subscription.ts';
 
 // The Kafka adapter of the EventLog port (reference design, Layout): the package event-log is the only
 // one that imports the Kafka client (eslint no-restricted-imports). Everything else sees the port:
-// append events durably (kafka-appender.ts), subscribe to them in a consumer group (subscription.ts).
+// append events durably (kafka-appender.ts), subscribe to them in a consumer group (kafka-subscription.ts; the port is @hub/core event-log.ts).
 
 export { AppendTimeoutError, DEFAULT_APPEND_TIMEOUT_MS } from './kafka-appender.ts';
-export type { WantedEvent } from './kafka-lookup.ts';
-
-export interface ConsumedEvent {
-  readonly topic: string;
-  readonly partition: number;
-  readonly offset: string;
-  readonly event: HubEvent;
-}
-
-/**
- * The event log port (reference design, Layout): what services and hubctl see. No type of the Kafka
- * client crosses it; Kafka failures cross it as DependencyUnavailable.
- */
-export interface EventLog {
-  /**
-   * Appends events to a topic with acks=all; resolves once every in-sync replica has them. Appends
-   * made while a send is in flight travel together in the next produce request (group commit).
-   */
-  append(topic: string, events: readonly HubEvent[]): Promise<void>;
-  /** The next offset of every partition of a topic (its high watermark). */
-  latestOffsets(topic: string): Promise<Map<number, bigint>>;
-  /** First and next offset of every partition of a topic (retention moves the first). */
-  offsetRanges(topic: string): Promise<Map<number, { low: bigint; high: bigint }>>;
-  /** Per partition, the first offset whose record is not older than `time`. */
-  offsetsAt(topic: string, time: Date): Promise<Map<number, bigint>>;
-  /**
-   * The ce_ids of the wanted events already in a topic, each searched in its key's partition from its
-   * `since` time to the end (kafka-lookup.ts; docs/decisions/0003-each-cdr-once.md). Bounded like an
-   * append: fails with DependencyUnavailable when Kafka does not serve the partitions in time.
-   */
-  findEvents(topic: string, wanted: readonly WantedEvent[]): Promise<Set<string>>;
-  /** Joins a consumer group over logical topics (subscription.ts); resolves once it consumes or refuses. */
-  subscribe(options: SubscribeOptions): Promise<Subscription>;
-  /**
-   * Checks stored positions against the topics as they are (position-check.ts) and, when they match,
-   * binds them to the topics; `rebind` binds them without checking (after a reset from the topics).
-   */
-  verifyPositions(topics: readonly string[], positions: StoredPositions, options?: { rebind?: boolean }): Promise<PositionsMismatch[]>;
-  /** Whether a broker answers (health). */
-  reachable(): Promise<boolean>;
-  /** A broker configuration value as the cluster reports it; undefined where it is not disclosed (ACLs, managed services). */
-  brokerSetting(name: string): Promise<string | undefined>;
-  /** Physical name of a logical topic (prefix applied). */
-  physical(topic: string): string;
-  /** Physical name of a consumer group (prefix applied). */
-  physicalGroup(groupId: string): string;
-  close(): Promise<void>;
-}
 
 /**
  * The Kafka adapter with what infrastructure code and tests ask beyond the port: administering the

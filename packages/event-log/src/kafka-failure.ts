@@ -1,4 +1,4 @@
-import { DependencyUnavailable, type FailureKind } from '@hub/ocpi';
+import { DependencyUnavailable, type FailureKind } from '@hub/core';
 
 // Kafka failures: every error of the Kafka client is about the cluster (unreachable, leader moving,
 // coordinator loading, request timed out), never about the record a consumer was handling, so each is

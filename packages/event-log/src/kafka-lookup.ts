@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Partitioners, type Admin, type Batch, type Consumer, type PartitionMetadata } from 'kafkajs';
-import { DependencyUnavailable } from '@hub/ocpi';
+import { DependencyUnavailable } from '@hub/core';
+import type { WantedEvent } from '@hub/core';
 import { bounded } from './kafka-appender.ts';
 
 // Whether events are in a topic already (docs/decisions/0003-each-cdr-once.md): before a CDR whose
 // append may have landed is appended again, its own partition (its key decides it, as the appender's
 // partitioner does) is read from the offset of the time it was received to the end.
 
-/** An event looked for: its key, its ce_id and a time it cannot be older than. */
-export interface WantedEvent {
-  readonly key: string;
-  readonly id: string;
-  readonly since: Date;
-}
 
 /**
  * Record timestamps are the producer's clock (CreateTime), the `since` times Postgres's: the search

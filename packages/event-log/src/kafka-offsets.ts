@@ -1,6 +1,6 @@
 import type { Admin, ConfigResourceTypes } from 'kafkajs';
 import { bounded } from './kafka-appender.ts';
-import type { EventLog } from './kafka-event-log.ts';
+import type { EventLog } from '@hub/core';
 
 // What the Kafka event log (kafka-event-log.ts) asks its shared admin connection: a topic's offsets,
 // and the cluster's brokers and settings.

@@ -1,6 +1,6 @@
 import type { Admin, Consumer } from 'kafkajs';
 import { checkPositions, type ObservedTopic } from './position-check.ts';
-import type { PositionsMismatch, StoredPositions, SubscribeOptions, Subscription, TopicBinding } from './subscription.ts';
+import type { PositionsMismatch, StoredPositions, SubscribeOptions, Subscription, TopicBinding } from '@hub/core';
 import type { LogSink } from './kafka-config.ts';
 import { handleBatch, storedPositionFloors, type BatchLoop } from './kafka-batch.ts';
 

@@ -6,7 +6,7 @@ import { Admin, Consumer, Producer, stringDeserializers, stringSerializers, type
 import { eventHeaders, type HubEvent } from '@hub/events';
 import type { EventLogOptions } from './kafka-config.ts';
 import { fetchLimits } from './fetch-limits.ts';
-import { decodeRecord } from './subscription.ts';
+import { decodeRecord } from '@hub/core';
 
 export interface SpikeAppender {
   /** acks=all with the idempotent producer; appends made while a send is in flight go in the next one (group commit, as kafka-appender.ts). */

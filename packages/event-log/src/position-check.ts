@@ -1,4 +1,4 @@
-import type { PositionsMismatch, TopicBinding } from './subscription.ts';
+import type { PositionsMismatch, TopicBinding } from '@hub/core';
 
 // Never silently skip data. Positions stored in Postgres are only meaningful for
 // the topic partitions they were taken from. A consumer that seeks to a position of another cluster,

@@ -1,4 +1,4 @@
-import type { ConsumedRecord } from './subscription.ts';
+import type { ConsumedRecord } from '@hub/core';
 
 // Reading topics back (tests, the cluster tests' checks, benchmarks): a bounded read from the
 // beginning, in a consumer group of its own that is deleted afterwards. Services consume through

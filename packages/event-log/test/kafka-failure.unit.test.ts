@@ -1,7 +1,7 @@
 // Kafka client failures are always the cluster's, never a record's: src/kafka-failure.ts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DependencyUnavailable } from '@hub/ocpi';
+import { DependencyUnavailable } from '@hub/core';
 import { AppendTimeoutError, kafkaFailureKind, translateKafkaError } from '../src/index.ts';
 
 describe('kafkaFailureKind', () => {

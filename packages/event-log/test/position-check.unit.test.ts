@@ -3,7 +3,8 @@
 // one seen before (a recreated topic) or a position beyond the end is a mismatch; a match binds.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkPositions, type TopicBinding } from '../src/index.ts';
+import type { TopicBinding } from '@hub/core';
+import { checkPositions } from '../src/index.ts';
 
 const topic = 'ocpi.locations.v1';
 const observed = (clusterId: string, ranges: Array<[number, bigint, bigint]>) => ({ clusterId, ranges: new Map(ranges.map(([p, low, high]) => [p, { low, high }])) });

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import type { EventLog } from '@hub/event-log';
-import { OperatorInputError, type DriverToken, type OperatorDeps, type RegistryStore } from '@hub/registry';
+import type { DeliveryStore, EventLog, PositionBindingStore, QuarantineStore, ReadModelStore, RegistryStore } from '@hub/core';
+import { OperatorInputError, type DriverToken, type OperatorDeps } from '@hub/registry';
 import type { PartnerRole, PartyRole } from '@hub/ocpi';
-import type { DeliveryStore, ErasureResult, Pool, PositionBindingStore, QuarantineStore, ReadModelStore, TokenResendSource } from '@hub/store';
+import type { ErasureResult, Pool, TokenResendSource } from '@hub/store';
 import type { PartnerCheckDeps } from './partner-commands.ts';
 import { UsageError } from './usage.ts';
 

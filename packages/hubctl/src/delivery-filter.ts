@@ -1,4 +1,4 @@
-import type { DeliveryFilter, DeliveryState } from '@hub/store';
+import type { DeliveryFilter, DeliveryState } from '@hub/core';
 import type { PartyRef } from '@hub/ocpi';
 import { deliveredKinds, isDeliveredKind } from '@hub/modules';
 import { UsageError } from './usage.ts';

@@ -1,4 +1,4 @@
-import type { QuarantinedRecord, QuarantineStore } from '@hub/store';
+import type { QuarantinedRecord, QuarantineStore } from '@hub/core';
 import type { CommandContext } from './command-context.ts';
 import { UsageError } from './usage.ts';
 

@@ -1,7 +1,7 @@
-import type { ConsumedRecord, EventLog, StoredPositions } from '@hub/event-log';
+import { projectedRecord, type ConsumedRecord, type EventLog, type PositionBindingStore, type ProjectedRecord, type ReadModel, type ReadModelStore, type StoredPositions } from '@hub/core';
 import { topicOf } from '@hub/modules';
-import { applyIsolating, hasObjectData, loadSnapshot, rawRecord, type Item } from '@hub/service-kit';
-import { postgresFailureKind, projectedRecord, type PositionBindingStore, type ProjectedRecord, type ReadModel, type ReadModelStore } from '@hub/store';
+import { applyIsolating, hasObjectData, loadSnapshot, type Item } from '@hub/service-kit';
+import { postgresFailureKind } from '@hub/store';
 import { applyPipeline } from './apply-pipeline.ts';
 
 // Rebuild of a read model while the old one keeps serving (Projector): a new generation is loaded
@@ -145,7 +145,7 @@ export async function rebuildReadModel(
             const records = chunk.map(({ record, quarantine }) => {
               const projected = projectedOf.get(record) as ProjectedRecord;
               return quarantine
-                ? { ...projected, quarantine: { consumerGroup: quarantineGroup, record: rawRecord(record), ceType: quarantine.failure === 'record' ? projected.type : undefined, failureKind: quarantine.failure, reason: quarantine.reason } }
+                ? { ...projected, quarantine: { consumerGroup: quarantineGroup, record: record, ceType: quarantine.failure === 'record' ? projected.type : undefined, failureKind: quarantine.failure, reason: quarantine.reason } }
                 : projected;
             });
             await deps.store.applyBatch(model, batch.partition, records, building);

@@ -1,8 +1,8 @@
 import { recipientOf, sessionEventTypes, topics } from '@hub/events';
-import type { ConsumedRecord, EventLog } from '@hub/event-log';
+import type { ConsumedRecord, DeliveryInput, DeliveryKind, DeliveryStore, EventLog, QuarantineStore } from '@hub/core';
 import { moduleOfDelivery, parseSubject } from '@hub/modules';
-import { applyIsolating, rawRecord, RetryLater, type Item } from '@hub/service-kit';
-import { postgresFailureKind, type DeliveryInput, type DeliveryKind, type DeliveryStore, type QuarantineStore } from '@hub/store';
+import { applyIsolating, RetryLater, type Item } from '@hub/service-kit';
+import { postgresFailureKind } from '@hub/store';
 
 // Replay of a topic to one eMSP (Operators): for an eMSP that lost data, every session or
 // CDR addressed to it from an offset or a point in time is made pending again and delivered anew.
@@ -138,7 +138,7 @@ async function enqueuePoisonProof(
           const quarantined = chunk.filter((i) => i.quarantine);
           if (quarantined.length > 0) {
             await deps.quarantine.insert(
-              quarantined.map((i) => ({ consumerGroup: group, record: rawRecord(i.record.message), failureKind: i.quarantine?.failure ?? 'record', reason: i.quarantine?.reason ?? '' })),
+              quarantined.map((i) => ({ consumerGroup: group, record: i.record.message, failureKind: i.quarantine?.failure ?? 'record', reason: i.quarantine?.reason ?? '' })),
             );
           }
           enqueued += await deps.deliveries.enqueueForced(chunk.filter((i) => !i.quarantine).map((i) => i.record));

@@ -1,4 +1,4 @@
-import type { EventLog } from '@hub/event-log';
+import type { EventLog } from '@hub/core';
 import { topics } from '@hub/events';
 import { projectedModules, topicOf } from '@hub/modules';
 import { RECIPIENT_CC, RECIPIENT_PID, type Pool } from '@hub/store';

@@ -1,7 +1,7 @@
 import { locationEventTypes, tariffEventTypes, tokenEventTypes } from '@hub/events';
 import { isoInstant } from '@hub/ocpi';
-import { sameId, type ObjectPath } from './location-events.ts';
-import { mergePatch } from './merge-patch.ts';
+import { sameId } from './location-events.ts';
+import { mergePatch, type ObjectPath } from '@hub/core';
 
 // How an event changes the stored Location or Tariff (OCPI 2.2.1 mod_locations.asciidoc, Receiver
 // interface PUT and PATCH; mod_tariffs.asciidoc, PUT). Pure functions: the projector runs them inside

@@ -1,6 +1,7 @@
 import { cdrEventTypes, eventIdFor, newEvent, topics, type HubEvent } from '@hub/events';
 import { partyKey } from '@hub/ocpi';
-import { objectKey, pathSubject, type ObjectPath } from './location-events.ts';
+import type { ObjectPath } from '@hub/core';
+import { objectKey, pathSubject } from './location-events.ts';
 
 /**
  * The event of an accepted CDR, whoever appends it (the ingress when the CPO posts it, the prober when

@@ -1,7 +1,5 @@
 export * from './location-events.ts';
 export * from './apply.ts';
 export * from './cdr-event.ts';
-export * from './merge-patch.ts';
-export * from './session-patch.ts';
 export * from './modules.ts';
 export * from './token-id.ts';

@@ -1,13 +1,7 @@
 // The subject and key of an OCPI object event: its path, and the Kafka key that keeps every event of
 // one object on one partition.
 
-export interface ObjectPath {
-  readonly countryCode: string;
-  readonly partyId: string;
-  readonly id: string;
-  readonly evseUid?: string;
-  readonly connectorId?: string;
-}
+import type { ObjectPath } from '@hub/core';
 
 /** CiString (types.asciidoc): country code and party id compare case-insensitively; stored upper-case. */
 export function pathSubject(p: ObjectPath): string {

@@ -1,7 +1,7 @@
 import type { TopicId } from '@hub/events';
 import type { HubErrorKind, PartyRef } from '@hub/ocpi';
 import type { ApplyResult } from './apply.ts';
-import type { ObjectPath } from './location-events.ts';
+import type { DeliveryKind, ObjectPath } from '@hub/core';
 
 // The shape of one entry of the module table (modules.ts): what a module declares about its
 // events, its read model and its deliveries.
@@ -27,8 +27,6 @@ export interface ProjectionRule {
   objectId(document: Json): string | undefined;
 }
 
-/** What the hub delivers to a party, and how (dispatcher; interface document, Receiver endpoints). */
-export type DeliveryKind = 'session' | 'cdr' | 'command_result' | 'token' | 'client_info' | 'charging_profile_result' | 'active_charging_profile';
 
 /** What a delivery URL is made from: the row's pair, object and payload. */
 export interface DeliveredObject {

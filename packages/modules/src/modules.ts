@@ -1,9 +1,10 @@
 import { cdrEventTypes, chargingProfileEventTypes, commandEventTypes, locationEventTypes, registryEventTypes, sessionEventTypes, tariffEventTypes, tokenEventTypes, topics } from '@hub/events';
 import { applyLocationEvent, applyTariffEvent, applyTokenEvent, findInLocation } from './apply.ts';
 import { splitTokenObjectId, tokenObjectId } from './token-id.ts';
-import type { DeliveryKind, DeliveryRule, OcpiModule, ProjectionRule } from './module-rules.ts';
+import type { DeliveryKind, ReadModel } from '@hub/core';
+import type { DeliveryRule, OcpiModule, ProjectionRule } from './module-rules.ts';
 
-export type { DeliveredObject, DeliveryKind, DeliveryRule, OcpiModule, ProjectionRule } from './module-rules.ts';
+export type { DeliveredObject, DeliveryRule, OcpiModule, ProjectionRule } from './module-rules.ts';
 
 // The module table: one declaration per OCPI object the hub carries. Whatever differs
 // between modules is a field here; the projector, the read-model store, the dispatcher, the ingress
@@ -192,6 +193,8 @@ export type ModuleId = keyof typeof ocpiModules;
 
 /** The modules with a read model in Postgres (the projector's and `hubctl readmodel rebuild`'s). */
 export type ProjectedModuleId = { [K in ModuleId]: (typeof ocpiModules)[K] extends { projection: ProjectionRule } ? K : never }[ModuleId];
+/** @hub/core names the read models (ReadModel) without this table: both must be the same modules. */
+const _sameReadModels: [ProjectedModuleId, ReadModel] extends [ReadModel, ProjectedModuleId] ? true : never = true;
 
 export const projectedModules: readonly ProjectedModuleId[] = (Object.keys(ocpiModules) as ModuleId[]).filter(
   (id): id is ProjectedModuleId => (ocpiModules[id] as OcpiModule).projection !== undefined,

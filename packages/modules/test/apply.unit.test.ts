@@ -10,7 +10,7 @@ import { locationEventTypes, locationEventTypes as L, tariffEventTypes, tokenEve
 import { applyLocationEvent, applyTariffEvent, applyTokenEvent, findInLocation } from '../src/apply.ts';
 import type { ApplyResult } from '../src/apply.ts';
 import { objectKey, parseSubject, pathSubject } from '../src/location-events.ts';
-import type { ObjectPath } from '../src/location-events.ts';
+import type { ObjectPath } from '@hub/core';
 
 type Json = Record<string, unknown>;
 

@@ -2,5 +2,4 @@ export * from './errors.ts';
 export * from './envelope.ts';
 export * from './credentials-token.ts';
 export * from './types.ts';
-export * from './dependency-unavailable.ts';
 export * from './date-time.ts';

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
 import { authorizationHeader, OCPI_SUCCESS, OCPI_VERSION, type OcpiVersion } from '@hub/ocpi';
-import { PartnerCallError, type PartnerDirectory, type DiscoveredEndpoint, type RequestIds } from '@hub/registry';
+import { PartnerCallError } from '@hub/registry';
+import type { DiscoveredEndpoint, PartnerDirectory, RequestIds } from '@hub/core';
 import { checkOutboundUrl, guardedLookup, type OutboundPolicy } from './outbound-policy.ts';
 
 // Outbound OCPI client on undici: one keep-alive pool per partner origin, a timeout on every call,

@@ -1,9 +1,8 @@
 import { newEvent, registryEventTypes, topics } from '@hub/events';
 import { HubError, OCPI_VERSION, generateCredentialsToken, hashCredentialsToken, partyKey, sameParty, type OcpiVersion, type PartnerRole, type PartyRef, type PartyRole } from '@hub/ocpi';
 import type { Credentials } from '@hub/schemas/generated/ocpi/credentials';
-import type { Caller, PartnerEndpoint } from './model.ts';
+import type { Caller, OutboxEvent, PartnerDirectory, PartnerEndpoint, RegistryStore, RequestIds, TokenCipher } from '@hub/core';
 import { endpointRoleIn211 } from './versions.ts';
-import type { OutboxEvent, PartnerDirectory, RegistryStore, RequestIds, TokenCipher } from './ports.ts';
 import { PartnerCallError } from './partner-call-error.ts';
 
 // Credentials module, OCPI 2.2.1 credentials.asciidoc. The hub is the Receiver of the registration:

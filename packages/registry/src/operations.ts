@@ -1,6 +1,6 @@
 import { newEvent, registryEventTypes, topics, type HubEvent } from '@hub/events';
 import { generateCredentialsToken, hashCredentialsToken, partyKey, type OcpiVersion, type PartyRef, type PartyRole } from '@hub/ocpi';
-import type { OutboxEvent, RegistryStore } from './ports.ts';
+import type { OutboxEvent, RegistryStore } from '@hub/core';
 
 // Operator use cases behind hubctl (the account team's job, outside the partner API: interface
 // document, What the service does 5 and Onboarding sequence (a), (c), (d)). Every change is stored in

@@ -1,7 +1,6 @@
 import { newEvent, registryEventTypes, topics } from '@hub/events';
 import type { OcpiVersion } from '@hub/ocpi';
-import type { HealthPolicy } from './health.ts';
-import type { PartnerDirectory, RegistryStore, TokenCipher } from './ports.ts';
+import type { HealthPolicy, PartnerDirectory, RegistryStore, TokenCipher } from '@hub/core';
 
 // Health probe (interface document, What the service does 9): GET /ocpi/versions on each registered
 // partner with the partner's token; the version the partner chose in its credentials exchange listed

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { TokenCipher } from './ports.ts';
+import type { TokenCipher } from '@hub/core';
 
 // AES-256-GCM: partner tokens must be sent back to partners, so they are encrypted (not hashed) at
 // rest, with the key from configuration (HUB_SECRET_KEY). Layout: version byte, 12-byte IV, 16-byte

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { connectionStatus } from '../src/model.ts';
+import { connectionStatus } from '@hub/core';
 import { aesGcmTokenCipher } from '../src/token-cipher.ts';
 
 const key = randomBytes(32);

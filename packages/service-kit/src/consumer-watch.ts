@@ -1,10 +1,5 @@
-import type { postgresFailureKind } from '@hub/store';
-
-/** dependency, record or unknown (@hub/ocpi FailureKind). */
-type FailureKind = ReturnType<typeof postgresFailureKind>;
-import type { BatchOutcome, PositionsMismatch } from '@hub/event-log';
+import type { BatchOutcome, FailureKind, PositionsMismatch, QuarantinedRecord, QuarantineStore } from '@hub/core';
 import { Counter, Gauge, type HealthProblem, type Logger, type Registry } from '@hub/observability';
-import type { QuarantinedRecord, QuarantineStore } from '@hub/store';
 import { RetryLater, failureReason } from './poison-proof.ts';
 
 // What a consumer group shows an operator about records it could not apply and partitions it cannot

@@ -1,4 +1,4 @@
-import type { ConsumedRecord, EventLog } from '@hub/event-log';
+import type { ConsumedRecord, EventLog } from '@hub/core';
 import { topics, type HubEvent } from '@hub/events';
 import { objectKey, parseSubject, pathSubject, splitTokenObjectId, tokenObjectId } from '@hub/modules';
 import { openPersonalFields, openSealedEntries, sealPersonalFields, sealedKeyId, type DriverToken, type PersonalObjectKind } from '@hub/registry';

@@ -1,11 +1,11 @@
 import type { CommonConfig } from '@hub/config';
-import { createKafkaEventLog, verifyKafkaAccessAtStart, type ConsumedRecord, type EventLog } from '@hub/event-log';
+import { createKafkaEventLog, verifyKafkaAccessAtStart } from '@hub/event-log';
+import type { EventLog } from '@hub/core';
 import { Gauge, createAppendMetrics, createLogger, createMetricsRegistry, startOperatorServer, type HealthProblem, type Logger, type OperatorServer, type Registry } from '@hub/observability';
 import { driverDataKeyring } from '@hub/registry';
-import { createPool, postgresDriverDataKeys, type Pool, type RawRecord } from '@hub/store';
+import { createPool, postgresDriverDataKeys, type Pool } from '@hub/store';
 import { driverDataEventLog } from './driver-data-log.ts';
 
-export { decodeRecord } from '@hub/event-log';
 export * from './poison-proof.ts';
 export * from './consumer-watch.ts';
 export * from './projection-wait.ts';
@@ -19,12 +19,6 @@ export * from './snapshot.ts';
 /** Records behind the partition head at the last batch, per consumer group, topic and partition. */
 export function consumerLagGauge(metrics: Registry): Gauge<'group' | 'topic' | 'partition'> {
   return new Gauge({ name: 'hub_consumer_lag', help: 'Records behind the partition head at the last batch', labelNames: ['group', 'topic', 'partition'], registers: [metrics] });
-}
-
-/** A consumed record as the quarantine keeps it: byte-exact, without the decoded event. */
-export function rawRecord(record: ConsumedRecord): RawRecord {
-  const { topic, partition, offset, key, value, headers } = record;
-  return { topic, partition, offset, key, value, headers };
 }
 
 export interface ServiceShell {

@@ -1,7 +1,4 @@
-import type { postgresFailureKind, QuarantineFailure } from '@hub/store';
-
-/** dependency, record or unknown (@hub/ocpi FailureKind). */
-type FailureKind = ReturnType<typeof postgresFailureKind>;
+import type { FailureKind, QuarantineFailure } from '@hub/core';
 
 // The one way every consumer applies a batch: a failure of a dependency keeps the
 // partition where it is (the caller retries after a backoff); a failure of the record is isolated to

@@ -1,5 +1,4 @@
-import type { EventLog } from '@hub/event-log';
-import type { ReadModel, ReadModelStore } from '@hub/store';
+import type { EventLog, ReadModel, ReadModelStore } from '@hub/core';
 
 // Whether a read model has applied everything appended to its topic so far (read-your-writes): the
 // ingress asks it before answering a PATCH of an object it may not see yet, the dispatcher before

@@ -1,8 +1,7 @@
-import type { EventLog, RecordBatch } from '@hub/event-log';
+import type { EventLog, ObjectChange, ReadModel, ReadModelStore, RecordBatch, RestoredObject } from '@hub/core';
 import { CHANGE_POSITION_HEADER, newEvent, snapshotEventTypes, topics, type HubEvent } from '@hub/events';
 import { objectKey, parseSubject, pathSubject, topicOf } from '@hub/modules';
 import { ERASED_PLACEHOLDER } from '@hub/registry';
-import type { ObjectChange, ReadModel, ReadModelStore, RestoredObject } from '@hub/store';
 
 // The snapshot topics (docs/decisions/0014-snapshot-topics.md): one compacted record per live object
 // of a read model, appended by the projector before each batch commits; a rebuild (hubctl readmodel

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { createLogger, createMetricsRegistry } from '@hub/observability';
-import type { QuarantineStore } from '@hub/store';
+import type { QuarantineStore } from '@hub/core';
 import { consumerWatch } from '../src/consumer-watch.ts';
 import { RetryLater } from '../src/poison-proof.ts';
 

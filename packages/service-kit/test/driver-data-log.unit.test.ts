@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { ConsumedRecord, EventLog, RecordBatch } from '@hub/event-log';
+import type { ConsumedRecord, EventLog, RecordBatch } from '@hub/core';
 import { topics, type HubEvent } from '@hub/events';
 import { driverDataEventLog } from '../src/driver-data-log.ts';
 

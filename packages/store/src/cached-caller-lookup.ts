@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Caller, RegistryStore } from '@hub/registry';
+import type { Caller, RegistryStore } from '@hub/core';
 import { CREDENTIALS_CHANNEL } from './postgres-registry-store.ts';
 
 // Authentication is on every request's path, so callers are cached per ingress replica. Correctness

@@ -1,45 +1,9 @@
+import type { QuarantinedRecord, QuarantineEntry, QuarantineFailure, QuarantineState, QuarantineStore } from '@hub/core';
 import type { Pool } from './pool.ts';
 
 // Records a consumer could not apply (migration 013). Consumers write them in the
 // same transaction or statement as their position (quarantineInsertSql), so a record is either
 // applied, or quarantined, or still ahead of the position: never skipped without a trace.
-
-/** A Kafka record as consumed, byte-exact. */
-export interface RawRecord {
-  readonly topic: string;
-  readonly partition: number;
-  readonly offset: string;
-  readonly key: Buffer | null;
-  readonly value: Buffer | null;
-  readonly headers: Readonly<Record<string, Buffer | string | undefined>>;
-}
-
-export type QuarantineFailure = 'record' | 'undecodable';
-
-export interface QuarantineEntry {
-  readonly consumerGroup: string;
-  readonly record: RawRecord;
-  readonly ceType?: string | undefined;
-  readonly ceId?: string | undefined;
-  readonly failureKind: QuarantineFailure;
-  readonly reason: string;
-}
-
-export type QuarantineState = 'quarantined' | 'redrive' | 'redriven' | 'superseded' | 'discarded';
-
-export interface QuarantinedRecord {
-  readonly id: string;
-  readonly consumerGroup: string;
-  readonly record: RawRecord;
-  readonly ceType: string | null;
-  readonly ceId: string | null;
-  readonly failureKind: QuarantineFailure;
-  readonly reason: string;
-  readonly state: QuarantineState;
-  readonly attempts: number;
-  readonly firstSeenAt: Date;
-  readonly lastSeenAt: Date;
-}
 
 /**
  * Text Postgres can store: no NUL, no unpaired surrogate (the very values that made the record
@@ -122,22 +86,6 @@ const fromRow = (r: Row): QuarantinedRecord => ({
 
 const COLUMNS = 'id, consumer_group, topic, partition, "offset", record_key, record_value, record_headers, ce_type, ce_id, failure_kind, reason, state, attempts, first_seen_at, last_seen_at';
 
-export interface QuarantineStore {
-  /** Direct insert (outside a consumer's transaction): tests and consumers without stored positions. */
-  insert(entries: readonly QuarantineEntry[]): Promise<void>;
-  list(filter?: { consumerGroup?: string; states?: readonly QuarantineState[] }): Promise<QuarantinedRecord[]>;
-  get(id: string): Promise<QuarantinedRecord | undefined>;
-  /** Asks the consumer to apply records again (quarantined ones only); returns their ids. */
-  requestRedrive(target: { id: string } | { consumerGroup?: string }): Promise<string[]>;
-  /** Resolves a quarantined record without applying it. */
-  discard(id: string): Promise<boolean>;
-  /** Records waiting for an operator (quarantined or asked to be re-driven), by group and topic. */
-  openCounts(): Promise<Array<{ consumerGroup: string; topic: string; count: number }>>;
-  /** Re-drives an operator asked for, of one consumer group, oldest first. */
-  pendingRedrives(consumerGroup: string, limit: number): Promise<QuarantinedRecord[]>;
-  /** The outcome of a re-drive: applied (or superseded by newer state), or quarantined again with the new reason. */
-  resolveRedrive(id: string, outcome: { state: 'redriven' | 'superseded' } | { state: 'quarantined'; reason: string }): Promise<void>;
-}
 
 export function postgresQuarantineStore(pool: Pool): QuarantineStore {
   return {

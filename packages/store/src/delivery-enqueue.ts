@@ -1,20 +1,14 @@
 import { inTransaction, type Pool, type PoolClient } from './pool.ts';
-import { quarantineInsertSql, quarantineParam, type QuarantineEntry } from './consumer-quarantine.ts';
-import { DELIVERIES_CHANNEL, isNewer, sourceTime, type DeliveryInput, type DeliveryPosition } from './delivery-records.ts';
-import { foldSessionEvents, sessionKey, type SessionFold, type StoredSession } from './session-fold.ts';
-import { expandTokenRows, foldTokenPatches, loadTokensForUpdate } from './token-fold.ts';
+import { quarantineInsertSql, quarantineParam } from './consumer-quarantine.ts';
+import { foldSessionEvents, foldTokenPatches, isNewer, sessionKey, sourceTime, type DeliveryInput, type DeliveryPosition, type EnqueueReport, type QuarantineEntry, type StoredSession } from '@hub/core';
+import { DELIVERIES_CHANNEL } from './delivery-rows.ts';
+import { expandTokenRows, loadTokensForUpdate } from './token-rows.ts';
 
 // Consumed events into delivery rows (postgres-delivery-queue.ts, enqueue and enqueueForced): the
 // newest-wins upsert with the consumer's position and quarantined records in one statement, and the
 // Session PATCH fold (session-fold.ts) in one transaction when the batch has PATCHes.
 
 type Json = Record<string, unknown>;
-
-/**
- * What enqueue did with Session PATCHes: applied (merged), or not and why (session-fold.ts); and how
- * many token PATCH rows were not applied (no version of the token for that CPO, or older than it holds).
- */
-export type EnqueueReport = Pick<SessionFold, 'applied' | 'unapplied'> & { readonly tokenPatchesUnapplied?: number };
 
 // Long because: most of it is the one upsert statement (rows, positions and the workers' wake-up in
 // one round trip).

@@ -1,4 +1,4 @@
-import { DependencyUnavailable } from '@hub/ocpi';
+import { DependencyUnavailable } from '@hub/core';
 
 // Group commit for the store's hot single-row writes (a CDR cost Postgres two commits
 // of its own). Calls made while a statement runs are gathered and written together by the next one:

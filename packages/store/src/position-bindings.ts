@@ -1,20 +1,9 @@
+import type { PositionBindingStore } from '@hub/core';
 import type { Pool } from './pool.ts';
 
-// Which topic a consumer group's stored positions belong to (migrations 015 and 031). The shape is
-// @hub/event-log's TopicBinding; the check itself is the event log's (position-check.ts).
+// Which topic a consumer group's stored positions belong to (migrations 015 and 031): the Postgres
+// adapter of PositionBindingStore (@hub/core); the check itself is the event log's (position-check.ts).
 
-export interface PositionBinding {
-  readonly clusterId: string;
-  readonly partitions: number;
-  readonly ends: ReadonlyMap<number, bigint>;
-  readonly starts: ReadonlyMap<number, bigint>;
-  readonly topicId?: string | undefined;
-}
-
-export interface PositionBindingStore {
-  load(consumerGroup: string, topic: string): Promise<PositionBinding | undefined>;
-  save(consumerGroup: string, topic: string, binding: PositionBinding): Promise<void>;
-}
 
 const toJson = (m: ReadonlyMap<number, bigint>) => JSON.stringify(Object.fromEntries([...m].map(([p, o]) => [String(p), o.toString()])));
 const fromJson = (j: Record<string, string>) => new Map(Object.entries(j).map(([p, o]) => [Number(p), BigInt(o)]));

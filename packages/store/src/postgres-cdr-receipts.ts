@@ -1,3 +1,4 @@
+import type { CdrReceipt, CdrReceipts } from '@hub/core';
 import { groupCommit } from './group-commit.ts';
 import type { Pool } from './pool.ts';
 
@@ -6,30 +7,6 @@ import type { Pool } from './pool.ts';
 // their owner by GET (mod_cdrs.asciidoc).
 
 type Json = Record<string, unknown>;
-
-export type CdrReceipt = 'new' | 'retry-append' | 'duplicate' | 'conflict';
-
-export interface CdrReceipts {
-  /** Records a received CDR before its append (see migration 004). */
-  receiveCdr(cdr: { countryCode: string; partyId: string; id: string; contentHash: string; document: Json }): Promise<CdrReceipt>;
-  markCdrAppended(cdr: { countryCode: string; partyId: string; id: string }): Promise<void>;
-  /**
-   * Takes the next append of a pending CDR (a CPO's retry) if its latest append began more than
-   * `settleSeconds` ago, so it has settled (docs/decisions/0003-each-cdr-once.md); undefined when it
-   * has not (or the CDR is appended already). Returns when the CDR was received: its event is not
-   * older, so its partition is searched from then on.
-   */
-  claimCdrAppend(cdr: { countryCode: string; partyId: string; id: string }, settleSeconds: number): Promise<{ receivedAt: Date } | undefined>;
-  /**
-   * Takes the appends of received CDRs (validated, the CPO told to retry) whose latest append began
-   * more than `olderThanSeconds` ago and never completed, oldest first: the append failed or timed
-   * out and the CPO has not posted them again meanwhile. Each is taken by one caller (claimCdrAppend).
-   */
-  unappendedCdrs(olderThanSeconds: number, limit: number): Promise<Array<{ countryCode: string; partyId: string; id: string; contentHash: string; document: Json; receivedAt: Date }>>;
-  /** How many received CDRs are not on Kafka yet. */
-  unappendedCdrCount(): Promise<number>;
-  findCdr(cdr: { countryCode: string; partyId: string; id: string }): Promise<Json | undefined>;
-}
 
 /** The received CDR with $1 country code, $2 party id and $3 id (a CiString: any case, migration 012). */
 const SAME_CDR = 'country_code = $1 and party_id = $2 and upper(id) = upper($3)';

@@ -1,60 +1,13 @@
 import { inTransaction, type Pool } from './pool.ts';
-import type { QuarantineEntry } from './consumer-quarantine.ts';
-import { DELIVERIES_CHANNEL, RECIPIENT_CC, RECIPIENT_PID, toDelivery, where, type Delivery, type DeliveryFilter, type DeliveryInput, type DeliveryPosition, type DeliveryState, type Row } from './delivery-records.ts';
-import { enqueueFolded, enqueueJoined, isPlainEnqueue, type EnqueueCall, type EnqueueReport } from './delivery-enqueue.ts';
+import type { DeliveryQueue, DeliveryState, EnqueueReport } from '@hub/core';
+import { DELIVERIES_CHANNEL, RECIPIENT_CC, RECIPIENT_PID, toDelivery, where, type Row } from './delivery-rows.ts';
+import { enqueueFolded, enqueueJoined, isPlainEnqueue, type EnqueueCall } from './delivery-enqueue.ts';
 import { groupCommit } from './group-commit.ts';
 
 // The delivery queue (reference design, Delivery rules): durable deliveries of sessions,
 // CDRs and command results to eMSPs, claimed per eMSP by the dispatcher's delivery workers, listed and
 // re-driven by operators. Where each goes is the RoutingDirectory's (postgres-routing-directory.ts).
 
-type Json = Record<string, unknown>;
-
-export interface DeliveryQueue {
-  /**
-   * Turns consumed events into delivery rows. Newest wins: a session row is replaced only by a later
-   * version (its last_updated, then a higher offset of the same key), which makes a redelivered or
-   * replayed event a no-op and never lets an older session state overwrite a newer one, even one that
-   * reached Kafka late. A CDR row is never replaced: a CDR appended twice is delivered once.
-   */
-  /**
-   * `quarantine`: records of the same batch that cannot become rows (migration 013), written in the
-   * same statement as the rows and the position, so a record is never both past the position and lost.
-   */
-  enqueue(rows: readonly DeliveryInput[], position?: DeliveryPosition, quarantine?: readonly QuarantineEntry[]): Promise<EnqueueReport>;
-  /**
-   * Whether the hub holds the session: a delivery row made from a PUT of it (any eMSP); the id is a
-   * CiString (types.asciidoc). The ingress asks this before accepting a Session PATCH.
-   */
-  sessionExists(cpo: { countryCode: string; partyId: string }, sessionId: string): Promise<boolean>;
-  /** The stored positions of a consumer group in a topic (next offset per partition). */
-  deliveryPositions(consumerGroup: string, topic: string): Promise<Map<number, bigint>>;
-  /**
-   * Sets a group's positions in a topic back to the start of every partition (hubctl positions
-   * reset), or to `startAt` (a partition's next offset): the dispatcher then reads from there.
-   */
-  resetDeliveryPositions(consumerGroup: string, topic: string, partitions: readonly number[], startAt?: ReadonlyMap<number, bigint>): Promise<void>;
-  /** Operator replay: the rows are made pending again even when delivered before. */
-  enqueueForced(rows: readonly DeliveryInput[]): Promise<number>;
-  /**
-   * Claims due rows for delivery, at most `perEmspCap` minus what is already in flight per recipient
-   * ("CC/PID" -> count: the eMSP, or the CPO of a token), so one party's backlog never takes the slots
-   * of the others.
-   */
-  claimDue(limit: number, inFlight: ReadonlyMap<string, number>, perEmspCap: number, claimMs: number): Promise<Delivery[]>;
-  delivered(id: string, offset: string): Promise<void>;
-  failed(id: string, offset: string, error: string, retryInMs: number | undefined): Promise<void>;
-  unroutable(id: string, reason: string): Promise<void>;
-  /**
-   * Gives a row to another eMSP with its payload as attributed (a 2.1.1 session or CDR whose driver
-   * the hub could name only later); 'taken' when that eMSP already holds a row of the same object.
-   */
-  reassign(id: string, emsp: { countryCode: string; partyId: string }, payload: Json): Promise<'reassigned' | 'taken'>;
-  list(filter: DeliveryFilter): Promise<Delivery[]>;
-  /** Makes matching dead or unroutable rows pending again; returns how many. */
-  redrive(filter: DeliveryFilter): Promise<number>;
-  backlog(): Promise<Array<{ emsp: string; state: DeliveryState; count: number }>>;
-}
 
 export function postgresDeliveryQueue(pool: Pool): DeliveryQueue {
   return {

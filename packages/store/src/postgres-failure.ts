@@ -1,4 +1,4 @@
-import { DependencyUnavailable, type FailureKind } from '@hub/ocpi';
+import { DependencyUnavailable, type FailureKind } from '@hub/core';
 
 // Postgres failures by SQLSTATE (PostgreSQL 15 documentation, Appendix A, Error Codes) and by the
 // node socket errors the pg driver passes through.

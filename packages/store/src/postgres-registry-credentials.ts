@@ -1,5 +1,6 @@
 import { isOcpiVersion, OCPI_VERSION } from '@hub/ocpi';
-import { healthAfterProbe, IMMEDIATE_HEALTH, refuseJoin, type Caller, type HealthStatus, type RegistryStore } from '@hub/registry';
+import { refuseJoin } from '@hub/registry';
+import { healthAfterProbe, IMMEDIATE_HEALTH, type Caller, type HealthStatus, type RegistryStore } from '@hub/core';
 import { inTransaction, type Pool } from './pool.ts';
 import { knownVersions, notifyCredentials, queueOutbox, toParty, type PartyRow } from './registry-rows.ts';
 

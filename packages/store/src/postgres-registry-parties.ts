@@ -1,5 +1,5 @@
 import type { PartnerRole, PartyRef, PartyRole } from '@hub/ocpi';
-import { connectionStatus, type ClientInfo, type RegistryStore } from '@hub/registry';
+import { connectionStatus, type ClientInfo, type RegistryStore } from '@hub/core';
 import { inTransaction, type Pool } from './pool.ts';
 import { LISTING_SQL, notifyCredentials, queueOutbox, toListing, type ListingRow } from './registry-rows.ts';
 

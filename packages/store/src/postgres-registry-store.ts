@@ -1,4 +1,4 @@
-import type { RegistryStore } from '@hub/registry';
+import type { RegistryStore } from '@hub/core';
 import type { Pool } from './pool.ts';
 import { postgresRegistryCredentials } from './postgres-registry-credentials.ts';
 import { postgresRegistryParties } from './postgres-registry-parties.ts';

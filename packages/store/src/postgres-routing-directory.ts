@@ -1,9 +1,10 @@
 import { deliveryRuleOf } from '@hub/modules';
-import { isOcpiVersion, OCPI_VERSION, type PartyRef } from '@hub/ocpi';
-import type { RoutingDirectory, RoutingTarget } from '@hub/registry';
+import type { PartyRef } from '@hub/ocpi';
+import { routeDecision, type RoutingDirectory, type RoutingTarget } from '@hub/core';
 import type { Pool } from './pool.ts';
 
-// The RoutingDirectory port (@hub/registry, routing.ts) on Postgres, and the one condition of who may
+// The RoutingDirectory port (@hub/core, routing.ts) on Postgres: the facts of a route read in one
+// statement, the decision made from them by routeDecision (@hub/core); and the one condition of who may
 // see whom (interface document, What the service does 5): the eMSP list pulls (postgres-read-model-store.ts), the
 // deliveries and the tokens and commands forwards all decide by ACTIVE_ROUTES.
 
@@ -38,7 +39,7 @@ export function postgresRoutingDirectory(pool: Pool): RoutingDirectory {
   };
 }
 
-/** Where a record for the receiver goes, or why it cannot go anywhere (interface document, Events, rule 2). */
+/** The facts of the receiver's route (one statement), and where a record for it goes (routeDecision). */
 async function routingTarget(
   pool: Pool,
   receiverRole: 'EMSP' | 'CPO',
@@ -75,16 +76,8 @@ async function routingTarget(
     [emsp.countryCode, emsp.partyId, cpo.countryCode, cpo.partyId, module, receiver.countryCode, receiver.partyId, receiverRole, interfaceRole],
   );
   const r = rows[0];
-  const who = `${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'} ${receiver.countryCode}/${receiver.partyId}`;
-  // Interface document, Events, rule 2: a known party, an active routing rule and a receiver URL.
-  if (!r?.party) return { ok: false, reason: `unknown ${who}` };
-  if (r.suspended) return { ok: false, reason: `${who} suspended` };
-  // A suspended sender has no active route either (ACTIVE_ROUTES); say so, so the operator knows
-  // the record waits for the reinstatement (then hubctl deliveries redrive), not for a rule.
-  if (!r.rule && r.side_suspended) return { ok: false, reason: `routing ${emsp.countryCode}/${emsp.partyId} <- ${cpo.countryCode}/${cpo.partyId} paused: a party of it is suspended` };
-  if (!r.rule) return { ok: false, reason: `no active routing rule ${emsp.countryCode}/${emsp.partyId} <- ${cpo.countryCode}/${cpo.partyId}` };
-  const url = fixedUrl ?? r.override_url ?? r.endpoint_url;
-  if (!url) return { ok: false, reason: `no ${module} ${interfaceRole.toLowerCase()} URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}`, noEndpoint: true };
-  if (!r.registered || !r.sealed) return { ok: false, reason: `${who} has no credentials registered` };
-  return { ok: true, url, partnerTokenSealed: r.sealed, version: isOcpiVersion(r.version) ? r.version : OCPI_VERSION };
+  return routeDecision(
+    r && { party: r.party, suspended: r.suspended, rule: r.rule, sideSuspended: r.side_suspended, registered: r.registered, sealed: r.sealed, overrideUrl: r.override_url, endpointUrl: r.endpoint_url, version: r.version },
+    { receiverRole, module, emsp, cpo, fixedUrl, interfaceRole },
+  );
 }

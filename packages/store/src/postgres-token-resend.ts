@@ -1,6 +1,6 @@
 import { tokenObjectId } from '@hub/modules';
 import type { PartyRef, PartyRole } from '@hub/ocpi';
-import type { DeliveryInput } from './delivery-records.ts';
+import type { DeliveryInput } from '@hub/core';
 import type { Pool } from './pool.ts';
 import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
 

@@ -1,6 +1,6 @@
 import { inTransaction, type Pool, type PoolClient } from './pool.ts';
-import { LIST_ORDER, narrowedOut, narrowingKey, visibleMatching, visibleTotal, type ListKey, type ListNarrowing } from './read-model-visibility.ts';
-import type { ReadModel } from './read-model-records.ts';
+import { LIST_ORDER, narrowedOut, narrowingKey, visibleMatching, visibleTotal, type ListKey } from './read-model-visibility.ts';
+import type { ListNarrowing, ReadModel } from '@hub/core';
 
 // Rank anchors: a page at an arbitrary offset of a routed list without date filters starts
 // from the nearest anchor instead of skipping `offset` index entries (Postgres has no index that finds

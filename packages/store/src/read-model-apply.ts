@@ -1,7 +1,7 @@
-import { isProjectedModule, parseSubject, projectionOf, type ObjectPath } from '@hub/modules';
-import { quarantineInsertSql, quarantineParam, type QuarantineEntry } from './consumer-quarantine.ts';
+import { isProjectedModule, parseSubject, projectionOf } from '@hub/modules';
+import { creationTime, type ApplyOutcome, type Json, type ObjectChange, type ObjectPath, type ObjectsChanged, type PartitionBatch, type ProjectedRecord, type QuarantineEntry, type ReadModel } from '@hub/core';
+import { quarantineInsertSql, quarantineParam } from './consumer-quarantine.ts';
 import type { Pool, PoolClient } from './pool.ts';
-import { creationTime, type BatchOutcome, type Json, type ObjectChange, type ObjectsChanged, type PartitionBatch, type ProjectedRecord, type ReadModel } from './read-model-records.ts';
 
 // The projector's hot path (postgres-read-model-store.ts applyBatch/applyBatches): plan (positions and
 // the stored objects the batches build on), apply (the events, in memory), write (rows, rejects,
@@ -24,7 +24,7 @@ interface Applied {
   /** Not applicable, or superseded (newest wins): kept in projection_rejects for the operator. */
   readonly rejects: Array<{ partition: number; offset: string; subject: string; type: string; reason: string }>;
   readonly quarantines: QuarantineEntry[];
-  readonly outcomes: Map<number, BatchOutcome>;
+  readonly outcomes: Map<number, ApplyOutcome>;
   /** Every key changed or deleted: its object path (as its last event named it) and partition. */
   readonly objects: Map<string, { path: ObjectPath; partition: number }>;
 }
@@ -107,7 +107,7 @@ function apply(model: ReadModel, work: readonly Work[], parsed: ReadonlyArray<Re
   const deleted = new Set<string>();
   const rejects: Applied['rejects'] = [];
   const quarantines: QuarantineEntry[] = [];
-  const outcomes = new Map<number, BatchOutcome>();
+  const outcomes = new Map<number, ApplyOutcome>();
   const objects = new Map<string, { path: ObjectPath; partition: number }>();
   work.forEach((w, wi) => {
     let rejected = 0;
@@ -237,7 +237,7 @@ async function write(client: PoolClient, model: ReadModel, gen: number, work: re
  * first and last are simple-protocol statement lists, which take no parameters: they carry only the
  * model name and integers, checked before they are inlined.
  */
-export async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray<PartitionBatch>, generation: number | undefined, onChanged?: ObjectsChanged): Promise<BatchOutcome[]> {
+export async function applyBatches(pool: Pool, model: ReadModel, batches: ReadonlyArray<PartitionBatch>, generation: number | undefined, onChanged?: ObjectsChanged): Promise<ApplyOutcome[]> {
   const partitions = batches.map((b) => b.partition);
   if (!isProjectedModule(model) || !partitions.every(Number.isInteger) || new Set(partitions).size !== partitions.length || (generation !== undefined && !Number.isInteger(generation))) {
     throw new Error(`bad batch coordinates ${model}/${partitions.join(',')}/${generation}`);

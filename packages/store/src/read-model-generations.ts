@@ -1,6 +1,6 @@
 import { projectionOf } from '@hub/modules';
 import { inTransaction, type Pool } from './pool.ts';
-import type { ReadModelStore } from './postgres-read-model-store.ts';
+import type { ReadModelStore } from '@hub/core';
 
 // A read model's generations (postgres-read-model-store.ts): a rebuild fills a new one next to the
 // active one, the switch-over makes it active once it caught up, and maintenance drops the old rows.

@@ -1,8 +1,7 @@
 import type { Pool } from './pool.ts';
-import type { DocumentPage, PageQuery } from './postgres-read-model-store.ts';
+import type { DocumentPage, PageQuery, ReadModel } from '@hub/core';
 import { projectionOf } from '@hub/modules';
 import { rankAnchors, type AnchorOptions, type PageStart } from './read-model-anchors.ts';
-import type { ReadModel } from './read-model-records.ts';
 import { LIST_ORDER, narrowingKey, visibleMatching, visibleTotal, type ListKey } from './read-model-visibility.ts';
 
 // A routed list page of locations, tariffs or tokens (OCPI 2.2.1 transport_and_format.asciidoc,

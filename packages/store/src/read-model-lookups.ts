@@ -1,8 +1,7 @@
 import { projectionOf } from '@hub/modules';
 import type { Pool } from './pool.ts';
-import type { ReadModelStore } from './postgres-read-model-store.ts';
+import type { Json, ReadModelStore } from '@hub/core';
 import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
-import type { Json } from './read-model-records.ts';
 import { sides } from './read-model-visibility.ts';
 
 // The read-model store's lookups of single objects (postgres-read-model-store.ts), in the active

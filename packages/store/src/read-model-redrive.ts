@@ -1,7 +1,6 @@
 import { parseSubject, projectionOf } from '@hub/modules';
 import { inTransaction, type Pool } from './pool.ts';
-import type { ProjectedRecord, ReadModel } from './postgres-read-model-store.ts';
-import { utcTime } from './utc-time.ts';
+import { utcTime, type ProjectedRecord, type ReadModel } from '@hub/core';
 
 // Re-drive of a quarantined projector record (hubctl quarantine redrive, migration 013): the record
 // is applied after events of its object that came later, so it must not make the object older.

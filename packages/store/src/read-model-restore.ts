@@ -1,19 +1,12 @@
-import { isProjectedModule, projectionOf, type ObjectPath } from '@hub/modules';
+import { isProjectedModule, projectionOf } from '@hub/modules';
+import type { Json, LiveObjectsChunk, ObjectPath, ReadModel, RestoredObject } from '@hub/core';
 import { inTransaction, type Pool, type PoolClient } from './pool.ts';
-import type { Json, ReadModel } from './read-model-records.ts';
 
 // Loads a generation from the snapshot topic (docs/decisions/0014-snapshot-topics.md): each record
 // is the whole object as the live read model held it, so it is stored as it is, without the events
 // that built it; the positions are the change topic's offsets the states reflect, where the tail
 // replay of the change topic starts.
 
-/** One snapshot record: the object's whole document and creation time, or null when it is gone. */
-export interface RestoredObject {
-  readonly path: ObjectPath;
-  readonly document: Json | null;
-  /** ISO 8601; the row's created_at (lists are ordered by it). */
-  readonly createdAt: string;
-}
 
 const keyOf = (p: ObjectPath) => `${p.countryCode}\u0000${p.partyId}\u0000${p.id.toUpperCase()}`;
 
@@ -61,12 +54,6 @@ export async function restoreObjects(pool: Pool, model: ReadModel, generation: n
   });
 }
 
-/** Objects of the active generation with the change positions they reflect (hubctl readmodel snapshot). */
-export interface LiveObjectsChunk {
-  readonly objects: ReadonlyArray<{ readonly path: ObjectPath; readonly document: Json; readonly createdAt: string }>;
-  /** Every change partition's next offset, read after the chunk's rows were locked. */
-  readonly positions: ReadonlyMap<number, bigint>;
-}
 
 type LiveRow = { country_code: string; party_id: string; id: string; document: Json; created_at: Date };
 

@@ -1,6 +1,6 @@
 import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
 import { ocpiModules, projectionOf } from '@hub/modules';
-import type { ReadModel } from './read-model-records.ts';
+import type { ListNarrowing, ReadModel } from '@hub/core';
 
 // What a caller's routed list holds (interface document, What the service does 5: an eMSP sees the objects of the CPOs
 // routed to it), as SQL shared by the list pages (read-model-list.ts) and their rank anchors
@@ -20,15 +20,6 @@ export const LIST_ORDER = 'created_at, country_code, party_id, id';
 /** A row's key in the list order: where a page starts or ended. */
 export type ListKey = readonly [createdAt: string, countryCode: string, partyId: string, id: string];
 
-/**
- * A narrower list than the routed one: `pricesExcludeTaxes`, only the tariffs whose prices exclude taxes
- * (column tariffs.prices_exclude_taxes, migration 032): what a 2.2.1 or 2.1.1 reader may be given, since
- * a 2.3.0 tariff with tax-inclusive prices and no vat has no excl. VAT price in those versions
- * (docs/decisions/0012-ocpi-2.3.0-through-the-2.2.1-canonical-form.md).
- */
-export interface ListNarrowing {
-  readonly pricesExcludeTaxes?: boolean;
-}
 
 /** Whether the narrowing applies to the model (only tariffs have prices). */
 const priced = (model: ReadModel, narrow: ListNarrowing | undefined): boolean => model === 'tariffs' && narrow?.pricesExcludeTaxes === true;

@@ -1,5 +1,5 @@
 import { isOcpiVersion, OCPI_VERSION, type OcpiVersion, type PartnerRole } from '@hub/ocpi';
-import { connectionStatus, type OutboxEvent, type Party, type PartyListing } from '@hub/registry';
+import { connectionStatus, type OutboxEvent, type Party, type PartyListing } from '@hub/core';
 import type { PoolClient } from './pool.ts';
 
 // What the registry store's halves share (postgres-registry-credentials.ts, postgres-registry-parties.ts):

@@ -2,7 +2,7 @@
 // the calls in it. Postgres itself is in cdr-receipts-batch.int.test.ts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DependencyUnavailable } from '@hub/ocpi';
+import { DependencyUnavailable } from '@hub/core';
 import { groupCommit } from '../src/group-commit.ts';
 
 function recorder(failBatch?: (inputs: readonly number[]) => Error | undefined) {

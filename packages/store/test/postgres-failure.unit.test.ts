@@ -2,7 +2,7 @@
 // (quarantine it): src/postgres-failure.ts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DependencyUnavailable } from '@hub/ocpi';
+import { DependencyUnavailable } from '@hub/core';
 import { postgresFailureKind, translatePostgresError } from '../src/postgres-failure.ts';
 
 const pgError = (code: string) => Object.assign(new Error(`error ${code}`), { code });

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { cdrEventTypes, newEvent, topics } from '@hub/events';
-import type { ConsumedRecord, Subscription } from '@hub/event-log';
+import type { ConsumedRecord, Subscription } from '@hub/core';
 import { createTestStack, type TestStack } from '../src/stack.ts';
 
 const topic = topics.cdrs;

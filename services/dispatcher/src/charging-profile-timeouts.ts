@@ -1,6 +1,7 @@
 import { chargingProfileEventTypes, newEvent, topics } from '@hub/events';
 import type { ServiceShell } from '@hub/service-kit';
-import type { ChargingProfileStore, DeliveryQueue } from '@hub/store';
+import type { ChargingProfileStore } from '@hub/store';
+import type { DeliveryQueue } from '@hub/core';
 
 /**
  * What the hub sends the eMSP when the CPO gave no result within the timeout it named (plus grace):

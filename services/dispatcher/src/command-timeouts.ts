@@ -1,6 +1,6 @@
 import { commandEventTypes, newEvent, topics } from '@hub/events';
 import type { ServiceShell } from '@hub/service-kit';
-import type { CommandStore, DeliveryQueue } from '@hub/store';
+import type { CommandStore, DeliveryQueue } from '@hub/core';
 
 /** Every second: commands past their timeout get TIMEOUT appended and queued for the eMSP. */
 export function startCommandTimeouts(shell: ServiceShell, deps: { commands: CommandStore; deliveries: Pick<DeliveryQueue, 'enqueue'> }): { stop(): void } {

@@ -1,5 +1,5 @@
 import type { PartyRef } from '@hub/ocpi';
-import type { Delivery } from '@hub/store';
+import type { Delivery } from '@hub/core';
 import { cdrTokenFromAuthId, HUB_VERSION_FIELDS, type Token } from '@hub/versions';
 
 // A 2.1.1 CPO names the driver of a session or CDR only by auth_id. One the hub could not attribute

@@ -1,10 +1,10 @@
-import { decodeRecord, type ConsumedRecord } from '@hub/event-log';
+import { decodeRecord, EVERY_ROUTED_CPO, type ConsumedRecord, type DeliveryInput, type DeliveryKind, type DeliveryStore, type EnqueueReport, type RawRecord } from '@hub/core';
 import { recipientOf, type HubEvent } from '@hub/events';
 import type { Gauge } from '@hub/observability';
 import type { PartyRef } from '@hub/ocpi';
-import { consumedDeliveryModules, moduleOfDelivery, ocpiModules, parseSubject, topicOf, type DeliveryKind } from '@hub/modules';
-import { consumerWatch, hasObjectData, rawRecord, type ServiceShell } from '@hub/service-kit';
-import { EVERY_ROUTED_CPO, postgresFailureKind, postgresQuarantineStore, type DeliveryInput, type DeliveryStore, type EnqueueReport, type RawRecord } from '@hub/store';
+import { consumedDeliveryModules, moduleOfDelivery, ocpiModules, parseSubject, topicOf } from '@hub/modules';
+import { consumerWatch, hasObjectData, type ServiceShell } from '@hub/service-kit';
+import { postgresFailureKind, postgresQuarantineStore } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
 import { subscribeRows } from './row-subscription.ts';
 import { isPatch } from './session-patch.ts';
@@ -92,7 +92,7 @@ export async function startDeliveryConsumer(
     // A fetch spanning twelve partitions does not wait for twelve Postgres round trips one after the other.
     concurrency: 6,
     decode: (record: ConsumedRecord) => {
-      const consumed = decodeRow(rawRecord(record), record.event);
+      const consumed = decodeRow(record, record.event);
       return consumed.row ? { record: consumed } : { record: consumed, quarantine: { failure: 'undecodable', reason: 'not an event of the hub with an OCPI object path (CloudEvents binary mode with a JSON object as data)' } };
     },
     apply: async (chunk, position) =>

@@ -1,4 +1,4 @@
-import type { DeliveryKind } from '@hub/modules';
+import type { DeliveryKind } from '@hub/core';
 import type { OcpiVersion, PartyRef } from '@hub/ocpi';
 import { adapterFor, isNotRepresentable, versionFields, withoutVersionFields, type Location } from '@hub/versions';
 

@@ -1,19 +1,8 @@
-import { decodeRecord, type ConsumedRecord } from '@hub/event-log';
+import { decodeRecord, type ConsumedRecord, type DeliveryInput, type DeliveryPosition, type DeliveryStore, type QuarantineEntry, type RawRecord, type ReadModelStore } from '@hub/core';
 import { topics, type HubEvent } from '@hub/events';
 import { Counter, type Gauge } from '@hub/observability';
-import { consumerWatch, rawRecord, type Item, type ServiceShell } from '@hub/service-kit';
-import {
-  postgresFailureKind,
-  postgresQuarantineStore,
-  type ClientInfoRecipients,
-  type DeliveryInput,
-  type DeliveryPosition,
-  type DeliveryStore,
-  type QuarantineEntry,
-  type RawRecord,
-  type ReadModelStore,
-  type TokenResendSource,
-} from '@hub/store';
+import { consumerWatch, type Item, type ServiceShell } from '@hub/service-kit';
+import { postgresFailureKind, postgresQuarantineStore, type ClientInfoRecipients, type TokenResendSource } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
 import { subscribeRows } from './row-subscription.ts';
 import { clientInfoRowMaker, tokenRowMaker } from './registry-rows.ts';
@@ -86,7 +75,7 @@ export async function startRegistryConsumer(
     watch,
     lag,
     decode: (record: ConsumedRecord) => {
-      const consumed = decode(rawRecord(record), record.event);
+      const consumed = decode(record, record.event);
       return consumed.plan ? { record: consumed } : { record: consumed, quarantine: { failure: 'undecodable', reason: 'not a registry event of the hub with the payload its type promises (CloudEvents binary mode, JSON object data)' } };
     },
     apply,

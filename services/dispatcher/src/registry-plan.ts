@@ -1,6 +1,6 @@
 import { registryEventTypes, type HubEvent } from '@hub/events';
 import type { ConnectionStatus, PartyRef, PartyRole } from '@hub/ocpi';
-import { connectionStatus } from '@hub/registry';
+import { connectionStatus } from '@hub/core';
 import type { ClientInfoSubject } from '@hub/store';
 
 // What one registry event (hub.registry.v1) asks of the dispatcher: the ClientInfo of the

@@ -1,7 +1,7 @@
-import type { ConsumedRecord } from '@hub/event-log';
+import type { ConsumedRecord, DeliveryPosition, DeliveryStore, RawRecord } from '@hub/core';
 import type { Gauge } from '@hub/observability';
 import { applyIsolating, type ConsumerWatch, type Item, type ServiceShell } from '@hub/service-kit';
-import { postgresFailureKind, postgresPositionBindings, type DeliveryPosition, type DeliveryStore, type RawRecord } from '@hub/store';
+import { postgresFailureKind, postgresPositionBindings } from '@hub/store';
 
 // What the dispatcher's two consumers (delivery-consumer.ts: sessions, CDRs, tokens; registry-consumer.ts:
 // ClientInfo and token re-sends) share: records become delivery rows and the partition's position is

@@ -1,10 +1,10 @@
 import { sessionEventTypes, tokenEventTypes } from '@hub/events';
 import { Counter, type Logger, type Registry } from '@hub/observability';
-import type { EnqueueReport } from '@hub/store';
+import type { EnqueueReport } from '@hub/core';
 
 // Session PATCH events in the dispatcher (mod_sessions.asciidoc, PATCH Method; README, Delivery
 // rules). The consumer marks them (`patch: true`) and the delivery store merges each into the newest
-// full session it holds and delivers that (packages/store/src/session-fold.ts). A PATCH it does not
+// full session it holds and delivers that (packages/core/src/session-fold.ts). A PATCH it does not
 // apply is never dropped silently: it is counted and logged here.
 // - superseded: its last_updated is older than the session it would merge into (newest wins, as for
 //   PUT): the eMSP already has, or is getting, a newer state. Logged at info.

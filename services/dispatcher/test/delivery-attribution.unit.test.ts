@@ -3,7 +3,7 @@
 // by functions.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Delivery } from '@hub/store';
+import type { Delivery } from '@hub/core';
 import { attribute, isUnattributed, type AttributionDeps } from '../src/delivery-attribution.ts';
 
 const hub = { countryCode: 'NL', partyId: 'HUB' };

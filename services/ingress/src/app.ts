@@ -1,7 +1,8 @@
 import express, { type Express } from 'express';
 import { HubError, type OcpiVersion } from '@hub/ocpi';
 import { requestContext, type HttpMetrics, type Logger } from '@hub/observability';
-import type { CredentialsDeps, RegistryStore, RoutingDirectory } from '@hub/registry';
+import type { CredentialsDeps } from '@hub/registry';
+import type { RegistryStore, RoutingDirectory } from '@hub/core';
 import type { SchemaValidator } from '@hub/schemas';
 import type { CallerLookup } from '@hub/store';
 import { locationsRouter, tariffsRouter, type ObjectRoutesDeps } from './routes/locations.ts';

@@ -1,5 +1,4 @@
-import type { EventLog } from '@hub/event-log';
-import type { DeliveryStore, ReadModelStore } from '@hub/store';
+import type { DeliveryStore, EventLog, ReadModelStore } from '@hub/core';
 import { createHttpMetrics, Counter, type Logger, type Registry } from '@hub/observability';
 import { topicOf } from '@hub/modules';
 import { projectionWait } from '@hub/service-kit';

@@ -1,6 +1,5 @@
 import type { BreakerConfig } from '@hub/config';
-import type { EventLog } from '@hub/event-log';
-import { DependencyUnavailable, type Dependency } from '@hub/ocpi';
+import { DependencyUnavailable, type Dependency, type EventLog } from '@hub/core';
 import { Counter, Gauge, type Logger, type Registry } from '@hub/observability';
 import type { Pool, PoolClient } from '@hub/store';
 import { createCircuitBreaker, type BreakerState, type CircuitBreaker } from './circuit-breaker.ts';

@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { DependencyUnavailable, HubError, failure, ocpiTimestamp, statusCodeIn, success, acknowledged, type OcpiEnvelope } from '@hub/ocpi';
+import { HubError, failure, ocpiTimestamp, statusCodeIn, success, acknowledged, type OcpiEnvelope } from '@hub/ocpi';
+import { DependencyUnavailable } from '@hub/core';
 import { postgresFailureKind } from '@hub/store';
 import { DependencyRefused } from './dependency-guards.ts';
 

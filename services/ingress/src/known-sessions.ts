@@ -1,8 +1,7 @@
 import { topics } from '@hub/events';
-import type { EventLog } from '@hub/event-log';
+import type { DeliveryStore, EventLog, ObjectPath } from '@hub/core';
 import { HubError } from '@hub/ocpi';
-import { pathSubject, type ObjectPath } from '@hub/modules';
-import type { DeliveryStore } from '@hub/store';
+import { pathSubject } from '@hub/modules';
 
 // Whether the hub holds a session, before a PATCH of it is accepted (mod_sessions.asciidoc, PATCH
 // Method: it updates "the Session object with Session.id equal to {session_id}"). The hub holds a

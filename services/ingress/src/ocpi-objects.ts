@@ -3,9 +3,9 @@ import { newEvent } from '@hub/events';
 import type { ProjectionWait } from '@hub/service-kit';
 export type { ProjectionWait };
 import { HubError, partyKey, sameParty } from '@hub/ocpi';
-import { objectKey, ocpiModules, pathSubject, type ObjectPath } from '@hub/modules';
+import { objectKey, ocpiModules, pathSubject } from '@hub/modules';
+import type { ObjectPath, ReadModel, ReadModelStore } from '@hub/core';
 import { describeViolations, type SchemaValidator } from '@hub/schemas';
-import type { ReadModel, ReadModelStore } from '@hub/store';
 import type { EventAppender } from './ports.ts';
 import type { OcpiBodies } from '@hub/schemas/generated/ocpi-bodies';
 

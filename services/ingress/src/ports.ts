@@ -1,5 +1,4 @@
-import type { EventLog } from '@hub/event-log';
-import type { DeliveryStore, ReadModelStore } from '@hub/store';
+import type { DeliveryStore, EventLog, ReadModelStore } from '@hub/core';
 
 // What the ingress uses of each port, and no more: the routes take these, so an adapter (Postgres,
 // Kafka, or the in-memory ones of @hub/testing the route tests run on) needs only what is asked.

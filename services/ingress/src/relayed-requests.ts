@@ -1,7 +1,7 @@
 import type { OcpiPartnerClient } from '@hub/partners';
-import type { RoutingDirectory, TokenCipher } from '@hub/registry';
+import type { DeliveryQueue, RoutingDirectory, TokenCipher } from '@hub/core';
 import type { SchemaValidator } from '@hub/schemas';
-import type { DeliveryQueue, RateLimiter } from '@hub/store';
+import type { RateLimiter } from '@hub/store';
 import type { EventAppender } from './ports.ts';
 import type { ResponseUrlRules } from './response-url.ts';
 

@@ -7,7 +7,8 @@ import { describe, it } from 'node:test';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { AppendTimeoutError, translateKafkaError } from '@hub/event-log';
 import { translatePostgresError } from '@hub/store';
-import { DependencyUnavailable, HubError } from '@hub/ocpi';
+import { HubError } from '@hub/ocpi';
+import { DependencyUnavailable } from '@hub/core';
 import { errorMiddleware, RETRY_AFTER_SECONDS } from '../src/http.ts';
 import { notServed, refuseOtherMethods } from '../src/method-not-allowed.ts';
 

@@ -1,7 +1,6 @@
-import type { EventLog } from '@hub/event-log';
+import type { CdrReceipts, EventLog } from '@hub/core';
 import type { Counter, Logger } from '@hub/observability';
 import { appendCdrEventsOnce, cdrPostedEvent } from '@hub/modules';
-import type { CdrReceipts } from '@hub/store';
 
 /**
  * The safety net for CDRs the hub received but never put on Kafka: the ingress validated and stored

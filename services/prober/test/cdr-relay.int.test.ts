@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import { topics } from '@hub/events';
 import { Counter, createLogger, Registry } from '@hub/observability';
 import { cdrPostedEvent } from '@hub/modules';
-import { postgresDeliveryStore, type DeliveryStore } from '@hub/store';
+import { postgresDeliveryStore } from '@hub/store';
+import type { DeliveryStore } from '@hub/core';
 import { givenTestStack } from '@hub/testing';
 import { appendUnappendedCdrs } from '../src/cdr-relay.ts';
 

@@ -1,20 +1,9 @@
 import type { ConsumerConfig } from '@hub/config';
 import { Counter, Histogram } from '@hub/observability';
 import { projectedModules, topicOf } from '@hub/modules';
-import { appendSnapshot, applyIsolating, decodeRecord, consumerLagGauge, hasObjectData, consumerWatch, loadSnapshot, rawRecord, startServiceShell, type Item, type ServiceShell } from '@hub/service-kit';
-import {
-  LEASE_KEYS,
-  postgresFailureKind,
-  postgresPositionBindings,
-  postgresQuarantineStore,
-  postgresReadModelStore,
-  projectedRecord,
-  type BatchOutcome,
-  type PartitionBatch,
-  type ProjectedRecord,
-  type RawRecord,
-  type ReadModel,
-} from '@hub/store';
+import { appendSnapshot, applyIsolating, consumerLagGauge, hasObjectData, consumerWatch, loadSnapshot, startServiceShell, type Item, type ServiceShell } from '@hub/service-kit';
+import { LEASE_KEYS, postgresFailureKind, postgresPositionBindings, postgresQuarantineStore, postgresReadModelStore } from '@hub/store';
+import { decodeRecord, projectedRecord, type ApplyOutcome, type PartitionBatch, type ProjectedRecord, type RawRecord, type ReadModel } from '@hub/core';
 import { groupApply } from './group-apply.ts';
 
 // Projector: applies the events of every projected module (locations, tariffs, tokens: the module
@@ -71,7 +60,7 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
   );
   // One group commit per read model: the partitions of a fetch are applied in one transaction.
   const groupFor = (model: ReadModel) =>
-    groupApply<PartitionBatch, BatchOutcome>(
+    groupApply<PartitionBatch, ApplyOutcome>(
       (b) => b.partition,
       async (batches) => {
         const end = batchSeconds.startTimer({ model });
@@ -82,7 +71,7 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
         }
       },
     );
-  const count = (model: ReadModel, outcome: BatchOutcome): void => {
+  const count = (model: ReadModel, outcome: ApplyOutcome): void => {
     events.inc({ model, outcome: 'applied' }, outcome.applied);
     events.inc({ model, outcome: 'skipped' }, outcome.skipped);
     events.inc({ model, outcome: 'rejected' }, outcome.rejected);
@@ -116,7 +105,7 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
       if (!model) return;
       const items: Array<Item<Consumed>> = batch.records.map((record) => {
         const readable = hasObjectData(record.event) ? record.event : undefined;
-        const consumed = { projected: projectedRecord(record.offset, readable), raw: rawRecord(record), ceId: record.event?.id };
+        const consumed = { projected: projectedRecord(record.offset, readable), raw: record, ceId: record.event?.id };
         return readable ? { record: consumed } : { record: consumed, quarantine: { failure: 'undecodable', reason: 'not an event of the hub (CloudEvents binary mode with a JSON object as data)' } };
       });
       return watch.guard({ topic: batch.topic, partition: batch.partition, firstOffset: batch.firstOffset }, async () => {

@@ -1,4 +1,4 @@
-import type { RegistryStore } from '@hub/registry';
+import type { RegistryStore } from '@hub/core';
 import type { CallerLookup } from '@hub/store';
 
 // The CallerLookup port (@hub/store, cached-caller-lookup.ts) without a cache: every request asks the

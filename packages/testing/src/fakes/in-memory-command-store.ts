@@ -1,4 +1,4 @@
-import type { CommandRecord, CommandStore } from '@hub/store';
+import type { CommandRecord, CommandStore } from '@hub/core';
 import type { InMemoryDeliveryStore } from './in-memory-delivery-store.ts';
 import type { InMemoryRegistryView } from './in-memory-registry-store.ts';
 

@@ -1,4 +1,4 @@
-import type { CdrReceipt, DeliveryInput, DeliveryPosition, DeliveryStore } from '@hub/store';
+import type { CdrReceipt, DeliveryInput, DeliveryPosition, DeliveryStore } from '@hub/core';
 
 // What the ingress's sessions, CDRs and commands routes need of the DeliveryStore port (@hub/store):
 // the CDR receipts (postgres-cdr-receipts.ts) and, of the delivery queue, enqueueing, whether a session

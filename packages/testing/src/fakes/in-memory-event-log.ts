@@ -1,6 +1,5 @@
 import type { HubEvent } from '@hub/events';
-import type { EventLog } from '@hub/event-log';
-import { DependencyUnavailable } from '@hub/ocpi';
+import { DependencyUnavailable, type EventLog } from '@hub/core';
 
 // What the ingress needs of the EventLog port (@hub/event-log): appending and the topics' heads. One
 // partition per topic; `unavailable()` makes appends fail as a Kafka outage does (DependencyUnavailable,

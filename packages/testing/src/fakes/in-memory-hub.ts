@@ -1,7 +1,7 @@
 import { generateCredentialsToken, hashCredentialsToken, type PartyRole } from '@hub/ocpi';
 import { projectedModules, topicOf } from '@hub/modules';
-import { aesGcmTokenCipher, type PartnerEndpoint, type RegistryStore } from '@hub/registry';
-import { projectedRecord } from '@hub/store';
+import { aesGcmTokenCipher } from '@hub/registry';
+import { projectedRecord, type PartnerEndpoint, type RegistryStore } from '@hub/core';
 import { inMemoryCallerLookup } from './in-memory-caller-lookup.ts';
 import { inMemoryChargingProfileStore } from './in-memory-charging-profile-store.ts';
 import { inMemoryCommandStore } from './in-memory-command-store.ts';

@@ -1,5 +1,5 @@
-import { ocpiModules, parseSubject, projectedModules, projectionOf, type ObjectPath } from '@hub/modules';
-import { creationTime, type BatchOutcome, type ProjectedRecord, type ReadModel, type ReadModelStore } from '@hub/store';
+import { ocpiModules, parseSubject, projectedModules, projectionOf } from '@hub/modules';
+import { creationTime, type ApplyOutcome, type ObjectPath, type ProjectedRecord, type ReadModel, type ReadModelStore } from '@hub/core';
 import type { InMemoryRegistryView } from './in-memory-registry-store.ts';
 
 // The read side of the ReadModelStore port (@hub/store, postgres-read-model-store.ts) in memory:
@@ -69,7 +69,7 @@ export function inMemoryReadModelStore(registry: InMemoryRegistryView): ReadMode
         outcome[apply(model, record)]++;
         positions[model].set(partition, BigInt(record.offset) + 1n);
       }
-      return outcome satisfies BatchOutcome;
+      return outcome satisfies ApplyOutcome;
     },
     async positions(model) {
       return new Map(positions[model]);

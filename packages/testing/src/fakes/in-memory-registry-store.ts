@@ -1,5 +1,6 @@
 import { OCPI_VERSION, type PartyRef } from '@hub/ocpi';
-import { connectionStatus, DEFAULT_VERSIONS, healthAfterProbe, IMMEDIATE_HEALTH, refuseJoin, type Caller, type ClientInfo, type OutboxEvent, type RegistryStore } from '@hub/registry';
+import { DEFAULT_VERSIONS, refuseJoin } from '@hub/registry';
+import { connectionStatus, healthAfterProbe, IMMEDIATE_HEALTH, type Caller, type ClientInfo, type OutboxEvent, type RegistryStore } from '@hub/core';
 import { pairKey, registryTables, registryView, roleKey, same, type InMemoryRegistryView, type RegistryTables } from './in-memory-registry-tables.ts';
 
 export type { ActiveRoute, InMemoryRegistryView } from './in-memory-registry-tables.ts';

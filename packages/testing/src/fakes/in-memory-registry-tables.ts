@@ -1,5 +1,6 @@
 import type { OcpiVersion, PartyRef, PartyRole } from '@hub/ocpi';
-import { connectionStatus, DEFAULT_VERSIONS, type OutboxEvent, type Party, type PartnerEndpoint, type PartyListing } from '@hub/registry';
+import { DEFAULT_VERSIONS } from '@hub/registry';
+import { connectionStatus, type OutboxEvent, type PartnerEndpoint, type Party, type PartyListing } from '@hub/core';
 
 // The in-memory registry's tables (in-memory-registry-store.ts), the lookups its methods share, and
 // the view the other in-memory adapters read them through.

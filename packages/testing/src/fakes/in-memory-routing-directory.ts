@@ -1,6 +1,6 @@
 import { deliveryRuleOf } from '@hub/modules';
 import { OCPI_VERSION, type PartyRef } from '@hub/ocpi';
-import type { RoutingDirectory, RoutingTarget } from '@hub/registry';
+import type { RoutingDirectory, RoutingTarget } from '@hub/core';
 import type { InMemoryRegistryView } from './in-memory-registry-store.ts';
 
 // The RoutingDirectory port (@hub/registry, routing.ts) over the in-memory registry, with the checks

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { locationEventTypes, tariffEventTypes, tokenEventTypes } from '@hub/events';
 import type { PartyRole } from '@hub/ocpi';
 import { pathSubject, tokenObjectId } from '@hub/modules';
-import type { ProjectedRecord } from '@hub/store';
+import type { ProjectedRecord } from '@hub/core';
 import { registerPlatform } from '../../src/fakes/index.ts';
 import { freshParty, type Ports } from './world.ts';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { newEvent, topics } from '@hub/events';
-import type { DeliveryInput } from '@hub/store';
+import type { DeliveryInput } from '@hub/core';
 import { freshParty, type Ports } from './world.ts';
 
 // The EventLog (append side), RateLimiter and DeliveryStore (what the ingress uses) ports.

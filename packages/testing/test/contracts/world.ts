@@ -1,5 +1,5 @@
-import type { RegistryStore, RoutingDirectory } from '@hub/registry';
-import type { CallerLookup, ChargingProfileStore, CommandStore, RateLimiter } from '@hub/store';
+import type { CommandStore, RegistryStore, RoutingDirectory } from '@hub/core';
+import type { CallerLookup, ChargingProfileStore, RateLimiter } from '@hub/store';
 import type { EventAppendLog, IngressDeliveryStore, ReadModelQueries } from '../../src/fakes/index.ts';
 
 // The ports a contract suite checks, as one adapter family provides them: the in-memory adapters of

@@ -7,7 +7,7 @@ import type { VersionEdge } from '../version-edge.ts';
 import { PartnerCallError } from '@hub/registry';
 import { partnerHeaders } from '@hub/partners';
 import { describeViolations, type SchemaValidator } from '@hub/schemas';
-import type { CommandStore } from '@hub/store';
+import type { CommandStore } from '@hub/core';
 import type { ReadModelReads } from '../ports.ts';
 import { handle, namedSender, send } from '../http.ts';
 import { refuseOtherMethods } from '../method-not-allowed.ts';

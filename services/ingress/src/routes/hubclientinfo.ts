@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { RegistryStore } from '@hub/registry';
+import type { RegistryStore } from '@hub/core';
 import { handle, ok } from '../http.ts';
 import { refuseOtherMethods } from '../method-not-allowed.ts';
 import { parsePage, setPageHeaders } from '../pagination.ts';

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { locationEventTypes, tariffEventTypes, topics } from '@hub/events';
 import { HubError } from '@hub/ocpi';
-import { mergePatch, type ObjectPath } from '@hub/modules';
+import { mergePatch, type ObjectPath } from '@hub/core';
 import { handle, ok, okEmpty } from '../http.ts';
 import { notServed, refuseOtherMethods } from '../method-not-allowed.ts';
 import type { Location } from '@hub/schemas/generated/ocpi/location';

@@ -1,8 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import { tokenEventTypes, topics } from '@hub/events';
 import { HubError, partyKey, sameParty, type PartyRef } from '@hub/ocpi';
-import { DEFAULT_TOKEN_TYPE, tokenObjectId, type ObjectPath } from '@hub/modules';
-import type { RoutingDirectory } from '@hub/registry';
+import { DEFAULT_TOKEN_TYPE, tokenObjectId } from '@hub/modules';
+import type { ObjectPath, RoutingDirectory } from '@hub/core';
 import type { Token, TokenType } from '@hub/schemas/generated/ocpi/token';
 import type { VersionEdge } from '../version-edge.ts';
 import { handle, namedReceiver, okEmpty } from '../http.ts';

@@ -1,5 +1,6 @@
 import { locationEventTypes } from '@hub/events';
-import { pathSubject, type ObjectPath } from '@hub/modules';
+import { pathSubject } from '@hub/modules';
+import type { ObjectPath } from '@hub/core';
 import type { Arrange, InMemoryHub } from '@hub/testing';
 import type { Location } from '@hub/schemas/generated/ocpi/location';
 import type { Tariff } from '@hub/schemas/generated/ocpi/tariff';

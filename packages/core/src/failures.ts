@@ -1,8 +1,9 @@
 // A dependency of the hub (Kafka or Postgres) is unreachable, restarting or too slow: nothing is wrong
 // with the request or record being handled, so the caller retries later (an HTTP client gets 503 with
 // Retry-After; a consumer waits and keeps its partition where it is). Adapters translate their
-// driver's errors into this one type (see failureKind in @hub/store and @hub/event-log), so nothing
-// above them matches on driver error names or messages.
+// driver's errors into this one type and classify them as a FailureKind (postgresFailureKind in
+// @hub/store, kafkaFailureKind in @hub/event-log), so nothing above them matches on driver error
+// names or messages.
 
 export type Dependency = 'kafka' | 'postgres';
 

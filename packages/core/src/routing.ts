@@ -1,5 +1,5 @@
-import type { OcpiVersion, PartyRef } from '@hub/ocpi';
-import type { DeliveryKind } from '@hub/modules';
+import { isOcpiVersion, OCPI_VERSION, type OcpiVersion, type PartyRef } from '@hub/ocpi';
+import type { DeliveryKind } from './delivery-records.ts';
 
 // Routing (interface document, What the service does 5; Events, rule 2): which party receives what, and where. The
 // port the dispatcher's delivery workers and the ingress's tokens and commands routes ask; its
@@ -54,6 +54,56 @@ export interface RoutingDirectory {
    * other party of the pair may be suspended (that is what the ClientInfo announces).
    */
   deliveryTarget(kind: DeliveredKind, emsp: PartyRef, cpo: PartyRef, targetUrl?: string, recipientRole?: 'EMSP' | 'CPO'): Promise<RoutingTarget>;
+}
+
+/** What the registry holds about a receiver and its route: what a routing decision is made from. */
+export interface RouteFacts {
+  /** The receiving party is registered in its role. */
+  readonly party: boolean;
+  readonly suspended: boolean;
+  /** An active routing rule (or an enabled one, for a route by rule) between the pair. */
+  readonly rule: boolean;
+  /** A party of the pair is suspended. */
+  readonly sideSuspended: boolean;
+  /** The receiver's platform has registered credentials. */
+  readonly registered: boolean;
+  readonly sealed: Buffer | null;
+  /** The operator's override of the receiver's endpoint, and the endpoint its version details list. */
+  readonly overrideUrl: string | null;
+  readonly endpointUrl: string | null;
+  readonly version: string | null;
+}
+
+/** The call a routing decision is for: who receives, through which module and interface. */
+export interface RouteRequest {
+  readonly receiverRole: 'EMSP' | 'CPO';
+  readonly module: string;
+  readonly emsp: PartyRef;
+  readonly cpo: PartyRef;
+  /** A URL given with the request (a command's response_url) instead of a registered endpoint. */
+  readonly fixedUrl: string | undefined;
+  readonly interfaceRole: 'SENDER' | 'RECEIVER';
+}
+
+/**
+ * Where a record for the receiver goes, or why it cannot go anywhere (interface document, Events,
+ * rule 2: a known party, an active routing rule and a receiver URL); `facts` undefined: no such party.
+ */
+export function routeDecision(facts: RouteFacts | undefined, request: RouteRequest): RoutingTarget {
+  const { receiverRole, module, emsp, cpo, fixedUrl, interfaceRole } = request;
+  const receiver = receiverRole === 'EMSP' ? emsp : cpo;
+  const who = `${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'} ${receiver.countryCode}/${receiver.partyId}`;
+  // Interface document, Events, rule 2: a known party, an active routing rule and a receiver URL.
+  if (!facts?.party) return { ok: false, reason: `unknown ${who}` };
+  if (facts.suspended) return { ok: false, reason: `${who} suspended` };
+  // A suspended sender has no active route either (ACTIVE_ROUTES); say so, so the operator knows
+  // the record waits for the reinstatement (then hubctl deliveries redrive), not for a rule.
+  if (!facts.rule && facts.sideSuspended) return { ok: false, reason: `routing ${emsp.countryCode}/${emsp.partyId} <- ${cpo.countryCode}/${cpo.partyId} paused: a party of it is suspended` };
+  if (!facts.rule) return { ok: false, reason: `no active routing rule ${emsp.countryCode}/${emsp.partyId} <- ${cpo.countryCode}/${cpo.partyId}` };
+  const url = fixedUrl ?? facts.overrideUrl ?? facts.endpointUrl;
+  if (!url) return { ok: false, reason: `no ${module} ${interfaceRole.toLowerCase()} URL for the ${receiverRole === 'EMSP' ? 'eMSP' : 'CPO'}`, noEndpoint: true };
+  if (!facts.registered || !facts.sealed) return { ok: false, reason: `${who} has no credentials registered` };
+  return { ok: true, url, partnerTokenSealed: facts.sealed, version: isOcpiVersion(facts.version) ? facts.version : OCPI_VERSION };
 }
 
 /**

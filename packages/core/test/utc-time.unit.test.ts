@@ -3,7 +3,7 @@
 // OCPI DateTime, zone-less meaning UTC).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { creationTime } from '../src/postgres-read-model-store.ts';
+import { creationTime } from '../src/read-model-records.ts';
 import { utcTime } from '../src/utc-time.ts';
 
 describe('creationTime', () => {

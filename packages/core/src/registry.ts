@@ -1,6 +1,6 @@
 import type { HubEvent } from '@hub/events';
 import type { InterfaceRole, OcpiVersion, PartnerRole, PartyRef, PartyRole } from '@hub/ocpi';
-import type { Caller, ClientInfo, PartnerEndpoint, PartyListing } from './model.ts';
+import type { Caller, ClientInfo, PartnerEndpoint, PartyListing } from './registry-model.ts';
 import type { HealthPolicy } from './health.ts';
 
 /** An audit event bound for a topic, written in the same transaction as the change it records. */

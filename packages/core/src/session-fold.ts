@@ -1,4 +1,4 @@
-import { mergeSessionPatch } from '@hub/modules';
+import { mergeSessionPatch } from './session-patch.ts';
 import type { DeliveryInput } from './delivery-records.ts';
 import { utcTime } from './utc-time.ts';
 

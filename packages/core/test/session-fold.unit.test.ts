@@ -2,9 +2,9 @@
 // Method): merged into the newest full session, in batch order, newest wins as for PUT.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mergeSessionPatch } from '@hub/modules';
+import { mergeSessionPatch } from '../src/session-patch.ts';
 import { foldSessionEvents, type StoredSession } from '../src/session-fold.ts';
-import type { DeliveryInput } from '../src/postgres-delivery-store.ts';
+import type { DeliveryInput } from '../src/delivery-records.ts';
 import { cpo, emsp, fullSession, sessionPatch, sessionPut } from './session-events.fixture.ts';
 
 type Json = Record<string, unknown>;

@@ -1,6 +1,6 @@
 // Sessions and their PUT and PATCH events as the dispatcher hands them to the delivery store, shared
 // by the session fold's unit test and the store's session PATCH integration test.
-import type { DeliveryInput } from '../src/postgres-delivery-store.ts';
+import type { DeliveryInput } from '../src/delivery-records.ts';
 
 type Json = Record<string, unknown>;
 export const emsp = { countryCode: 'NL', partyId: 'EMS' };

@@ -7,9 +7,9 @@
 // the schema layer's decision, made before the event is appended.
 //
 // The one exception is the hub-private member that keeps what another OCPI version sent: it holds
-// several fields' data and merges a level deeper (@hub/versions, mergeVersionFields;
+// several fields' data and merges a level deeper (version-fields.ts, mergeVersionFields;
 // docs/decisions/0008-one-canonical-form-translated-at-the-edge.md).
-import { HUB_VERSION_FIELDS, mergeVersionFields, type VersionFieldsByVersion } from '@hub/versions';
+import { HUB_VERSION_FIELDS, mergeVersionFields, type VersionFieldsByVersion } from './version-fields.ts';
 
 type Json = Record<string, unknown>;
 

@@ -1,12 +1,13 @@
 import { eventFromRecord, type HubEvent } from '@hub/events';
 
-// The consuming half of the EventLog port. A consumer declares what it reads and
-// where it stands; the adapter (kafka-subscription.ts) owns the driver: group membership, seeking to
+// The EventLog port (reference design, Layout): appending events durably and consuming them in a
+// consumer group. A consumer declares what it reads and where it stands; the adapter
+// (packages/event-log, kafka-subscription.ts) owns the driver: group membership, seeking to
 // the positions the caller stores, heartbeats, commits, pausing a partition for a backoff, lag. The
 // callers (projector, dispatcher, hubctl rebuild and replay) see only these types.
 
-/** One consumed record, byte-exact (what the quarantine keeps), with the hub event it carries. */
-export interface ConsumedRecord {
+/** A Kafka record as consumed, byte-exact: what the quarantine keeps (migration 013). */
+export interface RawRecord {
   /** The topic as the cluster names it (prefix applied). */
   readonly topic: string;
   readonly partition: number;
@@ -14,6 +15,10 @@ export interface ConsumedRecord {
   readonly key: Buffer | null;
   readonly value: Buffer | null;
   readonly headers: Readonly<Record<string, Buffer | string | undefined>>;
+}
+
+/** One consumed record, byte-exact, with the hub event it carries. */
+export interface ConsumedRecord extends RawRecord {
   /** The hub event (CloudEvents binary mode); undefined for a record that is not one. */
   readonly event: HubEvent | undefined;
 }
@@ -39,7 +44,10 @@ export interface PositionsMismatch {
   readonly reason: string;
 }
 
-/** Identity of the topic partition positions were taken from (migration 015). */
+/**
+ * Identity of the topic partition positions were taken from (migrations 015 and 031): what the event
+ * log checks stored positions against (position-check.ts) and the store keeps (PositionBindingStore).
+ */
 export interface TopicBinding {
   readonly clusterId: string;
   readonly partitions: number;
@@ -107,4 +115,58 @@ export function decodeRecord(record: { readonly key: Buffer | string | null; rea
     headers[k] = Buffer.isBuffer(first) || typeof first === 'string' ? first.toString() : undefined;
   }
   return eventFromRecord(record.key?.toString() ?? '', headers, record.value?.toString() ?? '');
+}
+
+export interface ConsumedEvent {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly event: HubEvent;
+}
+
+/** An event looked for: its key, its ce_id and a time it cannot be older than. */
+export interface WantedEvent {
+  readonly key: string;
+  readonly id: string;
+  readonly since: Date;
+}
+
+/**
+ * The event log port (reference design, Layout): what services and hubctl see. No type of the Kafka
+ * client crosses it; Kafka failures cross it as DependencyUnavailable.
+ */
+export interface EventLog {
+  /**
+   * Appends events to a topic with acks=all; resolves once every in-sync replica has them. Appends
+   * made while a send is in flight travel together in the next produce request (group commit).
+   */
+  append(topic: string, events: readonly HubEvent[]): Promise<void>;
+  /** The next offset of every partition of a topic (its high watermark). */
+  latestOffsets(topic: string): Promise<Map<number, bigint>>;
+  /** First and next offset of every partition of a topic (retention moves the first). */
+  offsetRanges(topic: string): Promise<Map<number, { low: bigint; high: bigint }>>;
+  /** Per partition, the first offset whose record is not older than `time`. */
+  offsetsAt(topic: string, time: Date): Promise<Map<number, bigint>>;
+  /**
+   * The ce_ids of the wanted events already in a topic, each searched in its key's partition from its
+   * `since` time to the end (kafka-lookup.ts; docs/decisions/0003-each-cdr-once.md). Bounded like an
+   * append: fails with DependencyUnavailable when Kafka does not serve the partitions in time.
+   */
+  findEvents(topic: string, wanted: readonly WantedEvent[]): Promise<Set<string>>;
+  /** Joins a consumer group over logical topics (SubscribeOptions; the adapter: packages/event-log, kafka-subscription.ts); resolves once it consumes or refuses. */
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /**
+   * Checks stored positions against the topics as they are (position-check.ts) and, when they match,
+   * binds them to the topics; `rebind` binds them without checking (after a reset from the topics).
+   */
+  verifyPositions(topics: readonly string[], positions: StoredPositions, options?: { rebind?: boolean }): Promise<PositionsMismatch[]>;
+  /** Whether a broker answers (health). */
+  reachable(): Promise<boolean>;
+  /** A broker configuration value as the cluster reports it; undefined where it is not disclosed (ACLs, managed services). */
+  brokerSetting(name: string): Promise<string | undefined>;
+  /** Physical name of a logical topic (prefix applied). */
+  physical(topic: string): string;
+  /** Physical name of a consumer group (prefix applied). */
+  physicalGroup(groupId: string): string;
+  close(): Promise<void>;
 }

@@ -1,12 +1,15 @@
 import type { HubEvent } from '@hub/events';
-import type { ObjectPath, ProjectedModuleId } from '@hub/modules';
-import type { QuarantineEntry } from './consumer-quarantine.ts';
+import type { ObjectPath } from './object-path.ts';
+import type { QuarantineEntry } from './quarantine.ts';
 import { utcTime } from './utc-time.ts';
 
-// What the projector hands the read-model store (postgres-read-model-store.ts, read-model-apply.ts).
+// What the projector hands the read-model store (the ReadModelStore port, read-model-store.ts).
 
-/** A read model: a module of the module table with a projection (@hub/modules, modules.ts). */
-export type ReadModel = ProjectedModuleId;
+/**
+ * A read model: a module of the module table with a projection (@hub/modules, modules.ts, whose
+ * ProjectedModuleId is checked to be this union).
+ */
+export type ReadModel = 'locations' | 'tariffs' | 'tokens';
 
 export type Json = Record<string, unknown>;
 
@@ -39,7 +42,8 @@ export interface PartitionBatch {
   readonly records: readonly ProjectedRecord[];
 }
 
-export interface BatchOutcome {
+/** What applying one partition's batch to a read model did. */
+export interface ApplyOutcome {
   readonly applied: number;
   /** Records at or below the stored position: already applied (redelivery, rebalance, replay). */
   readonly skipped: number;
