@@ -1,19 +1,59 @@
 // A dependency of the hub (Kafka or Postgres) is unreachable, restarting or too slow: nothing is wrong
 // with the request or record being handled, so the caller retries later (an HTTP client gets 503 with
 // Retry-After; a consumer waits and keeps its partition where it is). Adapters translate their
-// driver's errors into this one type and classify them as a FailureKind (postgresFailureKind in
-// @hub/store, kafkaFailureKind in @hub/event-log), so nothing above them matches on driver error
-// names or messages.
+// driver's errors into this type or RecordRejected (translatePostgresError in @hub/store,
+// translateKafkaError in @hub/event-log), so nothing above them matches on driver error names, codes
+// or messages: failureKindOf classifies what they raised.
 
 export type Dependency = 'kafka' | 'postgres';
 
 export class DependencyUnavailable extends Error {
   readonly dependency: Dependency;
-  constructor(dependency: Dependency, message: string, options: { cause?: unknown } = {}) {
+  /**
+   * The dependency answered but refused the work for contention (a deadlock, a serialization failure, a
+   * lock not available): retry it, but the dependency is up, so no circuit breaker counts it and a
+   * batch that met it is retried input by input rather than refused as a whole.
+   */
+  readonly contention: boolean;
+  constructor(dependency: Dependency, message: string, options: { cause?: unknown; contention?: boolean } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'DependencyUnavailable';
     this.dependency = dependency;
+    this.contention = options.contention ?? false;
   }
+}
+
+/**
+ * Why a record or request value is refused, whoever refused it:
+ * - `value`: a value cannot be stored or compared (a NUL character, a number or date out of range);
+ * - `constraint`: it breaks an integrity constraint (a duplicate key, a missing reference);
+ * - `undecodable`: it is not what its type promises (not an event of the hub, a payload without a path).
+ */
+export type RejectionReason = 'value' | 'constraint' | 'undecodable';
+
+/**
+ * The data itself is refused: the same values fail the same way every time, so retrying is useless. A
+ * consumer quarantines the record and goes on; the ingress answers 2001 for a request `value`. The
+ * store raises it for Postgres data exceptions and constraint violations, keeping the SQLSTATE in
+ * `code` for messages and for its own use; nothing above the store reads `code` to decide.
+ */
+export class RecordRejected extends Error {
+  readonly reason: RejectionReason;
+  /** The driver's code for the refusal (an SQLSTATE), when a driver refused it. */
+  readonly code: string | undefined;
+  constructor(reason: RejectionReason, message: string, options: { cause?: unknown; code?: string } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'RecordRejected';
+    this.reason = reason;
+    this.code = options.code;
+  }
+}
+
+/** The FailureKind of an error the adapters raised (DependencyUnavailable, RecordRejected); `unknown` for anything else. */
+export function failureKindOf(err: unknown): FailureKind {
+  if (err instanceof DependencyUnavailable) return 'dependency';
+  if (err instanceof RecordRejected) return 'record';
+  return 'unknown';
 }
 
 /**

@@ -1,7 +1,6 @@
-import { projectedRecord, type ConsumedRecord, type EventLog, type PositionBindingStore, type ProjectedRecord, type ReadModel, type ReadModelStore, type StoredPositions } from '@hub/core';
+import { failureKindOf, projectedRecord, type ConsumedRecord, type EventLog, type PositionBindingStore, type ProjectedRecord, type ReadModel, type ReadModelStore, type StoredPositions } from '@hub/core';
 import { topicOf } from '@hub/modules';
 import { applyIsolating, hasObjectData, loadSnapshot, type Item } from '@hub/service-kit';
-import { postgresFailureKind } from '@hub/store';
 import { applyPipeline } from './apply-pipeline.ts';
 
 // Rebuild of a read model while the old one keeps serving (Projector): a new generation is loaded
@@ -150,7 +149,7 @@ export async function rebuildReadModel(
             });
             await deps.store.applyBatch(model, batch.partition, records, building);
           },
-          postgresFailureKind,
+          failureKindOf,
         );
         refreshStatistics(items.length);
       });

@@ -1,8 +1,8 @@
+import { failureKindOf } from '@hub/core';
 import { recipientOf, sessionEventTypes, topics } from '@hub/events';
 import type { ConsumedRecord, DeliveryInput, DeliveryKind, DeliveryStore, EventLog, QuarantineStore } from '@hub/core';
 import { moduleOfDelivery, parseSubject } from '@hub/modules';
 import { applyIsolating, RetryLater, type Item } from '@hub/service-kit';
-import { postgresFailureKind } from '@hub/store';
 
 // Replay of a topic to one eMSP (Operators): for an eMSP that lost data, every session or
 // CDR addressed to it from an offset or a point in time is made pending again and delivered anew.
@@ -143,7 +143,7 @@ async function enqueuePoisonProof(
           }
           enqueued += await deps.deliveries.enqueueForced(chunk.filter((i) => !i.quarantine).map((i) => i.record));
         },
-        postgresFailureKind,
+        failureKindOf,
       );
       return enqueued;
     } catch (e) {

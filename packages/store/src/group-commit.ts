@@ -24,9 +24,7 @@ export interface GroupCommitOptions<I, O> {
  * failure is a matter of the batch, not of Postgres: those are retried one by one.
  */
 function postgresAway(e: unknown): boolean {
-  if (!(e instanceof DependencyUnavailable)) return false;
-  const code = (e.cause as { code?: unknown } | undefined)?.code;
-  return code !== '40P01' && code !== '40001';
+  return e instanceof DependencyUnavailable && !e.contention;
 }
 
 /** A function of one input whose calls are written in batches (see above). */

@@ -1,4 +1,4 @@
-import { DependencyUnavailable, type FailureKind } from '@hub/core';
+import { DependencyUnavailable, failureKindOf, RecordRejected, type FailureKind } from '@hub/core';
 
 // Postgres failures by SQLSTATE (PostgreSQL 15 documentation, Appendix A, Error Codes) and by the
 // node socket errors the pg driver passes through.
@@ -18,7 +18,7 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'
 const DRIVER_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection terminated unexpectedly|Query read timeout)/;
 
 export function postgresFailureKind(err: unknown): FailureKind {
-  if (err instanceof DependencyUnavailable) return 'dependency';
+  if (err instanceof DependencyUnavailable || err instanceof RecordRejected) return failureKindOf(err);
   const e = err as { code?: unknown; message?: unknown } | null | undefined;
   const code = typeof e?.code === 'string' ? e.code : '';
   if (/^[0-9A-Z]{5}$/.test(code)) {
@@ -31,9 +31,26 @@ export function postgresFailureKind(err: unknown): FailureKind {
   return 'unknown';
 }
 
-/** A dependency failure as DependencyUnavailable (what callers above the store see); others unchanged. */
+/** Dependency failures of a server that answered: contention over the same rows, not an outage. */
+const CONTENTION_CODES = new Set(['40001', '40P01', '55P03']);
+
+/**
+ * A Postgres failure in @hub/core's terms, what callers above the store see: DependencyUnavailable for
+ * the server (with `contention` when it answered), RecordRejected for the data (class 22 a `value`,
+ * class 23 a `constraint`, the SQLSTATE kept in `code`); anything else unchanged (a bug is no verdict
+ * on the data or the server).
+ */
 export function translatePostgresError(err: unknown): unknown {
-  if (err instanceof DependencyUnavailable || postgresFailureKind(err) !== 'dependency') return err;
-  const code = (err as { code?: unknown }).code;
-  return new DependencyUnavailable('postgres', `Postgres unavailable${typeof code === 'string' ? ` (${code})` : ''}`, { cause: err });
+  if (err instanceof DependencyUnavailable || err instanceof RecordRejected) return err;
+  const kind = postgresFailureKind(err);
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  const sqlState = typeof code === 'string' ? code : undefined;
+  if (kind === 'dependency') {
+    return new DependencyUnavailable('postgres', `Postgres unavailable${sqlState ? ` (${sqlState})` : ''}`, { cause: err, contention: sqlState !== undefined && CONTENTION_CODES.has(sqlState) });
+  }
+  if (kind === 'record' && sqlState) {
+    const message = err instanceof Error ? err.message : String(err);
+    return new RecordRejected(sqlState.startsWith('22') ? 'value' : 'constraint', `Postgres refused the data (${sqlState}): ${message}`, { cause: err, code: sqlState });
+  }
+  return err;
 }

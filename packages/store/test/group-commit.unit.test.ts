@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DependencyUnavailable } from '@hub/core';
 import { groupCommit } from '../src/group-commit.ts';
+import { translatePostgresError } from '../src/postgres-failure.ts';
 
 function recorder(failBatch?: (inputs: readonly number[]) => Error | undefined) {
   const writes: Array<readonly number[]> = [];
@@ -56,7 +57,7 @@ describe('group commit', () => {
   });
 
   it('retries a batch that hit a deadlock one by one (a matter of the batch, not of Postgres)', async () => {
-    const deadlock = new DependencyUnavailable('postgres', 'Postgres unavailable (40P01)', { cause: Object.assign(new Error('deadlock detected'), { code: '40P01' }) });
+    const deadlock = translatePostgresError(Object.assign(new Error('deadlock detected'), { code: '40P01' })) as Error;
     const { write } = recorder(() => deadlock);
     const first = write(1);
     assert.deepEqual(await Promise.all([write(2), write(3)]), ['s2', 's3']);

@@ -2,7 +2,7 @@
 // (quarantine it): src/postgres-failure.ts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DependencyUnavailable } from '@hub/core';
+import { DependencyUnavailable, failureKindOf, RecordRejected } from '@hub/core';
 import { postgresFailureKind, translatePostgresError } from '../src/postgres-failure.ts';
 
 const pgError = (code: string) => Object.assign(new Error(`error ${code}`), { code });
@@ -28,11 +28,29 @@ describe('postgresFailureKind', () => {
 });
 
 describe('translatePostgresError', () => {
-  it('turns dependency failures into DependencyUnavailable and leaves others as they are', () => {
+  it('turns dependency failures into DependencyUnavailable, contention marked as such', () => {
     const translated = translatePostgresError(pgError('57P03'));
     assert.ok(translated instanceof DependencyUnavailable);
     assert.equal(translated.dependency, 'postgres');
-    const data = pgError('22P05');
-    assert.equal(translatePostgresError(data), data);
+    assert.equal(translated.contention, false);
+    for (const code of ['40001', '40P01', '55P03']) {
+      const conflict = translatePostgresError(pgError(code));
+      assert.ok(conflict instanceof DependencyUnavailable && conflict.contention, code);
+    }
+  });
+  it('turns data exceptions and constraint violations into RecordRejected with their SQLSTATE', () => {
+    const value = translatePostgresError(pgError('22P05'));
+    assert.ok(value instanceof RecordRejected);
+    assert.equal(value.reason, 'value');
+    assert.equal(value.code, '22P05');
+    const constraint = translatePostgresError(pgError('23505'));
+    assert.ok(constraint instanceof RecordRejected);
+    assert.equal(constraint.reason, 'constraint');
+    assert.deepEqual([value, constraint].map(failureKindOf), ['record', 'record']);
+  });
+  it('leaves anything else as it is (a bug is no verdict on the data or the server)', () => {
+    const bug = pgError('42P01');
+    assert.equal(translatePostgresError(bug), bug);
+    assert.equal(failureKindOf(bug), 'unknown');
   });
 });

@@ -1,10 +1,10 @@
-import { decodeRecord, EVERY_ROUTED_CPO, type ConsumedRecord, type DeliveryInput, type DeliveryKind, type DeliveryStore, type EnqueueReport, type RawRecord } from '@hub/core';
+import { failureKindOf, decodeRecord, RecordRejected, EVERY_ROUTED_CPO, type ConsumedRecord, type DeliveryInput, type DeliveryKind, type DeliveryStore, type EnqueueReport, type RawRecord } from '@hub/core';
 import { recipientOf, type HubEvent } from '@hub/events';
 import type { Gauge } from '@hub/observability';
 import type { PartyRef } from '@hub/ocpi';
 import { consumedDeliveryModules, moduleOfDelivery, ocpiModules, parseSubject, topicOf } from '@hub/modules';
 import { consumerWatch, hasObjectData, type ServiceShell } from '@hub/service-kit';
-import { postgresFailureKind, postgresQuarantineStore } from '@hub/store';
+import { postgresQuarantineStore } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
 import { subscribeRows } from './row-subscription.ts';
 import { isPatch } from './session-patch.ts';
@@ -77,11 +77,11 @@ export async function startDeliveryConsumer(
   // newest-wins rule keeps an older session state from replacing a newer one.
   watch.startRedrives(async (q) => {
     const { row } = decodeRow(q.record, decodeRecord(q.record));
-    if (!row) throw Object.assign(new Error('not an event of the hub with an OCPI object path'), { code: '22000' });
+    if (!row) throw new RecordRejected('undecodable', 'not an event of the hub with an OCPI object path');
     reportSessionPatches(await deliveries.enqueue([row]));
     wake();
     return 'redriven';
-  }, postgresFailureKind);
+  }, failureKindOf);
 
   return subscribeRows(shell, {
     group,

@@ -1,8 +1,8 @@
-import { decodeRecord, type ConsumedRecord, type DeliveryInput, type DeliveryPosition, type DeliveryStore, type QuarantineEntry, type RawRecord, type ReadModelStore } from '@hub/core';
+import { failureKindOf, decodeRecord, RecordRejected, type ConsumedRecord, type DeliveryInput, type DeliveryPosition, type DeliveryStore, type QuarantineEntry, type RawRecord, type ReadModelStore } from '@hub/core';
 import { topics, type HubEvent } from '@hub/events';
 import { Counter, type Gauge } from '@hub/observability';
 import { consumerWatch, type Item, type ServiceShell } from '@hub/service-kit';
-import { postgresFailureKind, postgresQuarantineStore, type ClientInfoRecipients, type TokenResendSource } from '@hub/store';
+import { postgresQuarantineStore, type ClientInfoRecipients, type TokenResendSource } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
 import { subscribeRows } from './row-subscription.ts';
 import { clientInfoRowMaker, tokenRowMaker } from './registry-rows.ts';
@@ -58,11 +58,11 @@ export async function startRegistryConsumer(
 
   watch.startRedrives(async (q) => {
     const consumed = decode(q.record, decodeRecord(q.record));
-    if (!consumed.plan) throw Object.assign(new Error('not a registry event of the hub with the payload its type promises'), { code: '22000' });
+    if (!consumed.plan) throw new RecordRejected('undecodable', 'not a registry event of the hub with the payload its type promises');
     await apply([{ record: consumed }]);
     wake();
     return 'redriven';
-  }, postgresFailureKind);
+  }, failureKindOf);
 
   // A first start (no stored position: a new hub, or an upgrade that adds this consumer) begins at the
   // registry's current end. Its history holds every past registration, health change and rule: read

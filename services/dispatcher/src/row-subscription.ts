@@ -1,7 +1,8 @@
+import { failureKindOf } from '@hub/core';
 import type { ConsumedRecord, DeliveryPosition, DeliveryStore, RawRecord } from '@hub/core';
 import type { Gauge } from '@hub/observability';
 import { applyIsolating, type ConsumerWatch, type Item, type ServiceShell } from '@hub/service-kit';
-import { postgresFailureKind, postgresPositionBindings } from '@hub/store';
+import { postgresPositionBindings } from '@hub/store';
 
 // What the dispatcher's two consumers (delivery-consumer.ts: sessions, CDRs, tokens; registry-consumer.ts:
 // ClientInfo and token re-sends) share: records become delivery rows and the partition's position is
@@ -54,7 +55,7 @@ export async function subscribeRows<T extends { readonly raw: RawRecord }>(shell
             // records it applies again are no-ops (same offsets).
             await options.apply(chunk, { consumerGroup: group, topic: batch.topic, partition: batch.partition, nextOffset: (BigInt(last.record.raw.offset) + 1n).toString() });
           },
-          postgresFailureKind,
+          failureKindOf,
         );
         watch.quarantined(batch.topic, quarantined.length);
         for (const q of quarantined) logger.error(options.quarantinedMessage, { topic: batch.topic, partition: batch.partition, offset: q.record.raw.offset, reason: q.quarantine?.reason });

@@ -20,17 +20,13 @@ export class DependencyRefused extends DependencyUnavailable {
   }
 }
 
-/** SQLSTATEs the store reports as dependency failures although Postgres answered: contention, not an outage. */
-const CONTENTION_CODES = new Set(['40001', '40P01', '55P03']);
-
 /**
  * Whether a failure means the dependency is unavailable (a timeout, a lost or refused connection).
  * The adapters translate exactly those into DependencyUnavailable; a partner's bad input never is one.
  */
 export function unavailability(err: unknown): boolean {
-  if (!(err instanceof DependencyUnavailable)) return false;
-  const code = (err.cause as { code?: unknown } | undefined)?.code;
-  return !(err.dependency === 'postgres' && typeof code === 'string' && CONTENTION_CODES.has(code));
+  // Contention (a deadlock, a serialization failure) is the store's answer from a Postgres that is up.
+  return err instanceof DependencyUnavailable && !err.contention;
 }
 
 export interface DependencyGuard {
@@ -173,7 +169,7 @@ function within<T>(dependency: Dependency, what: string, ms: number, work: Promi
         if (done) onLate(v);
         else resolve(v);
       },
-      // Passed on unchanged (a data error keeps its SQLSTATE); the pool rejects with Errors only.
+      // Passed on unchanged (a RecordRejected stays one); the pool rejects with Errors only.
       (e: Error) => {
         clearTimeout(timer);
         if (!done) reject(e);

@@ -1,8 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { HubError, failure, ocpiTimestamp, statusCodeIn, success, acknowledged, type OcpiEnvelope } from '@hub/ocpi';
-import { DependencyUnavailable } from '@hub/core';
-import { postgresFailureKind } from '@hub/store';
+import { DependencyUnavailable, RecordRejected } from '@hub/core';
 import { DependencyRefused } from './dependency-guards.ts';
 
 /**
@@ -111,14 +110,13 @@ function requestError(err: unknown): HubError | undefined {
 }
 
 /**
- * A Postgres data exception (SQLSTATE class 22: a NUL character, a number or date out of range) in a
+ * A value the store refused (RecordRejected 'value': a NUL character, a number or date out of range) in a
  * statement the ingress built from request values: the request carried a value that cannot be stored
  * or compared, so the caller is told (2001) instead of getting a 500.
  */
 function dataError(err: unknown): HubError | undefined {
-  const code = (err as { code?: unknown } | null | undefined)?.code;
-  if (postgresFailureKind(err) === 'record' && typeof code === 'string' && code.startsWith('22')) {
-    return new HubError('INVALID_PARAMETERS', { detail: `a value in the request cannot be stored or compared (SQLSTATE ${code})` });
+  if (err instanceof RecordRejected && err.reason === 'value') {
+    return new HubError('INVALID_PARAMETERS', { detail: `a value in the request cannot be stored or compared${err.code ? ` (SQLSTATE ${err.code})` : ''}` });
   }
   return undefined;
 }

@@ -98,14 +98,15 @@ describe('errorMiddleware: dependencies unavailable are 503 with Retry-After', (
     assert.equal(answerTo(new HubError('UNAVAILABLE', { detail: 'the read model is behind' })).headers['retry-after'], String(RETRY_AFTER_SECONDS));
   });
 
+  // What reaches the middleware is what the store raises: its translation of the driver's error.
   it('a Postgres data exception from request values (22021: a NUL character) is 2001, not a 500', () => {
-    const a = answerTo(pgError('22021'));
+    const a = answerTo(translatePostgresError(pgError('22021')));
     assert.equal(a.status, 200);
     assert.equal(a.body.status_code, 2001);
   });
 
   it('a constraint violation (23505) or a bug is not called an outage: 500, without internals', () => {
-    for (const err of [pgError('23505'), new TypeError("Cannot read properties of undefined (reading 'x')")]) {
+    for (const err of [translatePostgresError(pgError('23505')), new TypeError("Cannot read properties of undefined (reading 'x')")]) {
       const a = answerTo(err);
       assert.equal(a.status, 500);
       assert.equal(a.body.status_message, 'Internal error');

@@ -2,8 +2,8 @@ import type { ConsumerConfig } from '@hub/config';
 import { Counter, Histogram } from '@hub/observability';
 import { projectedModules, topicOf } from '@hub/modules';
 import { appendSnapshot, applyIsolating, consumerLagGauge, hasObjectData, consumerWatch, loadSnapshot, startServiceShell, type Item, type ServiceShell } from '@hub/service-kit';
-import { LEASE_KEYS, postgresFailureKind, postgresPositionBindings, postgresQuarantineStore, postgresReadModelStore } from '@hub/store';
-import { decodeRecord, projectedRecord, type ApplyOutcome, type PartitionBatch, type ProjectedRecord, type RawRecord, type ReadModel } from '@hub/core';
+import { LEASE_KEYS, postgresPositionBindings, postgresQuarantineStore, postgresReadModelStore } from '@hub/store';
+import { failureKindOf, decodeRecord, projectedRecord, type ApplyOutcome, type PartitionBatch, type ProjectedRecord, type RawRecord, type ReadModel } from '@hub/core';
 import { groupApply } from './group-apply.ts';
 
 // Projector: applies the events of every projected module (locations, tariffs, tokens: the module
@@ -56,7 +56,7 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
       // Still undecodable: the store refuses its empty subject, and the record stays quarantined.
       return store.redrive(model, projectedRecord(q.record.offset, hasObjectData(event) ? event : undefined));
     },
-    (err) => (err instanceof UnprojectedTopic ? 'record' : postgresFailureKind(err)),
+    (err) => (err instanceof UnprojectedTopic ? 'record' : failureKindOf(err)),
   );
   // One group commit per read model: the partitions of a fetch are applied in one transaction.
   const groupFor = (model: ReadModel) =>
@@ -117,7 +117,7 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
             );
             count(model, await grouped[model].submit({ partition: batch.partition, records }));
           },
-          postgresFailureKind,
+          failureKindOf,
         );
         watch.quarantined(batch.topic, quarantined.length);
         for (const q of quarantined) logger.error('record quarantined: the read model cannot apply it', { model, partition: batch.partition, offset: q.record.raw.offset, reason: q.quarantine?.reason });
