@@ -11,6 +11,7 @@ export * from './read-model-store.ts';
 export * from './delivery-records.ts';
 export * from './delivery-store.ts';
 export * from './command-store.ts';
+export * from './charging-profile-store.ts';
 export * from './session-fold.ts';
 export * from './token-fold.ts';
 export * from './merge-patch.ts';

@@ -1,9 +1,8 @@
 import type { CommandRecord, CommandStore } from '@hub/core';
 import type { Pool } from './pool.ts';
+import { asyncRequestTable } from './async-requests.ts';
 
-// Commands forwarded to CPOs and their results.
-
-type Json = Record<string, unknown>;
+// Commands forwarded to CPOs and their results; their life after forwarding is async-requests.ts.
 
 interface Row {
   id: string;
@@ -27,17 +26,23 @@ const toRecord = (r: Row): CommandRecord => ({
   correlationId: r.correlation_id ?? undefined,
 });
 
-
 export function postgresCommandStore(pool: Pool): CommandStore {
+  const requests = asyncRequestTable<Row>(pool, 'commands');
   return {
     create: create(pool),
-    answered: answered(pool),
-    result: result(pool),
-    expire: expire(pool),
+    answered: (id, accepted, timeoutSeconds, graceSeconds) => requests.answered(id, accepted, timeoutSeconds, graceSeconds),
+    async result(id, result) {
+      const answer = await requests.result(id, result);
+      return answer.outcome === 'unknown' ? answer : { outcome: answer.outcome, command: toRecord(answer.row) };
+    },
+    expire: async () => (await requests.expire()).map(toRecord),
     reservationCpo: reservationCpo(pool),
     sessionCpo: sessionCpo(pool),
     registeredHosts: registeredHosts(pool),
-    get: get(pool),
+    async get(id) {
+      const r = await requests.get(id);
+      return r ? { ...toRecord(r), result: r.result, lateResult: r.late_result } : undefined;
+    },
   };
 }
 
@@ -48,43 +53,6 @@ function create(pool: Pool): CommandStore['create'] {
        values ($1, $2, $3, $4, $5, $6, $7, $8, 'requested', $9)`,
       [c.id, c.command, c.emsp.countryCode, c.emsp.partyId, c.cpo.countryCode, c.cpo.partyId, c.responseUrl, c.reservationId ?? null, c.correlationId],
     );
-  };
-}
-
-function answered(pool: Pool): CommandStore['answered'] {
-  return async (id, accepted, timeoutSeconds, graceSeconds) => {
-    // A callback may beat the immediate answer: only a command still 'requested' moves here.
-    await pool.query(
-      `update commands set state = case when $2 then 'accepted' else 'rejected' end,
-         deadline = now() + (($3::int + $4::int) * interval '1 second'), updated_at = now()
-       where id = $1 and state = 'requested'`,
-      [id, accepted, timeoutSeconds, graceSeconds],
-    );
-  };
-}
-
-function result(pool: Pool): CommandStore['result'] {
-  return async (id, result) => {
-    if (!/^[0-9a-f-]{36}$/i.test(id)) return { outcome: 'unknown' };
-    const forwarded = await pool.query<Row>(
-      `update commands set state = 'result', result = $2, updated_at = now() where id = $1 and state in ('requested', 'accepted') returning *`,
-      [id, JSON.stringify(result)],
-    );
-    if (forwarded.rows[0]) return { outcome: 'forward', command: toRecord(forwarded.rows[0]) };
-    const late = await pool.query<Row>(
-      `update commands set late_result = $2, updated_at = now() where id = $1 and state = 'timed_out' and late_result is null returning *`,
-      [id, JSON.stringify(result)],
-    );
-    return late.rows[0] ? { outcome: 'late', command: toRecord(late.rows[0]) } : { outcome: 'unknown' };
-  };
-}
-
-function expire(pool: Pool): CommandStore['expire'] {
-  return async () => {
-    const { rows } = await pool.query<Row>(
-      `update commands set state = 'timed_out', updated_at = now() where state = 'accepted' and deadline < now() returning *`,
-    );
-    return rows.map(toRecord);
   };
 }
 
@@ -131,11 +99,3 @@ function registeredHosts(pool: Pool): CommandStore['registeredHosts'] {
   };
 }
 
-function get(pool: Pool): CommandStore['get'] {
-  return async (id) => {
-    if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
-    const { rows } = await pool.query<Row & { result: Json | null; late_result: Json | null }>('select * from commands where id = $1', [id]);
-    const r = rows[0];
-    return r ? { ...toRecord(r), result: r.result, lateResult: r.late_result } : undefined;
-  };
-}

@@ -1,6 +1,6 @@
 import { chargingProfileEventTypes, newEvent, topics } from '@hub/events';
 import type { ServiceShell } from '@hub/service-kit';
-import type { ChargingProfileStore } from '@hub/store';
+import type { ChargingProfileStore } from '@hub/core';
 import type { DeliveryQueue } from '@hub/core';
 
 /**

@@ -1,4 +1,4 @@
-import type { ChargingProfileRequestRecord, ChargingProfileStore } from '@hub/store';
+import type { ChargingProfileRequestRecord, ChargingProfileStore } from '@hub/core';
 import type { InMemoryDeliveryStore } from './in-memory-delivery-store.ts';
 
 // The ChargingProfileStore port (@hub/store, postgres-charging-profile-store.ts) in memory: a request's

@@ -1,5 +1,6 @@
 import type { CommandStore, RegistryStore, RoutingDirectory } from '@hub/core';
-import type { CallerLookup, ChargingProfileStore, RateLimiter } from '@hub/store';
+import type { CallerLookup, RateLimiter } from '@hub/store';
+import type { ChargingProfileStore } from '@hub/core';
 import type { EventAppendLog, IngressDeliveryStore, ReadModelQueries } from '../../src/fakes/index.ts';
 
 // The ports a contract suite checks, as one adapter family provides them: the in-memory adapters of

@@ -5,7 +5,7 @@ import { acknowledged, HubError, isSuccessCode, partyKey, sameParty, success, ty
 import type { Counter } from '@hub/observability';
 import { PartnerCallError } from '@hub/registry';
 import { describeViolations } from '@hub/schemas';
-import type { ChargingProfileOperation, ChargingProfileStore } from '@hub/store';
+import type { ChargingProfileOperation, ChargingProfileStore } from '@hub/core';
 import type { ActiveChargingProfile } from '@hub/schemas/generated/ocpi/active_charging_profile';
 import type { ChargingProfileResponse } from '@hub/schemas/generated/ocpi/charging_profile_response';
 import type { ChargingProfileResult } from '@hub/schemas/generated/ocpi/charging_profile_result';
