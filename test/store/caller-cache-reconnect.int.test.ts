@@ -4,8 +4,8 @@
 // The listener reaches the real Postgres through a TCP relay this test closes and reopens.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Caller, RegistryStore } from '@hub/core';
-import { cachedCallerLookup, type CallerLookup } from '@hub/store';
+import type { Caller, CallerLookup, RegistryStore } from '@hub/core';
+import { cachedCallerLookup } from '@hub/store';
 import { createTestStack, startTcpRelay, type TcpRelay, type TestStack } from '@hub/testing';
 
 describe('cachedCallerLookup after Postgres went away', () => {

@@ -3,9 +3,10 @@
 // suspended), connected and not suspended themselves, with or without a hubclientinfo receiver.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { ClientInfoRecipients, TokenResendSource } from '@hub/core';
 import { generateCredentialsToken, hashCredentialsToken, type PartyRole } from '@hub/ocpi';
 import { overrideEndpoint, registerParty, setRoutingRule, setSuspended, type OperatorDeps } from '@hub/registry';
-import { postgresClientInfoRecipients, postgresRegistryStore, postgresRoutingDirectory, postgresTokenResend, type ClientInfoRecipients, type TokenResendSource } from '@hub/store';
+import { postgresClientInfoRecipients, postgresRegistryStore, postgresRoutingDirectory, postgresTokenResend } from '@hub/store';
 import { createTestStack, type TestStack } from '@hub/testing';
 
 describe('ClientInfo recipients and token re-send on Postgres', () => {

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import type { DeliveryStore, EventLog, PositionBindingStore, QuarantineStore, ReadModelStore, RegistryStore } from '@hub/core';
-import { OperatorInputError, type DriverToken, type OperatorDeps } from '@hub/registry';
+import type { DeliveryStore, DriverToken, ErasureResult, EventLog, PositionBindingStore, QuarantineStore, ReadModelStore, RegistryStore, TokenResendSource } from '@hub/core';
+import { OperatorInputError, type OperatorDeps } from '@hub/registry';
 import type { PartnerRole, PartyRole } from '@hub/ocpi';
-import type { ErasureResult, Pool, TokenResendSource } from '@hub/store';
+import type { Pool } from '@hub/store';
 import type { PartnerCheckDeps } from './partner-commands.ts';
 import { UsageError } from './usage.ts';
 

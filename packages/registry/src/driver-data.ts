@@ -1,3 +1,4 @@
+import type { DriverToken } from '@hub/core';
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 
 // Personal data of a driver's token, sealed per token so that destroying one data key erases that
@@ -28,14 +29,6 @@ export const PERSONAL_FIELDS = {
   command: [['request', 'token', 'uid'], ['request', 'token', 'visual_number'], ['request', 'token', 'contract_id'], ['request', 'token', 'group_id'], ['request', 'token', 'energy_contract', 'contract_id']],
 } as const satisfies Record<string, ReadonlyArray<ReadonlyArray<string>>>;
 export type PersonalObjectKind = keyof typeof PERSONAL_FIELDS;
-
-/** A driver's token as the key table knows it: the eMSP that issued it and its uid and type. */
-export interface DriverToken {
-  readonly countryCode: string;
-  readonly partyId: string;
-  readonly uid: string;
-  readonly type: string;
-}
 
 /**
  * The sealed personal fields of one event, as its hub-sealed-driver-data header carries them:

@@ -1,8 +1,7 @@
-import type { ConsumedRecord, EventLog } from '@hub/core';
+import type { ConsumedRecord, DriverDataKeys, DriverToken, EventLog } from '@hub/core';
 import { topics, type HubEvent } from '@hub/events';
 import { objectKey, parseSubject, pathSubject, splitTokenObjectId, tokenObjectId } from '@hub/modules';
-import { openPersonalFields, openSealedEntries, sealPersonalFields, sealedKeyId, type DriverToken, type PersonalObjectKind } from '@hub/registry';
-import type { DriverDataKeys } from '@hub/store';
+import { openPersonalFields, openSealedEntries, sealPersonalFields, sealedKeyId, type PersonalObjectKind } from '@hub/registry';
 
 // The one place events meet drivers' data keys (docs/decisions/0013-erasure-by-destroying-data-keys.md):
 // every service's and hubctl's event log is wrapped by this, so what is appended to the tokens,

@@ -1,19 +1,10 @@
+import type { AdvisoryLease } from '@hub/core';
 import type { Pool, PoolClient } from './pool.ts';
 
 // A lease among replicas of one service: a session-level Postgres advisory lock held on one dedicated
 // connection. One replica at a time holds it; when that replica dies its connection closes, Postgres
 // releases the lock, and the next replica that asks takes it. Used where two replicas doing the same
 // work would be wrong or wasteful (the prober: one probe per partner per interval).
-
-export interface AdvisoryLease {
-  /**
-   * True when this process holds the lease: takes it when free, and when already held checks that its
-   * connection is still alive (a lost connection means Postgres released the lock: held no longer).
-   */
-  hold(): Promise<boolean>;
-  /** Gives the lease up (at stop), so a standby takes over without waiting for a dead connection. */
-  release(): Promise<void>;
-}
 
 /** Advisory lock keys in use: the outbox (7_331_002, transaction-scoped), migrations, and these (snapshotLoad: the projector's load of an empty read model, session-scoped). */
 export const LEASE_KEYS = { prober: 7_331_003, snapshotLoad: 7_331_004 } as const;

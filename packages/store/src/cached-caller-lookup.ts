@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Caller, RegistryStore } from '@hub/core';
+import type { Caller, CallerLookup, RegistryStore } from '@hub/core';
 import { CREDENTIALS_CHANNEL } from './postgres-registry-store.ts';
 
 // Authentication is on every request's path, so callers are cached per ingress replica. Correctness
@@ -7,15 +7,6 @@ import { CREDENTIALS_CHANNEL } from './postgres-registry-store.ts';
 // transaction, each replica drops its cache when the notification arrives (milliseconds after commit),
 // and while the listening connection is down the cache is bypassed entirely. The TTL only bounds what
 // a lost notification could cost. Unknown tokens are never cached, so the cache cannot be flooded.
-
-export interface CallerLookup {
-  /** The cached caller, synchronously, or undefined when it must be looked up with find(). */
-  peek(tokenHash: string): Caller | undefined;
-  find(tokenHash: string): Promise<Caller | undefined>;
-  /** Drops every cached caller (a replica's own changes call it before answering). */
-  invalidate(): void;
-  close(): Promise<void>;
-}
 
 export interface CachedCallerLookupOptions {
   readonly databaseUrl: string;

@@ -1,5 +1,6 @@
 import { pathSubject, tokenObjectId } from '@hub/modules';
-import { erasePersonalFields, type DriverDataKeyring, type DriverToken } from '@hub/registry';
+import type { DataKey, DriverDataKeys, DriverToken, ErasureResult } from '@hub/core';
+import { erasePersonalFields, type DriverDataKeyring } from '@hub/registry';
 import type { Pool, PoolClient } from './pool.ts';
 
 // The key table of drivers' tokens (migration 030, docs/decisions/0013-erasure-by-destroying-data-keys.md):
@@ -8,18 +9,6 @@ import type { Pool, PoolClient } from './pool.ts';
 // cached in memory for `ttlMs` (the ingress's hot path pays one query per token and TTL, not per
 // push); a key erased elsewhere is therefore still usable by a running reader for at most that long,
 // which is why `hubctl erase token` scrubs the plain copies a second time after it.
-
-export interface DataKey {
-  readonly keyId: string;
-  readonly plain: Buffer;
-}
-
-export interface DriverDataKeys {
-  /** The token's data key, created on first use (idempotent across replicas: the row decides). */
-  keyFor(token: DriverToken): Promise<DataKey>;
-  /** The data key an event names, or undefined once erased (or never known: the table was lost). */
-  keyById(keyId: string): Promise<Buffer | undefined>;
-}
 
 export interface DriverDataKeysOptions {
   readonly ttlMs: number;
@@ -78,14 +67,6 @@ export function postgresDriverDataKeys(pool: Pool, keyring: DriverDataKeyring, o
       return key;
     },
   };
-}
-
-export interface ErasureResult {
-  /** Whether the token had a data key (false: nothing sealed under one, or erased before). */
-  readonly keyDestroyed: boolean;
-  readonly tokenRows: number;
-  readonly deliveryRows: number;
-  readonly cdrRows: number;
 }
 
 type Json = Record<string, unknown>;

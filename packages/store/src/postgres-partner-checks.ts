@@ -1,26 +1,8 @@
+import type { PartnerCheckRecord, PartnerCheckSubject, StoredPartnerCheck } from '@hub/core';
 import type { Pool } from './pool.ts';
 
 // The last partner check per platform (migration 026, docs/how-to/partner-check.md). A check older than
 // the platform's current registration describes credentials that no longer exist, so reads ignore it.
-
-export interface StoredPartnerCheck {
-  readonly platformId: string;
-  readonly checkedAt: Date;
-  readonly version: string;
-  readonly ok: boolean;
-  readonly failures: number;
-  readonly firstFailure: string | undefined;
-  readonly checkedBy: string;
-  readonly report: unknown;
-}
-
-export interface PartnerCheckRecord {
-  readonly checked_at: string;
-  readonly version: string;
-  readonly ok: boolean;
-  readonly failures: number;
-  readonly checks: ReadonlyArray<{ readonly check: string; readonly ok: boolean; readonly reason: string }>;
-}
 
 export async function recordPartnerCheck(pool: Pool, platformId: string, report: PartnerCheckRecord, checkedBy: string): Promise<void> {
   const first = report.checks.find((c) => !c.ok);
@@ -44,18 +26,6 @@ export async function lastPartnerCheck(pool: Pool, platformId: string): Promise<
   const r = rows[0];
   if (!r) return undefined;
   return { platformId: r.platform_id, checkedAt: r.checked_at, version: r.version, ok: r.ok, failures: r.failures, firstFailure: r.first_failure ?? undefined, checkedBy: r.checked_by, report: r.report };
-}
-
-/** What a partner check of a platform needs from the registry: its access, its parties and the receiver overrides in force. */
-export interface PartnerCheckSubject {
-  readonly platformId: string;
-  readonly versionsUrl: string;
-  readonly partnerTokenSealed: Buffer;
-  /** The version of its last credentials exchange (platforms.version). */
-  readonly version: string | undefined;
-  readonly parties: ReadonlyArray<{ readonly countryCode: string; readonly partyId: string; readonly role: 'CPO' | 'EMSP'; readonly suspended: boolean }>;
-  /** Operator overrides by module (hubctl endpoint set), over the platform's parties. */
-  readonly overrides: Readonly<Record<string, string>>;
 }
 
 /** Registered platforms to check: all, or the one of a party (cc/pid, either role). */

@@ -1,6 +1,6 @@
 import { tokenObjectId } from '@hub/modules';
-import type { PartyRef, PartyRole } from '@hub/ocpi';
-import type { DeliveryInput } from '@hub/core';
+import type { PartyRef } from '@hub/ocpi';
+import type { DeliveryInput, TokenResendSource } from '@hub/core';
 import type { Pool } from './pool.ts';
 import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
 
@@ -10,13 +10,6 @@ import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
 // rules: the newest version per CPO wins, so a CPO that holds a token's version keeps its row).
 
 type Json = Record<string, unknown>;
-
-export interface TokenResendSource {
-  /** The active routes of one pair, or of every pair a party is in (as its role). */
-  activePairs(of: { readonly emsp: PartyRef; readonly cpo: PartyRef } | { readonly party: PartyRole }): Promise<Array<{ emsp: PartyRef; cpo: PartyRef }>>;
-  /** A page of an eMSP's current tokens, by id ("UID|TYPE"), after `after`. */
-  tokens(emsp: PartyRef, after: string | undefined, limit: number): Promise<Array<{ id: string; document: Json }>>;
-}
 
 export function postgresTokenResend(pool: Pool): TokenResendSource {
   return {

@@ -1,19 +1,9 @@
+import type { RateLimiter } from '@hub/core';
 import type { Pool } from './pool.ts';
 
 // Fixed one-minute windows counted in Postgres, so a limit holds across every ingress replica
 // (interface document, Limits: per party, per minute). One upsert per limited request; give it a pool
 // with asyncCommit: a counter increment lost in a crash is harmless, a WAL flush per request is not.
-
-export interface RateLimitDecision {
-  readonly allowed: boolean;
-  readonly count: number;
-  /** Seconds until the current window ends. */
-  readonly retryAfterSeconds: number;
-}
-
-export interface RateLimiter {
-  hit(scope: string, party: string, limitPerMinute: number): Promise<RateLimitDecision>;
-}
 
 export function postgresRateLimiter(pool: Pool): RateLimiter {
   let calls = 0;

@@ -1,7 +1,8 @@
 // The Postgres and Kafka adapters against the port contracts the in-memory adapters of @hub/testing
 // are held to (port-contracts.unit.test.ts): the route tests' fakes cannot drift from the hub.
 import { after, before, describe } from 'node:test';
-import { cachedCallerLookup, postgresChargingProfileStore, postgresCommandStore, postgresDeliveryStore, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore, postgresRoutingDirectory, type CallerLookup } from '@hub/store';
+import type { CallerLookup } from '@hub/core';
+import { cachedCallerLookup, postgresChargingProfileStore, postgresCommandStore, postgresDeliveryStore, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore, postgresRoutingDirectory } from '@hub/store';
 import { givenTestStack } from '../src/given-stack.ts';
 import { portContracts, type PortsUnderContract } from './contracts/index.ts';
 

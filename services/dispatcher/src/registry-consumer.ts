@@ -1,8 +1,8 @@
-import { failureKindOf, decodeRecord, RecordRejected, type ConsumedRecord, type DeliveryInput, type DeliveryPosition, type DeliveryStore, type QuarantineEntry, type RawRecord, type ReadModelStore } from '@hub/core';
+import { failureKindOf, decodeRecord, RecordRejected, type ConsumedRecord, type DeliveryInput, type DeliveryPosition, type DeliveryStore, type QuarantineEntry, type RawRecord, type ReadModelStore, type ClientInfoRecipients, type TokenResendSource } from '@hub/core';
 import { topics, type HubEvent } from '@hub/events';
 import { Counter, type Gauge } from '@hub/observability';
 import { consumerWatch, type Item, type ServiceShell } from '@hub/service-kit';
-import { postgresQuarantineStore, type ClientInfoRecipients, type TokenResendSource } from '@hub/store';
+import { postgresQuarantineStore } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';
 import { subscribeRows } from './row-subscription.ts';
 import { clientInfoRowMaker, tokenRowMaker } from './registry-rows.ts';

@@ -1,7 +1,6 @@
 import { registryEventTypes, type HubEvent } from '@hub/events';
 import type { ConnectionStatus, PartyRef, PartyRole } from '@hub/ocpi';
-import { connectionStatus } from '@hub/core';
-import type { ClientInfoSubject } from '@hub/store';
+import { connectionStatus, type ClientInfoSubject } from '@hub/core';
 
 // What one registry event (hub.registry.v1) asks of the dispatcher: the ClientInfo of the
 // parties it changed, pushed to their routed parties (mod_hub_client_info.asciidoc, Push model), and

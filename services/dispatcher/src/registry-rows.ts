@@ -1,9 +1,9 @@
 import { type PartyRole } from '@hub/ocpi';
-import { DependencyUnavailable, type DeliveryInput, type ReadModelStore } from '@hub/core';
+import { DependencyUnavailable, type DeliveryInput, type ReadModelStore, type ClientInfoRecipients, type TokenResendSource } from '@hub/core';
 import type { Counter } from '@hub/observability';
 import { deliveryRuleOf, topicOf } from '@hub/modules';
 import { projectionWait, type ServiceShell } from '@hub/service-kit';
-import { tokenResendRows, type ClientInfoRecipients, type TokenResendSource } from '@hub/store';
+import { tokenResendRows } from '@hub/store';
 import type { Consumed } from './registry-consumer.ts';
 
 // The delivery rows of a registry event (registry-consumer.ts): ClientInfo pushes and token re-sends.

@@ -3,8 +3,8 @@
 // eMSP's tokens again.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { ClientInfoSubject } from '@hub/core';
 import { newEvent, registryEventTypes } from '@hub/events';
-import type { ClientInfoSubject } from '@hub/store';
 import { registryPlanOf } from '../src/registry-plan.ts';
 
 const event = (type: string, data: unknown) => newEvent({ type, source: 'test', subject: 'x', key: 'x', data });

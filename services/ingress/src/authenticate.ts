@@ -1,7 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { HubError, constantTimeEqual, credentialsTokenCandidates, hashCredentialsToken, hashesEqual, type OcpiVersion } from '@hub/ocpi';
-import type { Caller } from '@hub/core';
-import type { CallerLookup } from '@hub/store';
+import type { Caller, CallerLookup } from '@hub/core';
 
 // Authentication (interface document, Authentication; OCPI 2.2.1 transport_and_format.asciidoc,
 // Authorization header): "Authorization: Token <token>", Base64 (2.2.1) or raw (older peers); missing

@@ -1,9 +1,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { HubError, partyKey, sameParty, type PartyRole } from '@hub/ocpi';
 import { ocpiModules, projectionOf } from '@hub/modules';
-import type { ListNarrowing, ObjectPath, ReadModel } from '@hub/core';
+import type { ListNarrowing, ObjectPath, RateLimiter, ReadModel } from '@hub/core';
 import type { SchemaValidator } from '@hub/schemas';
-import type { RateLimiter } from '@hub/store';
 import { handle, namedSender, ok, okPreserializedList } from './http.ts';
 import { objectPath, type ProjectionWait } from './ocpi-objects.ts';
 import { parsePage, setPageHeaders } from './pagination.ts';

@@ -1,7 +1,6 @@
 import type { OcpiPartnerClient } from '@hub/partners';
-import type { DeliveryQueue, RoutingDirectory, TokenCipher } from '@hub/core';
+import type { DeliveryQueue, RateLimiter, RoutingDirectory, TokenCipher } from '@hub/core';
 import type { SchemaValidator } from '@hub/schemas';
-import type { RateLimiter } from '@hub/store';
 import type { EventAppender } from './ports.ts';
 import type { ResponseUrlRules } from './response-url.ts';
 

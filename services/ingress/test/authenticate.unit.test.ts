@@ -5,8 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { NextFunction, Request, Response } from 'express';
 import { HubError, authorizationHeader, generateCredentialsToken, hashCredentialsToken } from '@hub/ocpi';
-import type { Caller } from '@hub/core';
-import type { CallerLookup } from '@hub/store';
+import type { Caller, CallerLookup } from '@hub/core';
 import { authenticate } from '../src/authenticate.ts';
 
 function callerFor(token: string, overrides: Partial<Caller> = {}): Caller {

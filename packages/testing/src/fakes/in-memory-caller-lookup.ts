@@ -1,5 +1,4 @@
-import type { RegistryStore } from '@hub/core';
-import type { CallerLookup } from '@hub/store';
+import type { CallerLookup, RegistryStore } from '@hub/core';
 
 // The CallerLookup port (@hub/store, cached-caller-lookup.ts) without a cache: every request asks the
 // store, so a registry change applies to the next request, as it does after the real cache's

@@ -1,4 +1,4 @@
-import type { RateLimiter } from '@hub/store';
+import type { RateLimiter } from '@hub/core';
 
 // The RateLimiter port (@hub/store, rate-limiter.ts) in memory: fixed one-minute windows per scope
 // and party, as postgresRateLimiter counts them (rate-limiter-contract.ts runs the same rules on both).

@@ -1,5 +1,4 @@
-import type { CommandStore, RegistryStore, RoutingDirectory } from '@hub/core';
-import type { CallerLookup, RateLimiter } from '@hub/store';
+import type { CallerLookup, CommandStore, RateLimiter, RegistryStore, RoutingDirectory } from '@hub/core';
 import type { ChargingProfileStore } from '@hub/core';
 import type { EventAppendLog, IngressDeliveryStore, ReadModelQueries } from '../../src/fakes/index.ts';
 

@@ -3,9 +3,8 @@ import { HubError, isSuccessCode, partyKey, sameParty, statusCodeIn, success, ty
 import { tokenObjectId } from '@hub/modules';
 import { partnerHeaders, type OcpiPartnerClient } from '@hub/partners';
 import { PartnerCallError } from '@hub/registry';
-import { cachedLookup, type RoutingDirectory, type RoutingTarget, type TokenCipher } from '@hub/core';
+import { cachedLookup, type RateLimiter, type RoutingDirectory, type RoutingTarget, type TokenCipher } from '@hub/core';
 import type { SchemaValidator } from '@hub/schemas';
-import type { RateLimiter } from '@hub/store';
 import type { Counter } from '@hub/observability';
 import { handle, namedSender, send } from '../http.ts';
 import { refuseOtherMethods } from '../method-not-allowed.ts';
