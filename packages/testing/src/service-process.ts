@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from './stack.ts';
@@ -22,6 +23,15 @@ export async function startService(name: string, env: Record<string, string>, re
     env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // A test file's process ends when its tests have, even if a service it started never reached a
+  // caller that stops it (a sibling's start failed inside Promise.all): neither the child nor its
+  // pipes keep the event loop alive, and whatever still runs when the file's process exits is killed.
+  child.unref();
+  // With stdio 'pipe' both are net.Sockets (Node's child_process documentation), typed as Readable.
+  (child.stdout as Socket).unref();
+  (child.stderr as Socket).unref();
+  liveServices().add(child);
+  child.once('exit', () => liveServices().delete(child));
   const logs: string[] = [];
   const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
   const onLine = (line: string) => {
@@ -76,6 +86,20 @@ export async function startService(name: string, env: Record<string, string>, re
     throw e;
   }
   return service;
+}
+
+let live: Set<ChildProcess> | undefined;
+
+/** The services this process started that still run; killed when this process exits. */
+function liveServices(): Set<ChildProcess> {
+  if (!live) {
+    const started = new Set<ChildProcess>();
+    process.once('exit', () => {
+      for (const child of started) child.kill('SIGKILL');
+    });
+    live = started;
+  }
+  return live;
 }
 
 /** Parses the JSON log lines of a service (non-JSON lines are skipped). */
