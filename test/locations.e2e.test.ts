@@ -3,11 +3,12 @@
 // Real ingress and projector processes, real Kafka and Postgres.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { topics } from '@hub/events';
 import { ensureTopics } from '@hub/event-log';
 import { call, createTestStack, startService, topicDefinitions, type ServiceProcess, type TestStack } from '@hub/testing';
-import { followPages, freePort, hubctl, onboard, type OnboardedPlatform } from './helpers.ts';
+import { followPages, freePort, hubctl, onboard, until, type OnboardedPlatform } from './helpers.ts';
 
 const examples = new URL('../../shared/ocpi-2.2.1/examples/', import.meta.url);
 const example = (name: string) => JSON.parse(readFileSync(new URL(name, examples), 'utf8')) as Record<string, unknown>;
@@ -88,11 +89,18 @@ describe('locations and tariffs: push, project, pull', () => {
     const own = await call<Json>(hub, 'GET', `/ocpi/2.2.1/${locationPath(last)}`, { token: cpo.token });
     assert.deepEqual(own.body.data, last);
 
-    const locations = await followPages<Json>(hub, '/ocpi/2.2.1/locations?limit=2', emsp.token);
-    assert.equal(locations.items.length, expectedLocations.size);
-    for (const l of locations.items) assert.deepEqual(l, expectedLocations.get(locationPath(l)), `location ${locationPath(l)}`);
-    const tariffs = await followPages<Json>(hub, '/ocpi/2.2.1/tariffs', emsp.token);
-    assert.deepEqual(new Map(tariffs.items.map((t) => [String(t['id']), t])), expectedTariffs);
+    // The eMSP reads what the projector has applied so far: read-your-writes is the CPO's own, and a
+    // tariff's last PUT (another topic than the location read above) may still be on its way. So the
+    // pulls are repeated until they show every last PUT (or 30 s pass), then compared.
+    const pullLocations = async () => (await followPages<Json>(hub, '/ocpi/2.2.1/locations?limit=2', emsp.token)).items;
+    const pullTariffs = async () => new Map((await followPages<Json>(hub, '/ocpi/2.2.1/tariffs', emsp.token)).items.map((t) => [String(t['id']), t]));
+    const sameLocations = (items: Json[]) => items.length === expectedLocations.size && items.every((l) => isDeepStrictEqual(l, expectedLocations.get(locationPath(l))));
+    await until('the eMSP pulls every location as last put', async () => sameLocations(await pullLocations()), 30_000).catch(() => undefined);
+    await until('the eMSP pulls every tariff as last put', async () => isDeepStrictEqual(await pullTariffs(), expectedTariffs), 30_000).catch(() => undefined);
+    const locations = await pullLocations();
+    assert.equal(locations.length, expectedLocations.size);
+    for (const l of locations) assert.deepEqual(l, expectedLocations.get(locationPath(l)), `location ${locationPath(l)}`);
+    assert.deepEqual(await pullTariffs(), expectedTariffs);
   });
 
   it('PATCH fragments change a location as OCPI says, parents take the child last_updated', async () => {
