@@ -23,15 +23,7 @@ export async function startService(name: string, env: Record<string, string>, re
     env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  // A test file's process ends when its tests have, even if a service it started never reached a
-  // caller that stops it (a sibling's start failed inside Promise.all): neither the child nor its
-  // pipes keep the event loop alive, and whatever still runs when the file's process exits is killed.
-  child.unref();
-  // With stdio 'pipe' both are net.Sockets (Node's child_process documentation), typed as Readable.
-  (child.stdout as Socket).unref();
-  (child.stderr as Socket).unref();
-  liveServices().add(child);
-  child.once('exit', () => liveServices().delete(child));
+  detachFromTestFile(child);
   const logs: string[] = [];
   const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
   const onLine = (line: string) => {
@@ -43,13 +35,7 @@ export async function startService(name: string, env: Record<string, string>, re
       }
     }
   };
-  let buffered = '';
-  const feed = (d: Buffer) => {
-    buffered += d.toString();
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    lines.filter(Boolean).forEach(onLine);
-  };
+  const feed = lineFeed(onLine);
   child.stdout.on('data', feed);
   child.stderr.on('data', feed);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -86,6 +72,31 @@ export async function startService(name: string, env: Record<string, string>, re
     throw e;
   }
   return service;
+}
+
+/**
+ * A test file's process ends when its tests have, even if a service it started never reached a caller
+ * that stops it (a sibling's start failed inside Promise.all): neither the child nor its pipes keep the
+ * event loop alive, and whatever still runs when the file's process exits is killed.
+ */
+function detachFromTestFile(child: ChildProcess): void {
+  child.unref();
+  // With stdio 'pipe' both are net.Sockets (Node's child_process documentation), typed as Readable.
+  (child.stdout as Socket).unref();
+  (child.stderr as Socket).unref();
+  liveServices().add(child);
+  child.once('exit', () => liveServices().delete(child));
+}
+
+/** Calls onLine with each complete, non-empty line of the chunks it is fed. */
+function lineFeed(onLine: (line: string) => void): (chunk: Buffer) => void {
+  let buffered = '';
+  return (chunk) => {
+    buffered += chunk.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    lines.filter(Boolean).forEach(onLine);
+  };
 }
 
 let live: Set<ChildProcess> | undefined;
