@@ -50,7 +50,7 @@ export function translatePostgresError(err: unknown): unknown {
   }
   if (kind === 'record' && sqlState) {
     const message = err instanceof Error ? err.message : String(err);
-    return new RecordRejected(sqlState.startsWith('22') ? 'value' : 'constraint', `Postgres refused the data (${sqlState}): ${message}`, { cause: err, code: sqlState });
+    return new RecordRejected(sqlState.startsWith('22') ? 'value' : 'constraint', `Postgres refused the data: ${message}`, { cause: err, code: sqlState });
   }
   return err;
 }

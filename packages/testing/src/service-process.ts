@@ -84,8 +84,8 @@ function detachFromTestFile(child: ChildProcess): void {
   // With stdio 'pipe' both are net.Sockets (Node's child_process documentation), typed as Readable.
   (child.stdout as Socket).unref();
   (child.stderr as Socket).unref();
-  liveServices().add(child);
-  child.once('exit', () => liveServices().delete(child));
+  live.add(child);
+  child.once('exit', () => live.delete(child));
 }
 
 /** Calls onLine with each complete, non-empty line of the chunks it is fed. */
@@ -99,19 +99,11 @@ function lineFeed(onLine: (line: string) => void): (chunk: Buffer) => void {
   };
 }
 
-let live: Set<ChildProcess> | undefined;
-
 /** The services this process started that still run; killed when this process exits. */
-function liveServices(): Set<ChildProcess> {
-  if (!live) {
-    const started = new Set<ChildProcess>();
-    process.once('exit', () => {
-      for (const child of started) child.kill('SIGKILL');
-    });
-    live = started;
-  }
-  return live;
-}
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
 
 /** Parses the JSON log lines of a service (non-JSON lines are skipped). */
 export function jsonLogs(service: ServiceProcess): Array<Record<string, unknown>> {
