@@ -18,7 +18,7 @@ const rules: Array<[string, RegExp]> = [
   ['metrics', /node_modules\/.*prom-client|packages\/observability\/src\/metrics/],
   ['JSON parse/validation (ajv)', /node_modules\/.*(ajv|fast-uri|json-schema-traverse|fast-deep-equal)|schemas\/|validat/],
   ['auth/token lookup', /authenticate|credentials-token|cached-caller|registry\/src\/(credentials|token)/],
-  ['event building/CloudEvents', /packages\/events\/|ocpi-objects|location-events|modules\/src\//],
+  ['event building/CloudEvents', /packages\/events\/|ocpi-objects|object-events|modules\/src\//],
   ['HTTP parse/express', /node:_http|node:http|node_modules\/.*(express|router|body-parser|raw-body|on-finished|finalhandler|send|qs|statuses|type-is|content-type|iconv|mime|accepts|negotiator|depd|parseurl|cookie|etag|fresh|vary|http-errors|media-typer|path-to-regexp)|node:_http_|services\/ingress\/src\/(app|http|method-not-allowed|compose|dependency-guards|circuit-breaker|version-edge)|packages\/ocpi\/src\/envelope/],
   ['net/streams/timers (node core)', /^node:/],
   ['projector apply (store/modules/service-kit)', /packages\/(store|service-kit|modules)\/|services\/projector/],

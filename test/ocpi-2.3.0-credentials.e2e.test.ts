@@ -73,7 +73,7 @@ describe('OCPI 2.3.0 credentials and versions, per party', () => {
     assert.equal(details.body.status_code, 1000, details.text);
     assert.deepEqual(validator.validate('ocpi-2.3.0/version_details.json', details.body.data).violations, []);
     assert.equal(details.body.data?.version, '2.3.0');
-    // Every module the hub serves in 2.2.1, in 2.3.0 (the ingress's MODULES_230), with the same roles.
+    // Every module the hub serves in 2.2.1, in 2.3.0 (the endpoints each module declares in @hub/modules), with the same roles.
     const endpoint = (identifier: string, role: string, path = identifier) => ({ identifier, role, url: `${hub}/ocpi/2.3.0/${path}` });
     assert.deepEqual(details.body.data?.endpoints, [
       endpoint('credentials', 'SENDER'),

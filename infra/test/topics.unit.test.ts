@@ -1,9 +1,10 @@
-// infra/topics.json (applied by the stack at start) and the topic names the code uses stay in step,
-// and the topic settings keep events durable.
+// infra/topics.json (applied by the stack at start) is what the modules declare (generate-topics.ts),
+// the topic names the code uses stay in step with it, and the topic settings keep events durable.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { topics } from '@hub/events';
+import { renderTopicsFile, topicsPath } from '../generate-topics.ts';
 
 interface TopicDefinition {
   readonly name: string;
@@ -16,6 +17,10 @@ const definitions = (JSON.parse(readFileSync(new URL('../topics.json', import.me
 const byName = new Map(definitions.map((d) => [d.name, d]));
 
 describe('infra/topics.json', () => {
+  it('is what the modules declare (run `node infra/generate-topics.ts` and commit)', () => {
+    assert.ok(readFileSync(topicsPath, 'utf8') === renderTopicsFile(), 'infra/topics.json is stale or edited by hand: declare topics in the module folders of packages/modules, run `node infra/generate-topics.ts` and commit');
+  });
+
   it('defines exactly the topics the code uses, each once', () => {
     const names = definitions.map((d) => d.name);
     assert.equal(new Set(names).size, names.length, 'a topic is defined twice');

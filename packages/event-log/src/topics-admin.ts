@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { topicName, topics } from '@hub/events';
+import { topicName, topics, type TopicDefinition } from '@hub/events';
 
 // Topic administration (infra/topics.json): what the stack's set-up, the migrate job, infra code and
 // tests ask of the cluster, in the adapter's own types. The Kafka adapter implements TopicAdmin
@@ -85,15 +85,8 @@ export interface TopicAdmin {
   close(): Promise<void>;
 }
 
-/** One entry of infra/topics.json. */
-export interface TopicDefinition {
-  readonly name: string;
-  readonly partitions: number;
-  /** Production replication; clamped to the brokers present (a local stack has one). */
-  readonly replicationFactor: number;
-  readonly config: Readonly<Record<string, string>>;
-  readonly description?: string;
-}
+/** One entry of infra/topics.json (declared by the modules, @hub/modules topicDefinitions). */
+export type { TopicDefinition } from '@hub/events';
 
 /** Reads a topic definition file ({ "topics": [...] }, as infra/topics.json). */
 export function readTopicDefinitions(file: string): TopicDefinition[] {

@@ -1,3 +1,4 @@
+import { topics, type TopicDefinition } from './topics.ts';
 // Registry audit events on hub.registry.v1 (key cc/pid/role, or the platform id for platform-wide
 // changes). Their payload schemas are schemas/events/<type>.json.
 export const registryEventTypes = {
@@ -14,3 +15,14 @@ export const registryEventTypes = {
 
 export type RegistryEventType = (typeof registryEventTypes)[keyof typeof registryEventTypes];
 
+/**
+ * hub.registry.v1: the registry's audit trail, kept forever, in one partition for one total order (a
+ * party's registration before its routing rules). The hub's own topic, not a module's.
+ */
+export const registryTopicDefinition: TopicDefinition = {
+  name: topics.registry,
+  partitions: 1,
+  replicationFactor: 3,
+  config: { 'retention.ms': '-1', 'min.insync.replicas': '2', 'cleanup.policy': 'delete' },
+  description: 'Registry audit trail: parties, credentials, routing rules, endpoint overrides, health; one partition for one total order',
+};

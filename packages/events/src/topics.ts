@@ -1,5 +1,6 @@
-// Topic names (reference design, Topics). The definitions (partitions, replication, retention) are in
-// infra/topics.json; a test keeps the two in step. Names carry a version: a breaking change to an
+// Topic names (reference design, Topics). The definitions (partitions, replication, retention) are
+// declared by the module that owns each topic (@hub/modules) and written to infra/topics.json by
+// infra/generate-topics.ts; tests keep the three in step. Names carry a version: a breaking change to an
 // event schema is a new topic version, never an edit in place.
 export const topics = {
   locations: 'ocpi.locations.v1',
@@ -18,6 +19,16 @@ export const topics = {
 } as const;
 
 export type TopicId = keyof typeof topics;
+
+/** One topic as the stack, the migrate job and the docs create and describe it (infra/topics.json). */
+export interface TopicDefinition {
+  readonly name: string;
+  readonly partitions: number;
+  /** Production replication; clamped to the brokers present (a local stack has one). */
+  readonly replicationFactor: number;
+  readonly config: Readonly<Record<string, string>>;
+  readonly description?: string;
+}
 
 // Event types, beside the topics they are appended to (schemas: schemas/events/<type>.json). The record
 // value of an OCPI object event is the object or patch exactly as the party pushed and the hub

@@ -1,12 +1,13 @@
-import type { TopicId } from '@hub/events';
+import type { TopicDefinition, TopicId } from '@hub/events';
 import type { HubErrorKind, PartyRef } from '@hub/ocpi';
-import type { ApplyResult } from './apply.ts';
+import type { ApplyResult, Json } from './newest-wins.ts';
+import type { ModuleHttp } from './route-spec.ts';
 import type { DeliveryKind, ObjectPath } from '@hub/core';
 
-// The shape of one entry of the module table (modules.ts): what a module declares about its
-// events, its read model and its deliveries.
+// The shape of one entry of the module table (modules.ts): what a module declares, in its own folder,
+// about its HTTP surface, its topics and events, its read model and its deliveries.
 
-export type Json = Record<string, unknown>;
+export type { Json } from './newest-wins.ts';
 
 /** How a module's events build its read model in Postgres (projector, rebuild, quarantine re-drive). */
 export interface ProjectionRule {
@@ -95,8 +96,15 @@ export interface OcpiModule {
   readonly visibility: 'routed' | 'recipient';
   /** The error for an unknown object: on a pull (detail GET), and on a push that needs it to exist. */
   readonly notFound: { readonly pull: HubErrorKind; readonly push: HubErrorKind };
+  /** Where and how partners reach it: endpoints per OCPI version and routes (route-spec.ts). */
+  readonly http: ModuleHttp;
+  /** The topics it owns (its events, and its snapshot if it has a read model); infra/topics.json is made from these. */
+  readonly topics: readonly TopicDefinition[];
   readonly projection?: ProjectionRule;
   readonly delivery?: DeliveryRule;
   /** A module that delivers more than one kind (chargingprofiles: results and ActiveChargingProfile updates). */
   readonly moreDeliveries?: readonly DeliveryRule[];
 }
+
+/** A registered endpoint URL without its trailing slashes, for the delivery URL built on it. */
+export const stripSlashes = (url: string): string => url.replace(/\/+$/, '');

@@ -2,14 +2,14 @@
 // OCPI 2.2.1 Receiver rules: mod_locations.asciidoc "PUT Method" and "PATCH Method" (PATCH merges only
 // the fields present; an EVSE change sets the Location's last_updated; a Connector change sets the
 // EVSE's and the Location's last_updated) and mod_tariffs.asciidoc "PUT Method". Also the event
-// subject and key helpers of src/location-events.ts. Pure: the only reads are the OCPI example files.
+// subject and key helpers of src/object-events.ts. Pure: the only reads are the OCPI example files.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { locationEventTypes, locationEventTypes as L, tariffEventTypes, tokenEventTypes } from '@hub/events';
-import { applyLocationEvent, applyTariffEvent, applyTokenEvent, findInLocation } from '../src/apply.ts';
-import type { ApplyResult } from '../src/apply.ts';
-import { objectKey, parseSubject, pathSubject } from '../src/location-events.ts';
+import { applyLocationEvent, applyTariffEvent, applyTokenEvent, findInLocation } from '../src/index.ts';
+import type { ApplyResult } from '../src/index.ts';
+import { objectKey, parseSubject, pathSubject } from '../src/index.ts';
 import type { ObjectPath } from '@hub/core';
 
 type Json = Record<string, unknown>;

@@ -2,7 +2,7 @@
 // brokers let a timed-out append still do: an operator whose window is too short is told at start.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkCdrSettleWindow, shortCdrSettleWindow } from '../src/cdr-event.ts';
+import { checkCdrSettleWindow, shortCdrSettleWindow } from '../src/cdrs/cdr-event.ts';
 
 describe('the CDR settle window against the brokers', () => {
   it('is long enough by default: 60 s against a 10 s append timeout and Kafka\'s default 30 s replica lag (10 + 45 s)', () => {

@@ -9,10 +9,12 @@ import {
   consumedDeliveryModules,
   deliveryRuleOf,
   isProjectedModule,
+  modulesServedIn,
   moduleOfDelivery,
   ocpiModules,
   projectedModules,
   projectionOf,
+  topicDefinitions,
   topicOf,
   type OcpiModule,
 } from '../src/modules.ts';
@@ -40,6 +42,32 @@ describe('the module table', () => {
         assert.ok(type.startsWith(topics[module.topic].replace(/v\d+$/, '')), `${type} belongs to ${topicOf(module.id as keyof typeof ocpiModules)}`);
         assert.ok(existsSync(join(schemasDir, `${type}.json`)), `schemas/events/${type}.json`);
       }
+    }
+  });
+
+  it("declares its HTTP surface in its folder: endpoints below its own path, routes tagged with its id under its 2.2.1 endpoint", () => {
+    for (const [name, module] of modules) {
+      const served = Object.entries(module.http.endpoints);
+      assert.ok(served.length > 0, `${name} is served in some version`);
+      for (const [version, endpoints] of served) {
+        assert.ok(endpoints && endpoints.length > 0, `${name} ${version}`);
+        for (const e of endpoints ?? []) assert.ok(e.path === name || e.path.startsWith(`${name}/`), `${name} ${version}: ${e.path}`);
+      }
+      assert.ok(module.http.routes.length > 0, `${name} has routes`);
+      for (const route of module.http.routes) {
+        assert.equal(route.module, name);
+        assert.ok(route.path.startsWith(`/ocpi/2.2.1/${name}`), route.path);
+      }
+    }
+    assert.deepEqual(modulesServedIn('2.1.1').map((m) => m.id), ['locations', 'tariffs', 'sessions', 'cdrs', 'tokens', 'commands']);
+  });
+
+  it('declares the topics it owns, each once; hubclientinfo reads the registry topic and owns none', () => {
+    const names = topicDefinitions().map((d) => d.name);
+    assert.deepEqual([...names].sort(), Object.values(topics).sort());
+    for (const [name, module] of modules) {
+      if (module.topic === 'registry') assert.deepEqual(module.topics, [], name);
+      else assert.ok(module.topics.some((d) => d.name === topics[module.topic]), `${name} owns ${topics[module.topic]}`);
     }
   });
 

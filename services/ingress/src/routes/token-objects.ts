@@ -29,7 +29,7 @@ const TOKEN_TYPES: Readonly<Record<TokenType, true>> = { AD_HOC_USER: true, APP_
 const CI_STRING_IDS = ['country_code', 'party_id', 'uid'];
 
 interface TokenAt {
-  /** The token's path in the hub: its id is "uid|TYPE" (token-id.ts; a uid is unique per type only). */
+  /** The token's path in the hub: its id is "uid|TYPE" (@hub/modules tokens/token-id.ts; a uid is unique per type only). */
   readonly path: ObjectPath;
   readonly uid: string;
   readonly type: TokenType;

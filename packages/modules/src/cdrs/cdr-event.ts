@@ -1,7 +1,7 @@
 import { cdrEventTypes, eventIdFor, newEvent, topics, type HubEvent } from '@hub/events';
 import { partyKey } from '@hub/ocpi';
 import type { ObjectPath } from '@hub/core';
-import { objectKey, pathSubject } from './location-events.ts';
+import { objectKey, pathSubject } from '../object-events.ts';
 
 /**
  * The event of an accepted CDR, whoever appends it (the ingress when the CPO posts it, the prober when

@@ -35,3 +35,9 @@ export function objectKey(p: ObjectPath): string {
 export function sameId(a: unknown, b: string): boolean {
   return typeof a === 'string' && a.toUpperCase() === b.toUpperCase();
 }
+
+/** A string member of an object document, or undefined (another producer's event may carry anything). */
+export function stringMember(document: Record<string, unknown>, name: string): string | undefined {
+  const value = document[name];
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,0 +1,44 @@
+import { sessionEventTypes, topics } from '@hub/events';
+import { stripSlashes, type OcpiModule } from '../module-rules.ts';
+import { PUSH_ERRORS, V221, type RouteSpec } from '../route-spec.ts';
+import { eventTopic, RETAIN_30_DAYS } from '../topic-definitions.ts';
+
+// mod_sessions.asciidoc: pushed by the CPO, delivered to the eMSP of its cdr_token. Interface
+// document, Receiver endpoints: PUT {receiver}/{cpo cc}/{cpo pid}/{session id}, always the full
+// latest state.
+
+const SESSION = `${V221}/sessions/{country_code}/{party_id}/{session_id}`;
+
+const routes: readonly RouteSpec[] = [
+  { method: 'put', path: SESSION, module: 'sessions', summary: 'CPO push of a full Session', auth: 'hub-token', body: { schemas: ['ocpi/session.json'] }, errors: PUSH_ERRORS },
+  { method: 'patch', path: SESSION, module: 'sessions', summary: 'CPO update of a Session the hub holds (last_updated required)', auth: 'hub-token', body: { schemas: ['ocpi/session.json'], partial: true }, errors: [...PUSH_ERRORS, 'UNKNOWN_SESSION'] },
+];
+
+export const sessionsModule = {
+  id: 'sessions',
+  topic: 'sessions',
+  eventTypes: sessionEventTypes,
+  key: 'object',
+  owner: 'CPO',
+  visibility: 'recipient',
+  notFound: { pull: 'UNKNOWN_SESSION', push: 'UNKNOWN_SESSION' },
+  http: {
+    // CPOs push sessions to the hub, which delivers them to eMSPs (not pulled from it); a 2.1.1 CPO
+    // pushes to the eMSP interface (mod_sessions.md 2.2), a 2.3.0 one as in 2.2.1.
+    endpoints: {
+      '2.2.1': [{ roles: ['RECEIVER'], path: 'sessions' }],
+      '2.1.1': [{ roles: ['RECEIVER'], path: 'sessions' }],
+      '2.3.0': [{ roles: ['RECEIVER'], path: 'sessions' }],
+    },
+    routes,
+  },
+  topics: [eventTopic(topics.sessions, 12, RETAIN_30_DAYS, 'Session PUT as pushed by CPOs; key cpo_cc/cpo_pid/session_id; 30 days')],
+  delivery: {
+    kind: 'session',
+    receiverModule: 'sessions',
+    recipient: 'EMSP',
+    method: 'PUT',
+    url: (receiverUrl, { cpo, objectId }) => `${stripSlashes(receiverUrl)}/${cpo.countryCode}/${cpo.partyId}/${encodeURIComponent(objectId)}`,
+    keeps: 'newest',
+  },
+} as const satisfies OcpiModule;
