@@ -17,6 +17,7 @@ export function renderTopicsFile(): string {
     [
       `    { "name": ${JSON.stringify(d.name)}, "partitions": ${d.partitions}, "replicationFactor": ${d.replicationFactor},`,
       `      "config": { ${Object.entries(d.config).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')} },`,
+      ...(d.snapshot === undefined ? [] : [`      "snapshot": ${JSON.stringify(d.snapshot)},`]),
       `      "description": ${JSON.stringify(d.description ?? '')} }`,
     ].join('\n'),
   );

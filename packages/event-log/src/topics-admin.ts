@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { topicName, topics, type TopicDefinition } from '@hub/events';
+import { topicName, type TopicDefinition } from '@hub/events';
 
 // Topic administration (infra/topics.json): what the stack's set-up, the migrate job, infra code and
 // tests ask of the cluster, in the adapter's own types. The Kafka adapter implements TopicAdmin
@@ -103,8 +103,8 @@ export const CHANGE_RETENTION_MS = 2_592_000_000;
  * existing topic keeps its configuration.
  */
 export function withChangeRetention(definitions: readonly TopicDefinition[], retentionMs: number): TopicDefinition[] {
-  const changes = new Set<string>([topics.locations, topics.tariffs, topics.tokens]);
-  const snapshots = new Set<string>([topics.locationsSnapshot, topics.tariffsSnapshot, topics.tokensSnapshot]);
+  const changes = new Set(definitions.filter((d) => d.snapshot !== undefined).map((d) => d.name));
+  const snapshots = new Set(definitions.flatMap((d) => (d.snapshot === undefined ? [] : [d.snapshot])));
   return definitions.map((d) => {
     if (changes.has(d.name)) return { ...d, config: { ...d.config, 'retention.ms': String(retentionMs) } };
     if (snapshots.has(d.name) && retentionMs > 0) return { ...d, config: { ...d.config, 'delete.retention.ms': String(retentionMs) } };

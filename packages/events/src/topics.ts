@@ -27,6 +27,11 @@ export interface TopicDefinition {
   /** Production replication; clamped to the brokers present (a local stack has one). */
   readonly replicationFactor: number;
   readonly config: Readonly<Record<string, string>>;
+  /**
+   * The compacted topic that keeps this change topic's live objects (docs/decisions/0014-snapshot-topics.md):
+   * the change topic's retention may then be bounded, and the snapshot keeps tombstones as long.
+   */
+  readonly snapshot?: string;
   readonly description?: string;
 }
 

@@ -19,6 +19,11 @@ export interface ProjectionRule {
   replacesWholeObject(type: string): boolean;
   /** The part of a stored object a detail GET at `path` answers with (an EVSE inside a Location). */
   find(document: Json, path: ObjectPath): Json | undefined;
+  /**
+   * Its snapshot topic and the type of its records (docs/decisions/0014-snapshot-topics.md): every live
+   * object, whole, as the read model holds it.
+   */
+  readonly snapshot: { readonly topic: TopicId; readonly type: string };
   /** Interface document, Limits: the rate-limit bucket of list pulls, if they have one. */
   readonly listBudget?: string;
   /**

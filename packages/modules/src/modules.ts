@@ -124,3 +124,14 @@ export function topicDefinitions(): TopicDefinition[] {
   const snapshots = owned.filter((d) => d.config['cleanup.policy'] === 'compact');
   return [...events, ...snapshots, registryTopicDefinition];
 }
+
+/**
+ * The role whose parties receive a module's objects: the other role than the one that owns and pushes
+ * them (transport_and_format.asciidoc, Client Owned Object Push: an eMSP receives a CPO's locations,
+ * a CPO an eMSP's tokens and commands). Undefined for a module the table does not hold or the hub owns.
+ */
+export function receivingRoleOf(identifier: string): 'CPO' | 'EMSP' | undefined {
+  const module = (ocpiModules as Record<string, OcpiModule | undefined>)[identifier];
+  if (module === undefined || module.owner === 'HUB') return undefined;
+  return module.owner === 'CPO' ? 'EMSP' : 'CPO';
+}

@@ -28,3 +28,11 @@ export function snapshotTopic(name: string, partitions: number, description: str
     description,
   };
 }
+
+/**
+ * A change topic whose live objects a snapshot topic keeps: its events may be deleted by age
+ * (HUB_CHANGE_RETENTION_MS at creation), and the snapshot keeps tombstones as long (decision 0014).
+ */
+export function backedBy(snapshot: string, change: TopicDefinition): TopicDefinition {
+  return { ...change, snapshot };
+}

@@ -1,5 +1,6 @@
 import { isOcpiVersion, OCPI_VERSION, OCPI_VERSIONS, type InterfaceRole, type OcpiVersion, type PartnerRole } from '@hub/ocpi';
 import { OperatorInputError } from './operations.ts';
+import { receivingRoleOf } from '@hub/modules';
 
 // Which OCPI versions a platform may use (the operator's choice) and what follows from a version for
 // the registry (docs/decisions/0008-one-canonical-form-translated-at-the-edge.md).
@@ -34,11 +35,9 @@ export const DEFAULT_VERSIONS: readonly OcpiVersion[] = [OCPI_VERSION];
  * OCPI 2.1.1 version details list endpoints without a role (version_information_endpoint.md, 2.1.1,
  * Endpoint class). The hub stores them under the role the module has on that side in 2.2.1 terms
  * (mod_*.md, 2.1.1: the "CPO interface" and "eMSP interface" of each module), so routing looks
- * endpoints up the same way for every version: an eMSP receives locations, tariffs, sessions and CDRs
- * and serves its tokens and the command callbacks; a CPO receives tokens and commands and serves the rest.
+ * endpoints up the same way for every version: a party receives the modules the other role owns (@hub/modules receivingRoleOf: an eMSP receives locations, tariffs, sessions and CDRs
+ * and serves its tokens and the command callbacks; a CPO receives tokens and commands and serves the rest).
  */
 export function endpointRoleIn211(identifier: string, partyRole: PartnerRole): InterfaceRole {
-  const emspReceives = ['locations', 'tariffs', 'sessions', 'cdrs'];
-  const receives = partyRole === 'EMSP' ? emspReceives.includes(identifier) : ['tokens', 'commands'].includes(identifier);
-  return receives ? 'RECEIVER' : 'SENDER';
+  return receivingRoleOf(identifier) === partyRole ? 'RECEIVER' : 'SENDER';
 }

@@ -1,20 +1,14 @@
 import type { EventLog, ObjectChange, ReadModel, ReadModelStore, RecordBatch, RestoredObject } from '@hub/core';
-import { CHANGE_POSITION_HEADER, newEvent, snapshotEventTypes, topics, type HubEvent } from '@hub/events';
-import { objectKey, parseSubject, pathSubject, topicOf } from '@hub/modules';
+import { CHANGE_POSITION_HEADER, newEvent, topics, type HubEvent } from '@hub/events';
+import { objectKey, parseSubject, pathSubject, projectionOf, topicOf } from '@hub/modules';
 import { ERASED_PLACEHOLDER } from '@hub/registry';
 
 // The snapshot topics (docs/decisions/0014-snapshot-topics.md): one compacted record per live object
 // of a read model, appended by the projector before each batch commits; a rebuild (hubctl readmodel
 // rebuild) and a fresh projector load them and replay only the change topic's tail after them.
 
-const SNAPSHOTS: Record<ReadModel, { topic: string; type: string }> = {
-  locations: { topic: topics.locationsSnapshot, type: snapshotEventTypes.location },
-  tariffs: { topic: topics.tariffsSnapshot, type: snapshotEventTypes.tariff },
-  tokens: { topic: topics.tokensSnapshot, type: snapshotEventTypes.token },
-};
-
 export function snapshotTopicOf(model: ReadModel): string {
-  return SNAPSHOTS[model].topic;
+  return topics[projectionOf(model).snapshot.topic];
 }
 
 /**
@@ -25,7 +19,7 @@ export function snapshotTopicOf(model: ReadModel): string {
 export function snapshotRecords(model: ReadModel, changes: readonly ObjectChange[], source: string): HubEvent[] {
   return changes.map((c) =>
     newEvent<unknown>({
-      type: SNAPSHOTS[model].type,
+      type: projectionOf(model).snapshot.type,
       source,
       subject: pathSubject(c.path),
       key: objectKey(c.path),
@@ -237,7 +231,7 @@ export async function fillSnapshot(
     const objects = chunk.objects.filter((o) => !(model === 'tokens' && o.document['uid'] === ERASED_PLACEHOLDER));
     skipped += chunk.objects.length - objects.length;
     const events = objects.map((o) =>
-      newEvent<unknown>({ type: SNAPSHOTS[model].type, source: options.source ?? 'hubctl', subject: pathSubject(o.path), key: objectKey(o.path), data: o.document, time: o.createdAt, changePosition: position }),
+      newEvent<unknown>({ type: projectionOf(model).snapshot.type, source: options.source ?? 'hubctl', subject: pathSubject(o.path), key: objectKey(o.path), data: o.document, time: o.createdAt, changePosition: position }),
     );
     await appendInChunks(deps.eventLog, snapshotTopicOf(model), events);
     appended += objects.length;

@@ -1,7 +1,7 @@
-import { locationEventTypes, topics } from '@hub/events';
+import { locationEventTypes, snapshotEventTypes, topics } from '@hub/events';
 import type { OcpiModule } from '../module-rules.ts';
 import { LIST_ERRORS, PUSH_ERRORS, V211, V221, type RouteSpec } from '../route-spec.ts';
-import { eventTopic, RETAIN_30_DAYS, snapshotTopic } from '../topic-definitions.ts';
+import { backedBy, eventTopic, RETAIN_30_DAYS, snapshotTopic } from '../topic-definitions.ts';
 import { stringMember } from '../object-events.ts';
 import { applyLocationEvent, findInLocation } from './apply.ts';
 
@@ -52,11 +52,12 @@ export const locationsModule = {
     onlyIn: onlyIn211,
   },
   topics: [
-    eventTopic(topics.locations, 6, RETAIN_30_DAYS, 'Location, EVSE and connector PUT/PATCH as pushed by CPOs; key cc/pid/location_id; 30 days (the snapshot keeps the live locations)'),
+    backedBy(topics.locationsSnapshot, eventTopic(topics.locations, 6, RETAIN_30_DAYS, 'Location, EVSE and connector PUT/PATCH as pushed by CPOs; key cc/pid/location_id; 30 days (the snapshot keeps the live locations)')),
     snapshotTopic(topics.locationsSnapshot, 6, 'Every live location, whole, as the read model holds it (compacted; null value: gone); key as ocpi.locations.v1; header hub-change-position: the change offset it reflects'),
   ],
   projection: {
     table: 'locations',
+    snapshot: { topic: 'locationsSnapshot', type: snapshotEventTypes.location },
     evolve: applyLocationEvent,
     replacesWholeObject: (type) => type === locationEventTypes.locationPut,
     find: findInLocation,

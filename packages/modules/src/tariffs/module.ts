@@ -1,9 +1,9 @@
-import { tariffEventTypes, topics } from '@hub/events';
+import { tariffEventTypes, snapshotEventTypes, topics } from '@hub/events';
 import type { OcpiModule } from '../module-rules.ts';
 import { unknownEventType, supersededBy, type ApplyResult, type Json } from '../newest-wins.ts';
 import { stringMember } from '../object-events.ts';
 import { LIST_ERRORS, PUSH_ERRORS, V221, type RouteSpec } from '../route-spec.ts';
-import { eventTopic, RETAIN_30_DAYS, snapshotTopic } from '../topic-definitions.ts';
+import { backedBy, eventTopic, RETAIN_30_DAYS, snapshotTopic } from '../topic-definitions.ts';
 
 // mod_tariffs.asciidoc: CPO-owned, pulled by eMSPs; PUT and DELETE only.
 
@@ -49,11 +49,12 @@ export const tariffsModule = {
     routes,
   },
   topics: [
-    eventTopic(topics.tariffs, 3, RETAIN_30_DAYS, 'Tariff PUT and DELETE as pushed by CPOs; key cc/pid/tariff_id; 30 days (the snapshot keeps the live tariffs)'),
+    backedBy(topics.tariffsSnapshot, eventTopic(topics.tariffs, 3, RETAIN_30_DAYS, 'Tariff PUT and DELETE as pushed by CPOs; key cc/pid/tariff_id; 30 days (the snapshot keeps the live tariffs)')),
     snapshotTopic(topics.tariffsSnapshot, 3, 'Every live tariff, whole (compacted; null value: deleted); key as ocpi.tariffs.v1; header hub-change-position: the change offset it reflects'),
   ],
   projection: {
     table: 'tariffs',
+    snapshot: { topic: 'tariffsSnapshot', type: snapshotEventTypes.tariff },
     evolve: (stored, type, _path, data) => applyTariffEvent(stored, type, data),
     replacesWholeObject: (type) => type === tariffEventTypes.tariffPut,
     find: (document) => document,

@@ -1,9 +1,9 @@
-import { tokenEventTypes, topics } from '@hub/events';
+import { tokenEventTypes, snapshotEventTypes, topics } from '@hub/events';
 import { stripSlashes, type OcpiModule } from '../module-rules.ts';
 import { asResult, putOrPatch, unknownEventType, type ApplyResult, type Json } from '../newest-wins.ts';
 import { stringMember } from '../object-events.ts';
 import { LIST_ERRORS, PUSH_ERRORS, V221, type RouteSpec } from '../route-spec.ts';
-import { eventTopic, RETAIN_30_DAYS, snapshotTopic } from '../topic-definitions.ts';
+import { backedBy, eventTopic, RETAIN_30_DAYS, snapshotTopic } from '../topic-definitions.ts';
 import { splitTokenObjectId, tokenObjectId } from './token-id.ts';
 
 // mod_tokens.asciidoc: eMSP-owned; pushed by the eMSP (PUT, PATCH), pulled by routed CPOs
@@ -67,11 +67,12 @@ export const tokensModule = {
     routes,
   },
   topics: [
-    eventTopic(topics.tokens, 6, RETAIN_30_DAYS, 'Token PUT/PATCH as pushed by eMSPs; key emsp_cc/emsp_pid/UID|TYPE; 30 days (the snapshot keeps the live tokens)'),
+    backedBy(topics.tokensSnapshot, eventTopic(topics.tokens, 6, RETAIN_30_DAYS, 'Token PUT/PATCH as pushed by eMSPs; key emsp_cc/emsp_pid/UID|TYPE; 30 days (the snapshot keeps the live tokens)')),
     snapshotTopic(topics.tokensSnapshot, 6, 'Every live token, whole, personal fields sealed as on ocpi.tokens.v1 (compacted); key as ocpi.tokens.v1; header hub-change-position: the change offset it reflects'),
   ],
   projection: {
     table: 'tokens',
+    snapshot: { topic: 'tokensSnapshot', type: snapshotEventTypes.token },
     evolve: (stored, type, _path, data) => applyTokenEvent(stored, type, data),
     replacesWholeObject: (type) => type === tokenEventTypes.tokenPut,
     find: (document) => document,
