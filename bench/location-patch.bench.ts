@@ -10,6 +10,10 @@
 // 30 ms after it was due (and when it was sent) and each paced phase's window as JSON lines, to line
 // up with other traces (README, "Where a durable PATCH's time goes"). BENCH_NODE_OPTIONS reaches the
 // projector as well as the ingress.
+// BENCH_BASELINE_CHECKOUT=DIR starts a second ingress from another checkout of the hub (a git worktree at
+// an older commit, its dependencies installed) against the same stack and projector, and alternates its
+// PATCHes with this checkout's in the same rounds: a change's cost, measured on one machine state
+// (it must share this checkout's migrations and topics).
 // BENCH_PATCH_PEER=0 leaves the CRUD peer out: the same targets as before it existed, so a run is
 // comparable with one at an older commit (its synchronous commits also load the shared Postgres).
 import { join } from 'node:path';
@@ -60,6 +64,11 @@ const ingress = await startNode(
   /ingress listening/,
 );
 const hubPort = Number(/"port":(\d+)/.exec(ingress.line)?.[1]);
+const baselineCheckout = process.env['BENCH_BASELINE_CHECKOUT'];
+const baseline = baselineCheckout
+  ? await startNode(join(baselineCheckout, 'services', 'ingress', 'src', 'main.ts'), [], stack.env({ HUB_PORT: '0', ACCESS_LOG: 'errors', LOG_LEVEL: 'info' }), /ingress listening/)
+  : undefined;
+const baselinePort = Number(/"port":(\d+)/.exec(baseline?.line ?? '')?.[1]);
 // The peer's table starts as the hub's read model: the same 1,000 Location documents.
 const peer = await startNode(join(repoRoot, 'bench', 'crud-peer.ts'), ['0'], stack.env({}), /listening \d+/);
 const peerPort = Number(/listening (\d+)/.exec(peer.line)?.[1]);
@@ -85,13 +94,16 @@ const patchTarget = (label: string, kind: PatchKind, port = hubPort, serverPids 
   },
 });
 const withPeer = process.env['BENCH_PATCH_PEER'] !== '0';
+const baselinePids = [baseline?.child.pid ?? 0, ...hubPids.slice(1)];
+/** The baseline checkout's row right after this checkout's, so both meet the same machine state. */
+const withBaseline = (t: ReturnType<typeof patchTarget>, kind: PatchKind) => (baseline ? [t, patchTarget(`baseline hub PATCH ${kind}`, kind, baselinePort, baselinePids)] : [t]);
 const targets = [
   { label: 'bare express GET /hello', url: `http://127.0.0.1:${helloPort}/hello`, options: { serverPids: [hello.child.pid ?? 0] } },
   // Each 2.1.1 row right after its 2.2.1 row, so both meet the same machine state (the ratio is paired per round).
-  patchTarget('hub PATCH EVSE status', 'EVSE status'),
+  ...withBaseline(patchTarget('hub PATCH EVSE status', 'EVSE status'), 'EVSE status'),
   patchTarget('hub 2.1.1 CPO PATCH EVSE status', 'EVSE status', hubPort, hubPids, '2.1.1'),
   patchTarget('CRUD peer PATCH EVSE status', 'EVSE status', peerPort, [peer.child.pid ?? 0]),
-  patchTarget('hub PATCH connector', 'connector'),
+  ...withBaseline(patchTarget('hub PATCH connector', 'connector'), 'connector'),
   patchTarget('hub 2.1.1 CPO PATCH connector', 'connector', hubPort, hubPids, '2.1.1'),
   patchTarget('CRUD peer PATCH connector', 'connector', peerPort, [peer.child.pid ?? 0]),
 ].filter((t) => withPeer || !t.label.startsWith('CRUD peer'));
@@ -121,7 +133,7 @@ try {
     if (target && peerRate > 0) pacedAtPeerRate.set(kind, { rate: peerRate, result: await paced(`hub PATCH ${kind} at the peer's rate`, target.url, peerRate, { seconds, connections, settleSeconds: 3, headers, kind, locations }) });
   }
 } finally {
-  for (const p of [hello, ingress, projector, peer]) p.child.kill('SIGTERM');
+  for (const p of [hello, ingress, projector, peer, ...(baseline ? [baseline] : [])]) p.child.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 1000));
   await stack.cleanup();
 }
@@ -153,6 +165,14 @@ for (const kind of withPeer ? ['EVSE status', 'connector'] : []) {
     figures[`hub_at_peer_rate_${slug(kind)}_req_per_s`] = paced.result.requestsPerSecond;
     process.stdout.write(`hub PATCH ${kind} paced at the CRUD peer's ${paced.rate.toFixed(0)} req/s: ${paced.result.requestsPerSecond.toFixed(0)} req/s achieved, p50 ${paced.result.p50.toFixed(1)} ms, p99 ${paced.result.p99.toFixed(1)} ms (${paced.result.errors + paced.result.non2xx} errors)\n`);
   }
+}
+// This checkout against the baseline checkout, same rounds: CPU per request and req/s (issue target: within 5%).
+for (const kind of baseline ? ['EVSE status', 'connector'] : []) {
+  const cpu = pairedRatio(runs, `hub PATCH ${kind}`, `baseline hub PATCH ${kind}`, (x) => x.cpuMicrosPerRequest);
+  const throughput = pairedRatio(runs, `hub PATCH ${kind}`, `baseline hub PATCH ${kind}`, (x) => x.requestsPerSecond);
+  figures[`to_baseline_${slug(kind)}_cpu_ratio`] = cpu;
+  figures[`to_baseline_${slug(kind)}_req_ratio`] = throughput;
+  process.stdout.write(`hub PATCH ${kind}: ${cpu.toFixed(3)}x the baseline checkout's CPU per request, ${throughput.toFixed(3)}x its req/s (median of per-round ratios)\n`);
 }
 // A 2.1.1 CPO's PATCH against a 2.2.1 one in the same run: CPU per request (target at most 1.10x).
 for (const kind of ['EVSE status', 'connector']) {

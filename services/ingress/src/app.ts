@@ -67,6 +67,8 @@ function endpointsIn(version: OcpiVersion): readonly ModuleEndpoint[] {
   return [CREDENTIALS, ...modulesServedIn(version).flatMap((m) => (m.http.endpoints[version] ?? []).map((e) => ({ identifier: m.id, ...e })))];
 }
 
+const MOUNT_ORDER: readonly OcpiVersion[] = ['2.2.1', ...OCPI_VERSIONS.filter((v) => v !== '2.2.1')];
+
 /** The modules this ingress serves in each version: the single list behind GET /ocpi/{version} and the mounts below. */
 export const MODULES: ModulesByVersion = { '2.1.1': endpointsIn('2.1.1'), '2.2.1': endpointsIn('2.2.1'), '2.3.0': endpointsIn('2.3.0') };
 
@@ -93,7 +95,8 @@ export function createIngressApp(deps: IngressDeps): Express {
   const credentialsDeps = { ...deps.credentials, store: deps.store, validator: deps.validator, onChange: deps.onRegistryChange };
   const edges = versionEdges(deps.validator, deps.credentials.hub);
   const mounts = moduleMounts(deps);
-  for (const version of OCPI_VERSIONS) {
+  // 2.2.1 first: the canonical version most partners speak; express tries mounts in order.
+  for (const version of MOUNT_ORDER) {
     app.use(`/ocpi/${version}/credentials`, withInitialIn(version), json, credentialsRouter(credentialsDeps, version));
     const hubToken = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version });
     for (const module of modulesServedIn(version)) {
