@@ -13,7 +13,7 @@ import { hubClientInfoModule } from './hubclientinfo/module.ts';
 
 export type { DeliveredObject, DeliveryRule, OcpiModule, ProjectionRule } from './module-rules.ts';
 
-// The module table: one folder per OCPI module the hub carries (docs/explanation/modules.md), each
+// The module table: one folder per OCPI module the hub carries (docs/explanation/architecture.md, OCPI modules; decision 0016), each
 // declaring its HTTP surface, topics, events, read model and deliveries. Whatever differs between
 // modules is a field of its declaration; the ingress (mounts, version details, API catalogue), the
 // projector, the read-model store, the dispatcher, hubctl and infra/topics.json read this table
