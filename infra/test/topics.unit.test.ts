@@ -3,15 +3,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { topics } from '@hub/events';
+import { topics, type TopicDefinition } from '@hub/events';
+import { withChangeRetention } from '@hub/event-log';
 import { renderTopicsFile, topicsPath } from '../generate-topics.ts';
 
-interface TopicDefinition {
-  readonly name: string;
-  readonly partitions: number;
-  readonly replicationFactor: number;
-  readonly config: Readonly<Record<string, string>>;
-}
 
 const definitions = (JSON.parse(readFileSync(new URL('../topics.json', import.meta.url), 'utf8')) as { topics: TopicDefinition[] }).topics;
 const byName = new Map(definitions.map((d) => [d.name, d]));
@@ -61,5 +56,19 @@ describe('infra/topics.json', () => {
     for (const d of definitions) {
       for (const [k, v] of Object.entries(d.config)) assert.equal(typeof v, 'string', `${d.name} ${k}`);
     }
+  });
+
+  it('bounds by HUB_CHANGE_RETENTION_MS exactly the change topics a snapshot backs, and keeps their snapshots\' tombstones as long (docs/decisions/0014-snapshot-topics.md)', () => {
+    const day = withChangeRetention(definitions, 86_400_000);
+    const changed = day.filter((d, i) => JSON.stringify(d) !== JSON.stringify(definitions[i])).map((d) => d.name).sort();
+    assert.deepEqual(changed, [topics.locations, topics.locationsSnapshot, topics.tariffs, topics.tariffsSnapshot, topics.tokens, topics.tokensSnapshot].sort());
+    const at = (name: string) => day.find((d) => d.name === name)?.config;
+    assert.equal(at(topics.tariffs)?.['retention.ms'], '86400000');
+    assert.equal(at(topics.tariffsSnapshot)?.['delete.retention.ms'], '86400000');
+    assert.equal(at(topics.cdrs)?.['retention.ms'], '-1');
+    // Forever: the change topics keep everything; the snapshots keep their own tombstone retention.
+    const forever = withChangeRetention(definitions, -1);
+    assert.equal(forever.find((d) => d.name === topics.tokens)?.config['retention.ms'], '-1');
+    assert.equal(forever.find((d) => d.name === topics.tokensSnapshot)?.config['delete.retention.ms'], '2592000000');
   });
 });
