@@ -7,6 +7,7 @@ import { createPlatformaticEventLog } from './platformatic-event-log.ts';
 // chosen (docs/decisions/0010-kafka-4-by-default.md, Client spike). Both keep the port's semantics.
 
 export type EventLogClient = 'kafkajs' | 'platformatic';
+export const EVENT_LOG_CLIENTS: readonly EventLogClient[] = ['kafkajs', 'platformatic'];
 
 export interface EventLogFactoryOptions extends EventLogOptions {
   /** The Kafka client; absent: kafkajs. */
