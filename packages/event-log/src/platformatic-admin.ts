@@ -3,7 +3,7 @@ import type { EventLog } from '@hub/core';
 import type { EventLogOptions } from './kafka-config.ts';
 import { boundedWith } from './group-commit.ts';
 import { platformaticRetriable, translatePlatformaticError } from './platformatic-failure.ts';
-import { platformaticConnection } from './platformatic-spike.ts';
+import { PLATFORMATIC_RETRY, platformaticConnection } from './platformatic-connection.ts';
 import { retrying } from './position-verify.ts';
 import type { ObservedTopic } from './position-check.ts';
 import type { PartitionOffsets } from './topics-admin.ts';
@@ -24,7 +24,7 @@ export interface PlatformaticAdmin {
 
 export function platformaticAdmin(options: EventLogOptions): PlatformaticAdmin {
   // retries: the client's own for a request that failed retriably; the callers bound the whole call.
-  const admin = new Admin({ ...platformaticConnection(options), retries: 8, retryDelay: 200 });
+  const admin = new Admin({ ...platformaticConnection(options), ...PLATFORMATIC_RETRY });
   const partitionsOf = async (topic: string): Promise<number[]> => {
     const metadata = await admin.metadata({ topics: [topic], forceUpdate: true });
     const count = metadata.topics.get(topic)?.partitionsCount ?? 0;

@@ -2,7 +2,7 @@ import { compatibilityPartitioner, murmur2, Producer, ProduceAcks, stringSeriali
 import type { EventLogOptions } from './kafka-config.ts';
 import { DEFAULT_APPEND_TIMEOUT_MS, groupCommitAppender, producerRetirement, type KafkaAppender } from './group-commit.ts';
 import { translatePlatformaticError } from './platformatic-failure.ts';
-import { platformaticConnection } from './platformatic-spike.ts';
+import { PLATFORMATIC_RETRY, platformaticConnection } from './platformatic-connection.ts';
 
 // The append half of the @platformatic/kafka event log (platformatic-event-log.ts), with the same
 // semantics as kafka-appender.ts: acks=all, the idempotent producer, one produce request at a time
@@ -34,8 +34,7 @@ export function createPlatformaticAppender(options: EventLogOptions, physical: (
       acks: ProduceAcks.ALL,
       partitioner: javaCompatiblePartitioner,
       autocreateTopics: false,
-      retries: 8,
-      retryDelay: 200,
+      ...PLATFORMATIC_RETRY,
     });
   let producer: Producer<string, string, string, string> | undefined;
   // A failed or timed-out send replaces the producer, as in kafka-appender.ts: a new producer id

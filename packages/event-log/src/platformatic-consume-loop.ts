@@ -52,7 +52,10 @@ export function consumeLoop(consumer: Consumer, options: SubscribeOptions, owned
       if (at !== epoch) return;
       for (const p of partitions.filter((q) => q.topic === topic)) {
         const kafkaCommitted = committed.get(topic)?.[p.partition] ?? -1n;
-        next.set(key(topic, p.partition), stored.get(p.partition) ?? (kafkaCommitted >= 0n ? kafkaCommitted : (earliest.get(topic)?.[p.partition] ?? 0n)));
+        // A partition kept through a rebalance goes on from what this member handled, not from the
+        // last interval's commit (which would deliver that interval's records again).
+        const handled = resolved.get(key(topic, p.partition))?.offset;
+        next.set(key(topic, p.partition), stored.get(p.partition) ?? handled ?? (kafkaCommitted >= 0n ? kafkaCommitted : (earliest.get(topic)?.[p.partition] ?? 0n)));
       }
     }
   };
@@ -65,7 +68,8 @@ export function consumeLoop(consumer: Consumer, options: SubscribeOptions, owned
     // the store, as the kafkajs adapter seeks on every assignment.
     resolved = new Map([...resolved].filter(([k]) => keys.has(k)));
     next.clear();
-    pausedUntil.clear();
+    // A partition kept waits out its backoff; one given away is another member's now.
+    for (const k of [...pausedUntil.keys()]) if (!keys.has(k)) pausedUntil.delete(k);
     options.onAssigned?.(byTopic(assignments));
     const load = (): Promise<void> =>
       loadPositions(at, assigned).catch(async (err: unknown) => {

@@ -14,7 +14,7 @@ import { platformaticSubscribe } from './platformatic-subscription.ts';
 import { findEventsPlatformatic } from './platformatic-lookup.ts';
 import { readTopicsPlatformatic } from './platformatic-topic-reader.ts';
 import { platformaticTopicAdmin } from './platformatic-topic-admin.ts';
-import { platformaticConnection } from './platformatic-spike.ts';
+import { PLATFORMATIC_RETRY, platformaticConnection } from './platformatic-connection.ts';
 
 // The EventLog port (and KafkaEventLog's topic administration and reader) over @platformatic/kafka,
 // beside the kafkajs adapter (kafka-event-log.ts) and with its semantics, so that the two clients can
@@ -85,8 +85,7 @@ function groupConsumer(options: EventLogOptions, physicalGroupId: string, limits
     rebalanceTimeout: 60_000,
     autocommit: false,
     autocreateTopics: false,
-    retries: 8,
-    retryDelay: 200,
+    ...PLATFORMATIC_RETRY,
     ...limits,
   });
 }

@@ -29,7 +29,8 @@ export function translatePlatformaticError(err: unknown): unknown {
 
 /** Whether the same request may succeed when asked again (a leader moving, a topic not yet known everywhere). */
 export function platformaticRetriable(err: unknown): boolean {
-  return isClientError(err) && findErrorBy(err, 'canRetry', true) !== null;
+  // As the client decides for its own retries: every error in the chain retriable.
+  return isClientError(err) && findErrorBy(err, 'canRetry', false) === null && findErrorBy(err, 'canRetry', true) !== null;
 }
 
 /** The broker's error name of a failed request (e.g. TOPIC_ALREADY_EXISTS), where it answered one. */

@@ -4,6 +4,7 @@ import type { LogSink } from './kafka-config.ts';
 import { fetchLimits } from './fetch-limits.ts';
 import { EPHEMERAL_FETCH_WAIT_MS, FETCH_LINGER_MS, OFFSET_COMMIT_INTERVAL_MS } from './kafka-subscription.ts';
 import { consumeLoop } from './platformatic-consume-loop.ts';
+import { platformaticRetriable } from './platformatic-failure.ts';
 
 // EventLog.subscribe over @platformatic/kafka (platformatic-event-log.ts): the positions check before
 // the consumer joins its group and again every recheckMs while they mismatch, as kafka-subscription.ts
@@ -53,7 +54,7 @@ export async function platformaticSubscribe(ctx: PlatformaticSubscriptionContext
     // Every (re)assignment, the first included: the client rejoins by itself after a rebalance.
     c.on('consumer:group:join', (payload) => l.assign(payload.assignments ?? []));
     c.topics.trackAll(...physicalTopics);
-    await c.joinGroup({});
+    await joinWhileRetriable(c, () => stopped, ctx.logger, options.group);
     options.onStarted?.();
   };
 
@@ -99,4 +100,26 @@ export async function platformaticSubscribe(ctx: PlatformaticSubscriptionContext
       if (options.ephemeral) await ctx.deleteGroup(ctx.physicalGroup(options.group)).catch(() => undefined);
     },
   };
+}
+
+/** How long a consumer's first join goes on while the group coordinator answers retriably. */
+export const JOIN_RETRY_MS = 60_000;
+
+/**
+ * Joins the group, again while the coordinator answers retriably (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS:
+ * a fresh cluster loading __consumer_offsets, a coordinator failing over), for up to JOIN_RETRY_MS:
+ * kafkajs's consumer restarts after such a crash by itself (kafka-config.ts, kafkaLogLevel), and a
+ * service's start must not fail on what the cluster settles within seconds.
+ */
+async function joinWhileRetriable(c: Consumer, stopped: () => boolean, logger: LogSink, group: string): Promise<void> {
+  const giveUpAt = Date.now() + JOIN_RETRY_MS;
+  for (;;) {
+    try {
+      return void (await c.joinGroup({}));
+    } catch (err) {
+      if (stopped() || !platformaticRetriable(err) || Date.now() >= giveUpAt) throw err;
+      logger.info('the consumer group could not be joined yet; retried', { group, err: (err as Error).message });
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
 }
