@@ -15,7 +15,9 @@ import type { PartitionOffsets } from './topics-admin.ts';
 export interface PlatformaticAdmin {
   readonly admin: Admin;
   /** First and next offset of every partition of a physical topic (ListOffsets, earliest and latest). */
-  offsets(physicalTopic: string): Promise<PartitionOffsets[]>;
+  offsets(physicalTopic: string, forceUpdate?: boolean): Promise<PartitionOffsets[]>;
+  /** The next offset of every partition of a physical topic (ListOffsets, latest only). */
+  ends(physicalTopic: string): Promise<Map<number, bigint>>;
   /** Per partition, the first offset whose timestamp is not older than `time`; the end where none is. */
   offsetsAt(physicalTopic: string, time: number): Promise<Map<number, bigint>>;
   observe(physicalTopic: string, retryForMs?: number): Promise<ObservedTopic>;
@@ -25,8 +27,11 @@ export interface PlatformaticAdmin {
 export function platformaticAdmin(options: EventLogOptions): PlatformaticAdmin {
   // retries: the client's own for a request that failed retriably; the callers bound the whole call.
   const admin = new Admin({ ...platformaticConnection(options), ...PLATFORMATIC_RETRY });
-  const partitionsOf = async (topic: string): Promise<number[]> => {
-    const metadata = await admin.metadata({ topics: [topic], forceUpdate: true });
+  // The partition count from the client's metadata, refreshed on every call only where a topic
+  // recreated must be seen at once (the position check): latestOffsets runs on every push that waits
+  // for its projection, and a forced Metadata request each time costs the brokers a request per push.
+  const partitionsOf = async (topic: string, forceUpdate = false): Promise<number[]> => {
+    const metadata = await admin.metadata({ topics: [topic], forceUpdate });
     const count = metadata.topics.get(topic)?.partitionsCount ?? 0;
     return Array.from({ length: count }, (_, i) => i);
   };
@@ -34,14 +39,15 @@ export function platformaticAdmin(options: EventLogOptions): PlatformaticAdmin {
     const listed = await admin.listOffsets({ topics: [{ name: topic, partitions: partitions.map((partitionIndex) => ({ partitionIndex, timestamp })) }] });
     return new Map((listed.find((t) => t.name === topic)?.partitions ?? []).map((p) => [p.partitionIndex, p.offset]));
   };
-  const offsets = async (topic: string): Promise<PartitionOffsets[]> => {
-    const partitions = await partitionsOf(topic);
+  const offsets = async (topic: string, forceUpdate = false): Promise<PartitionOffsets[]> => {
+    const partitions = await partitionsOf(topic, forceUpdate);
     const [lows, highs] = await Promise.all([listAt(topic, partitions, ListOffsetTimestamps.EARLIEST), listAt(topic, partitions, ListOffsetTimestamps.LATEST)]);
     return partitions.map((partition) => ({ partition, low: String(lows.get(partition) ?? 0n), high: String(highs.get(partition) ?? 0n) }));
   };
   return {
     admin,
     offsets,
+    ends: async (topic) => listAt(topic, await partitionsOf(topic), ListOffsetTimestamps.LATEST),
     async offsetsAt(topic, time) {
       const partitions = await partitionsOf(topic);
       const [at, highs] = await Promise.all([listAt(topic, partitions, BigInt(time)), listAt(topic, partitions, ListOffsetTimestamps.LATEST)]);
@@ -50,7 +56,7 @@ export function platformaticAdmin(options: EventLogOptions): PlatformaticAdmin {
     },
     observe: (topic, retryForMs = 30_000) =>
       retrying(async () => {
-        const [metadata, ranges] = await Promise.all([admin.metadata({ topics: [] }), offsets(topic)]);
+        const [metadata, ranges] = await Promise.all([admin.metadata({ topics: [] }), offsets(topic, true)]);
         return { clusterId: metadata.id, ranges: new Map(ranges.map((o) => [o.partition, { low: BigInt(o.low), high: BigInt(o.high) }])) };
       }, platformaticRetriable, retryForMs),
     close: () => admin.close(),
@@ -64,8 +70,7 @@ export function platformaticOffsetQueries(admin: PlatformaticAdmin, physical: (t
     async latestOffsets(topic) {
       // A leader that just moved or a topic just created answers NOT_LEADER / UNKNOWN_TOPIC
       // (retriable): asked again within the same bound, as kafka-offsets.ts does.
-      const offsets = await bounded(topic, retrying(() => admin.offsets(physical(topic)), platformaticRetriable, timeoutMs, 100));
-      return new Map(offsets.map((o) => [o.partition, BigInt(o.high)]));
+      return bounded(topic, retrying(() => admin.ends(physical(topic)), platformaticRetriable, timeoutMs, 100));
     },
     async offsetRanges(topic) {
       const offsets = await bounded(topic, admin.offsets(physical(topic)));

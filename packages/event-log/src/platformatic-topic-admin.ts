@@ -46,7 +46,7 @@ export function platformaticTopicAdmin(options: EventLogOptions): TopicAdmin {
         return existed < topics.length || topics.length === 0;
       }),
     deleteTopics: (topics) => ask(() => admin.deleteTopics({ topics: [...topics] })),
-    topicOffsets: (topic) => ask(() => client.offsets(topic)),
+    topicOffsets: (topic) => ask(() => client.offsets(topic, true)),
     deleteRecords: (topic, partitions) =>
       ask(async () => void (await admin.deleteRecords({ topics: [{ name: topic, partitions: partitions.map((p) => ({ partition: p.partition, offset: BigInt(p.offset) })) }] }))),
     describeTopicConfigs: (topics, configNames) =>
