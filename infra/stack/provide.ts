@@ -2,8 +2,8 @@
 // topics and the migrations.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { configReader, readKafkaSecurity } from '@hub/config';
-import { CHANGE_RETENTION_MS, createKafkaEventLog, ensureTopics, readTopicDefinitions, verifyKafkaAccessAtStart, withChangeRetention } from '@hub/event-log';
+import { configReader, readKafkaClient, readKafkaSecurity } from '@hub/config';
+import { CHANGE_RETENTION_MS, createEventLog, ensureTopics, readTopicDefinitions, verifyKafkaAccessAtStart, withChangeRetention } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
 import { createPool, ensureDatabase, migrate } from '@hub/store';
 import { startBroker, startLocalKafka, stopStaleBroker, type RunningBroker, type RunningCluster } from './kafka.ts';
@@ -88,12 +88,13 @@ export async function prepare(brokers: string, databaseUrl: string, topicPrefix 
   // certificate or login fails the set-up with its one clear message.
   const r = configReader(process.env);
   const kafkaSecurity = readKafkaSecurity(r);
+  const kafkaClient = readKafkaClient(r);
   // The change topics' retention once their snapshot topics exist (docs/decisions/0014-snapshot-topics.md).
   const changeRetentionMs = r.int('HUB_CHANGE_RETENTION_MS', CHANGE_RETENTION_MS, { min: -1 });
   r.done();
   const kafkaOptions = { brokers: brokers.split(','), ...kafkaSecurity, clientId: 'stack', logger, topicPrefix };
   await verifyKafkaAccessAtStart(kafkaOptions);
-  const log = createKafkaEventLog(kafkaOptions);
+  const log = createEventLog({ ...kafkaOptions, client: kafkaClient });
   const admin = log.topicAdmin();
   try {
     const clamped: string[] = [];

@@ -5,7 +5,7 @@
 // positions are bound anew.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { topicIdsPlatformatic } from '@hub/event-log';
+import { EVENT_LOG_CLIENTS, topicIdsPlatformatic } from '@hub/event-log';
 import type { RecordBatch, StoredPositions, TopicBinding } from '@hub/core';
 import { newEvent } from '@hub/events';
 import { createTestStack, type TestStack } from '@hub/testing';
@@ -26,7 +26,8 @@ function memoryPositions(initial: Map<number, bigint>) {
   return { state, port };
 }
 
-describe('event log: stored positions bound to the cluster and the topic', () => {
+// Each Kafka client behind the event log (KAFKA_CLIENT) passes the same checks.
+for (const client of EVENT_LOG_CLIENTS) describe(`event log (${client}): stored positions bound to the cluster and the topic`, () => {
   let stack: TestStack;
   /** Creates the topic, waiting while a deletion of the same name is still under way. */
   const createTopic = async () => {
@@ -53,7 +54,7 @@ describe('event log: stored positions bound to the cluster and the topic', () =>
     }
   };
   before(async () => {
-    stack = await createTestStack('positions_bound');
+    stack = await createTestStack(`positions_bound_${client}`, { client });
     await createTopic();
   });
   after(async () => {

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configReader, readCommonConfig } from '@hub/config';
-import { CHANGE_RETENTION_MS, createKafkaEventLog, ensureTopics, readTopicDefinitions, verifyKafkaAccessAtStart, withChangeRetention } from '@hub/event-log';
+import { CHANGE_RETENTION_MS, createEventLog, ensureTopics, readTopicDefinitions, verifyKafkaAccessAtStart, withChangeRetention } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
 import { createPool, migrate } from '@hub/store';
 
@@ -25,7 +25,7 @@ try {
 }
 const kafkaOptions = { brokers: config.kafkaBrokers, ...config.kafkaSecurity, clientId: 'migrate', logger, topicPrefix: config.topicPrefix };
 await verifyKafkaAccessAtStart(kafkaOptions);
-const log = createKafkaEventLog(kafkaOptions);
+const log = createEventLog({ ...kafkaOptions, client: config.kafkaClient });
 const admin = log.topicAdmin();
 try {
   const created = await ensureTopics(admin, withChangeRetention(readTopicDefinitions(join(infra, 'topics.json')), changeRetentionMs), config.topicPrefix, (notice) => logger.warn(notice.message, { topic: notice.topic }));

@@ -8,6 +8,7 @@ import {
   configReader,
   readBreakerConfig,
   readCommonConfig,
+  readKafkaClient,
   readEventSource,
   readKafkaSecurity,
   readSecretKey,
@@ -196,6 +197,14 @@ describe('readSecretKey', () => {
   });
 });
 
+describe('readKafkaClient', () => {
+  it('refuses a client the event log does not have', () => {
+    const r = configReader({ KAFKA_CLIENT: 'librdkafka' });
+    assert.equal(readKafkaClient(r), 'kafkajs');
+    assert.deepEqual(problemsOf(r), ['KAFKA_CLIENT must be one of kafkajs, platformatic, got "librdkafka"']);
+  });
+});
+
 describe('readCommonConfig', () => {
   it('applies the documented defaults', () => {
     const r = configReader({});
@@ -206,6 +215,7 @@ describe('readCommonConfig', () => {
       topicPrefix: '',
       logLevel: 'info',
       operatorPort: 9101,
+      kafkaClient: 'kafkajs',
     });
     assert.deepEqual(DEFAULT_KAFKA_BROKERS, ['127.0.0.1:9092']);
     assert.equal(DEFAULT_DATABASE_URL, 'postgres://postgres@127.0.0.1:5432/ocpi_hub');
@@ -219,6 +229,7 @@ describe('readCommonConfig', () => {
       TOPIC_PREFIX: 'run42',
       LOG_LEVEL: 'debug',
       OPERATOR_PORT: '0',
+      KAFKA_CLIENT: 'Platformatic',
     });
     assert.deepEqual(readCommonConfig(r, 9101), {
       kafkaBrokers: ['k1:9092', 'k2:9092'],
@@ -227,6 +238,7 @@ describe('readCommonConfig', () => {
       topicPrefix: 'run42',
       logLevel: 'debug',
       operatorPort: 0,
+      kafkaClient: 'platformatic',
     });
     assert.deepEqual(problemsOf(r), []);
   });

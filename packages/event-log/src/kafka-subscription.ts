@@ -1,6 +1,7 @@
 import type { Admin, Consumer } from 'kafkajs';
-import { checkPositions, type ObservedTopic } from './position-check.ts';
-import type { PositionsMismatch, StoredPositions, SubscribeOptions, Subscription, TopicBinding } from '@hub/core';
+import type { ObservedTopic } from './position-check.ts';
+import { retrying, verifyTopicPositions, type TopicIds } from './position-verify.ts';
+import type { PositionsMismatch, StoredPositions, SubscribeOptions, Subscription } from '@hub/core';
 import type { LogSink } from './kafka-config.ts';
 import { handleBatch, storedPositionFloors, type BatchLoop } from './kafka-batch.ts';
 
@@ -45,8 +46,7 @@ export interface KafkaSubscriptionContext {
   readonly topicIds: TopicIds;
 }
 
-/** Reads Kafka's topic id of each physical topic it can (topic-ids.ts). */
-export type TopicIds = (physicalTopics: readonly string[]) => Promise<ReadonlyMap<string, string>>;
+export type { TopicIds } from './position-verify.ts';
 
 /**
  * Cluster id and the offset range of every partition of a (physical) topic. A leader that just moved
@@ -54,34 +54,15 @@ export type TopicIds = (physicalTopics: readonly string[]) => Promise<ReadonlyMa
  * for up to `retryForMs`, as kafkajs's consumer would while joining its group.
  */
 export async function observeTopic(admin: Admin, physicalTopic: string, retryForMs = 30_000): Promise<ObservedTopic> {
-  const giveUpAt = Date.now() + retryForMs;
-  for (;;) {
-    try {
-      const [cluster, offsets] = await Promise.all([admin.describeCluster(), admin.fetchTopicOffsets(physicalTopic)]);
-      return { clusterId: cluster.clusterId, ranges: new Map(offsets.map((o) => [o.partition, { low: BigInt(o.low), high: BigInt(o.high) }])) };
-    } catch (e) {
-      if ((e as { retriable?: unknown }).retriable !== true || Date.now() >= giveUpAt) throw e;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
+  return retrying(async () => {
+    const [cluster, offsets] = await Promise.all([admin.describeCluster(), admin.fetchTopicOffsets(physicalTopic)]);
+    return { clusterId: cluster.clusterId, ranges: new Map(offsets.map((o) => [o.partition, { low: BigInt(o.low), high: BigInt(o.high) }])) };
+  }, (e) => (e as { retriable?: unknown }).retriable === true, retryForMs);
 }
 
 /** Checks stored positions against the topics as they are; saves the binding of those that match. */
 export async function verifyPositions(admin: Admin, physicalTopics: readonly string[], positions: StoredPositions, options: { rebind?: boolean; topicIds?: TopicIds } = {}): Promise<PositionsMismatch[]> {
-  const mismatches: PositionsMismatch[] = [];
-  const bindings: Array<[string, TopicBinding]> = [];
-  const ids = (await options.topicIds?.(physicalTopics)) ?? new Map<string, string>();
-  for (const topic of physicalTopics) {
-    const observed = { ...(await observeTopic(admin, topic)), topicId: ids.get(topic) };
-    const stored = options.rebind ? new Map<number, bigint>() : await positions.load(topic);
-    const bound = options.rebind ? undefined : await positions.loadBinding?.(topic);
-    const checked = checkPositions(topic, observed, stored, bound);
-    mismatches.push(...checked.mismatches);
-    bindings.push([topic, checked.binding]);
-  }
-  // Bound only when every topic matches: a refusing consumer leaves the evidence as it found it.
-  if (mismatches.length === 0 && positions.saveBinding) for (const [topic, binding] of bindings) await positions.saveBinding(topic, binding);
-  return mismatches;
+  return verifyTopicPositions((topic) => observeTopic(admin, topic), physicalTopics, positions, options);
 }
 
 // Long because: one consumer's lifecycle over state its start, run and stop all change (the consumer,

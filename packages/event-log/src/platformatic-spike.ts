@@ -5,6 +5,7 @@
 import { Admin, Consumer, Producer, stringDeserializers, stringSerializers, type Message } from '@platformatic/kafka';
 import { eventHeaders, type HubEvent } from '@hub/events';
 import type { EventLogOptions } from './kafka-config.ts';
+import { platformaticConnection } from './platformatic-connection.ts';
 import { fetchLimits } from './fetch-limits.ts';
 import { decodeRecord } from '@hub/core';
 
@@ -16,17 +17,8 @@ export interface SpikeAppender {
 
 type SpikeOptions = Pick<EventLogOptions, 'brokers' | 'clientId' | 'ssl' | 'sasl'>;
 
-/** The connection settings of EventLogOptions in @platformatic/kafka's terms (kafka-config.ts has kafkajs's). */
-export function platformaticConnection(options: SpikeOptions) {
-  const { ssl, sasl } = options;
-  return {
-    clientId: options.clientId,
-    bootstrapBrokers: [...options.brokers],
-    // rejectUnauthorized stays true: a broker whose certificate does not chain to the CA is refused.
-    ...(ssl ? { tls: { rejectUnauthorized: true, ...ssl } } : {}),
-    ...(sasl ? { sasl: { mechanism: ({ plain: 'PLAIN', 'scram-sha-256': 'SCRAM-SHA-256', 'scram-sha-512': 'SCRAM-SHA-512' } as const)[sasl.mechanism], username: sasl.username, password: sasl.password } } : {}),
-  };
-}
+/** The connection settings in @platformatic/kafka's terms (platformatic-connection.ts, where the adapter takes them from). */
+export { platformaticConnection } from './platformatic-connection.ts';
 
 export function createPlatformaticAppender(options: SpikeOptions): SpikeAppender {
   const producer = new Producer({ ...platformaticConnection(options), serializers: stringSerializers, idempotent: true, acks: -1, retries: 8, retryDelay: 200 });

@@ -1,6 +1,6 @@
 import { Admin } from '@platformatic/kafka';
 import type { EventLogOptions, LogSink } from './kafka-config.ts';
-import { platformaticConnection } from './platformatic-spike.ts';
+import { platformaticConnection } from './platformatic-connection.ts';
 
 // Kafka's topic ids (KIP-516, Metadata v10 and later): a topic deleted and created again under the
 // same name gets a new one, whatever its offsets, so a position binding that holds the id tells a

@@ -1,6 +1,6 @@
 // hubctl entry point: the only place that reads process.env.
 import { hostname, userInfo } from 'node:os';
-import { appendInOrder, createKafkaEventLog, verifyKafkaAccessAtStart } from '@hub/event-log';
+import { appendInOrder, createEventLog, verifyKafkaAccessAtStart } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
 import { aesGcmTokenCipher, driverDataKeyring } from '@hub/registry';
 import { driverDataEventLog } from '@hub/service-kit';
@@ -8,13 +8,13 @@ import { createPool, drainOutbox, eraseDriverToken, postgresDriverDataKeys, post
 import { runHubctl } from './cli.ts';
 import { readHubctlConfig } from './config.ts';
 
-const { databaseUrl, brokers, topicPrefix, kafkaSecurity, secretKey, policy, timeoutMs, hub } = readHubctlConfig(process.env);
+const { databaseUrl, brokers, topicPrefix, kafkaSecurity, kafkaClient, secretKey, policy, timeoutMs, hub } = readHubctlConfig(process.env);
 
 const logger = createLogger({ service: 'hubctl', level: 'error', stream: process.stderr });
 // Five: a rebuild's three transactions at once, its progress reads and its ANALYZE.
 const pool = createPool(databaseUrl, { max: 5, application: 'hubctl', onIdleError: (err) => logger.error('idle Postgres connection lost', { err }) });
 const kafkaOptions = { brokers, ...kafkaSecurity, clientId: 'hubctl', topicPrefix, logger };
-const eventLog = createKafkaEventLog(kafkaOptions);
+const eventLog = createEventLog({ ...kafkaOptions, client: kafkaClient });
 // Replays and rebuilds read drivers' personal fields as the services do (opened with their data
 // key, the placeholder once erased: docs/decisions/0013-erasure-by-destroying-data-keys.md); without
 // HUB_SECRET_KEY they see only the pseudonymous ids the events carry.

@@ -1,5 +1,5 @@
 import type { CommonConfig } from '@hub/config';
-import { createKafkaEventLog, verifyKafkaAccessAtStart } from '@hub/event-log';
+import { createEventLog, verifyKafkaAccessAtStart } from '@hub/event-log';
 import type { EventLog } from '@hub/core';
 import { Gauge, createAppendMetrics, createLogger, createMetricsRegistry, startOperatorServer, type HealthProblem, type Logger, type OperatorServer, type Registry } from '@hub/observability';
 import { driverDataKeyring } from '@hub/registry';
@@ -66,7 +66,7 @@ export async function startServiceShell(name: string, config: CommonConfig, opti
   };
   // A secured cluster refusing our certificate trust or credentials stops the start with one clear error.
   await verifyKafkaAccessAtStart(kafkaOptions);
-  const kafkaLog: EventLog = createKafkaEventLog({ ...kafkaOptions, onAppendSettled: createAppendMetrics(metrics) });
+  const kafkaLog: EventLog = createEventLog({ ...kafkaOptions, client: config.kafkaClient, onAppendSettled: createAppendMetrics(metrics) });
   const eventLog = options.secretKey ? driverDataEventLog(kafkaLog, postgresDriverDataKeys(pool, driverDataKeyring(options.secretKey))) : kafkaLog;
   const problemSources: Array<() => Promise<HealthProblem[]>> = [];
   const operator = await startOperatorServer({

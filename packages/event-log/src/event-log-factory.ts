@@ -1,0 +1,20 @@
+import type { EventLogOptions } from './kafka-config.ts';
+import { createKafkaEventLog, type KafkaEventLog } from './kafka-event-log.ts';
+import { createPlatformaticEventLog } from './platformatic-event-log.ts';
+
+// One setting picks the Kafka client behind the event log (KAFKA_CLIENT, @hub/config readKafkaClient):
+// kafkajs by default, or @platformatic/kafka, so the two are compared on the same tests before one is
+// chosen (docs/decisions/0010-kafka-4-by-default.md, Client spike). Both keep the port's semantics.
+
+export type EventLogClient = 'kafkajs' | 'platformatic';
+export const EVENT_LOG_CLIENTS: readonly EventLogClient[] = ['kafkajs', 'platformatic'];
+
+export interface EventLogFactoryOptions extends EventLogOptions {
+  /** The Kafka client; absent: kafkajs. */
+  readonly client?: EventLogClient | undefined;
+}
+
+export function createEventLog(options: EventLogFactoryOptions): KafkaEventLog {
+  const { client, ...rest } = options;
+  return client === 'platformatic' ? createPlatformaticEventLog(rest) : createKafkaEventLog(rest);
+}

@@ -1,0 +1,125 @@
+import type { Consumer } from '@platformatic/kafka';
+import type { PositionsMismatch, SubscribeOptions, Subscription } from '@hub/core';
+import type { LogSink } from './kafka-config.ts';
+import { fetchLimits } from './fetch-limits.ts';
+import { EPHEMERAL_FETCH_WAIT_MS, FETCH_LINGER_MS, OFFSET_COMMIT_INTERVAL_MS } from './kafka-subscription.ts';
+import { consumeLoop } from './platformatic-consume-loop.ts';
+import { platformaticRetriable } from './platformatic-failure.ts';
+
+// EventLog.subscribe over @platformatic/kafka (platformatic-event-log.ts): the positions check before
+// the consumer joins its group and again every recheckMs while they mismatch, as kafka-subscription.ts
+// does for kafkajs; the consuming itself is platformatic-consume-loop.ts.
+
+/**
+ * How long a fetch that finds nothing waits at the broker. Shorter than kafkajs's 5 s: this loop
+ * fetches every assigned partition in one request, so a partition whose backoff ended waits for the
+ * long poll of the others, and a stop waits for it too.
+ */
+export const PLATFORMATIC_FETCH_WAIT_MS = 1_000;
+
+export interface PlatformaticSubscriptionContext {
+  /** A consumer of the (logical) group. */
+  readonly consumer: (group: string) => Consumer;
+  readonly physical: (topic: string) => string;
+  readonly physicalGroup: (group: string) => string;
+  readonly logger: LogSink;
+  /** Stored positions against the physical topics (position-verify.ts). */
+  readonly verify: (physicalTopics: readonly string[], positions: NonNullable<SubscribeOptions['positions']>) => Promise<PositionsMismatch[]>;
+  readonly deleteGroup: (physicalGroup: string) => Promise<void>;
+}
+
+// Long because: one subscription's lifecycle over state its start, recheck and stop all change
+// (the consumer, its loop, the recheck timer, stopped); the consuming is in platformatic-consume-loop.ts.
+export async function platformaticSubscribe(ctx: PlatformaticSubscriptionContext, options: SubscribeOptions): Promise<Subscription> {
+  const physicalTopics = options.topics.map(ctx.physical);
+  const owned = new Set(physicalTopics);
+  let mismatches: PositionsMismatch[] = [];
+  let consumer: Consumer | undefined;
+  let loop: ReturnType<typeof consumeLoop> | undefined;
+  let stopped = false;
+  let recheck: NodeJS.Timeout | undefined;
+
+  const run = async (): Promise<void> => {
+    const c = ctx.consumer(options.group);
+    consumer = c;
+    const limits = fetchLimits(options);
+    const l = consumeLoop(c, options, owned, {
+      lingerMs: FETCH_LINGER_MS,
+      commitIntervalMs: OFFSET_COMMIT_INTERVAL_MS,
+      logger: ctx.logger,
+      // A one-off reader (a rebuild, a snapshot load) stops as soon as it reached its target.
+      limits: { ...limits, maxWaitMs: options.ephemeral ? EPHEMERAL_FETCH_WAIT_MS : PLATFORMATIC_FETCH_WAIT_MS },
+    });
+    loop = l;
+    // Every (re)assignment, the first included: the client rejoins by itself after a rebalance.
+    c.on('consumer:group:join', (payload) => l.assign(payload.assignments ?? []));
+    c.topics.trackAll(...physicalTopics);
+    await joinWhileRetriable(c, () => stopped, ctx.logger, options.group);
+    options.onStarted?.();
+  };
+
+  // The positions are checked before the consumer joins its group, and again every recheckMs while
+  // they mismatch: once an operator ran the fix (hubctl positions reset), the consumer starts.
+  const start = async (): Promise<void> => {
+    if (stopped) return;
+    const positions = options.positions;
+    if (positions?.loadBinding) {
+      const found = await ctx.verify(physicalTopics, positions);
+      // Reported when the set of refused topics changes, as kafka-subscription.ts does.
+      const topicsOf = (list: readonly PositionsMismatch[]) => list.map((m) => m.topic).sort().join('\n');
+      const changed = topicsOf(found) !== topicsOf(mismatches);
+      mismatches = found;
+      if (found.length > 0) {
+        if (changed) options.onMismatch?.(found);
+        recheck = setTimeout(() => void start().catch(retry), options.recheckMs ?? 5_000);
+        return;
+      }
+    }
+    if (!stopped) await run();
+  };
+  const retry = (err: unknown): void => {
+    if (stopped) return;
+    ctx.logger.warn('could not start the consumer; retried', { group: options.group, err: (err as Error).message });
+    recheck = setTimeout(() => void start().catch(retry), options.recheckMs ?? 5_000);
+  };
+  await start();
+
+  return {
+    mismatches: () => mismatches,
+    async stop() {
+      stopped = true;
+      clearTimeout(recheck);
+      await loop?.stop();
+      // What was handled since the last interval's commit; bounded: a lost broker must not hold up
+      // the shutdown. A one-off group is deleted below: its offsets would serve nobody.
+      if (loop && !options.ephemeral) {
+        const committed = loop.commit().catch((err: unknown) => ctx.logger.warn('could not commit the consumed offsets at stop', { group: options.group, err: (err as Error).message }));
+        await Promise.race([committed, new Promise((r) => setTimeout(r, 2_000).unref())]);
+      }
+      await consumer?.close(true).catch(() => undefined);
+      if (options.ephemeral) await ctx.deleteGroup(ctx.physicalGroup(options.group)).catch(() => undefined);
+    },
+  };
+}
+
+/** How long a consumer's first join goes on while the group coordinator answers retriably. */
+export const JOIN_RETRY_MS = 60_000;
+
+/**
+ * Joins the group, again while the coordinator answers retriably (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS:
+ * a fresh cluster loading __consumer_offsets, a coordinator failing over), for up to JOIN_RETRY_MS:
+ * kafkajs's consumer restarts after such a crash by itself (kafka-config.ts, kafkaLogLevel), and a
+ * service's start must not fail on what the cluster settles within seconds.
+ */
+async function joinWhileRetriable(c: Consumer, stopped: () => boolean, logger: LogSink, group: string): Promise<void> {
+  const giveUpAt = Date.now() + JOIN_RETRY_MS;
+  for (;;) {
+    try {
+      return void (await c.joinGroup({}));
+    } catch (err) {
+      if (stopped() || !platformaticRetriable(err) || Date.now() >= giveUpAt) throw err;
+      logger.info('the consumer group could not be joined yet; retried', { group, err: (err as Error).message });
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
+}
