@@ -1,12 +1,12 @@
-// SPIKE: the two Kafka clients through the same event-log calls, against the stack's own broker:
-// appends (acks=all, idempotent, group commit) from `concurrency` callers of one event each, then one
-// consumer group reading them all back from the start and decoding them as the hub does. Per phase:
-// events/s, CPU of this process per event (user + system), and its memory after the phase. kafkajs is
-// the adapter services use (kafka-event-log.ts); @platformatic/kafka is the spike beside it
-// (packages/event-log/src/platformatic-spike.ts). Each client gets its own topic, same partitions.
+// The two Kafka clients behind the event log (createEventLog, KAFKA_CLIENT; docs/decisions/0010-kafka-4-by-default.md)
+// through the same EventLog calls the services make, against the stack's own broker: appends (acks=all,
+// idempotent, group commit) from `concurrency` callers of one event each, then a one-off consumer group
+// subscribing from the start until every event is handled, decoded as the hub does. Per phase: events/s,
+// CPU of this process per event (user + system), and its memory after the phase. Each client gets its
+// own topic, same partitions.
 // Run: npm run bench -- event-log-clients [events=20000] [concurrency=50] [clients=kafkajs,platformatic]
-// (platformatic-kip848: its consumer in the KIP-848 group protocol, Kafka 4.x only)
-import { consumePlatformatic, createKafkaEventLog, createPlatformaticAppender } from '@hub/event-log';
+import type { EventLog, Subscription } from '@hub/core';
+import { createEventLog, createKafkaEventLog, EVENT_LOG_CLIENTS, type EventLogClient } from '@hub/event-log';
 import { newEvent, type HubEvent } from '@hub/events';
 import { printFigures } from './figures.ts';
 
@@ -49,6 +49,37 @@ async function appendAll(append: (topic: string, events: readonly HubEvent[]) =>
   }));
 }
 
+function known(client: string): EventLogClient {
+  const found = EVENT_LOG_CLIENTS.find((c) => c === client);
+  if (!found) throw new Error(`unknown client ${client}: ${EVENT_LOG_CLIENTS.join(' or ')}`);
+  return found;
+}
+
+/**
+ * Subscribes from the start in a one-off group until `total` records are handled, every one decoded;
+ * resolves with the subscription still running, so that leaving the group is not timed.
+ */
+async function subscribeAll(log: EventLog, topic: string, group: string): Promise<Subscription> {
+  let handled = 0;
+  let decoded = 0;
+  let done: () => void = () => undefined;
+  const all = new Promise<void>((resolve) => (done = resolve));
+  const subscription = await log.subscribe({
+    group, topics: [topic], ephemeral: true,
+    onBatch: async (batch) => {
+      handled += batch.records.length;
+      decoded += batch.records.filter((r) => r.event).length;
+      if (handled >= total) done();
+    },
+  });
+  await all;
+  if (decoded !== total) {
+    await subscription.stop();
+    throw new Error(`decoded ${decoded} of ${total}`);
+  }
+  return subscription;
+}
+
 const admin = createKafkaEventLog({ brokers, clientId: 'bench-admin', logger: quiet });
 const figures: Record<string, number> = {};
 const lines: string[] = [];
@@ -58,31 +89,18 @@ try {
     const a = admin.topicAdmin();
     await a.createTopics([{ name: topic, partitions: 12, replicationFactor: 1 }], { waitForLeaders: true });
     await a.close();
+    const log = createEventLog({ brokers, clientId: `bench-${client}`, logger: quiet, client: known(client) });
     let append: Phase;
     let consume: Phase;
-    if (client === 'kafkajs') {
-      const log = createKafkaEventLog({ brokers, clientId: 'bench-kafkajs', logger: quiet });
+    try {
       append = await measure(total, () => appendAll((t, e) => log.append(t, e), topic));
-      // A consumer group of its own reads the topic to its end, decoding every record.
-      consume = await measure(total, async () => {
-        const read = await log.readTopics([topic], { until: 'end', timeoutMs: 600_000 });
-        const decoded = read.records.filter((r) => r.event).length;
-        if (decoded !== total) throw new Error(`decoded ${decoded} of ${total}`);
-      });
+      let subscription: Subscription | undefined;
+      consume = await measure(total, async () => (subscription = await subscribeAll(log, topic, `bench-${client}-${run}`)));
+      await subscription?.stop();
+    } finally {
       await log.close();
-    } else if (client === 'platformatic' || client === 'platformatic-kip848') {
-      const appender = createPlatformaticAppender({ brokers, clientId: 'bench-platformatic' });
-      append = await measure(total, () => appendAll((t, e) => appender.append(t, e), topic));
-      await appender.close();
-      consume = await measure(total, async () => {
-        const groupProtocol = client === 'platformatic-kip848' ? 'consumer' : 'classic';
-        const decoded = await consumePlatformatic({ brokers, clientId: 'bench-platformatic', groupId: `bench-${client}-${run}`, topic, count: total, groupProtocol });
-        if (decoded !== total) throw new Error(`decoded ${decoded} of ${total}`);
-      });
-    } else {
-      throw new Error(`unknown client ${client}: kafkajs, platformatic or platformatic-kip848`);
     }
-    lines.push(`${client.padEnd(19)} append ${append.eventsPerS.toFixed(0).padStart(6)} events/s ${append.cpuUsPerEvent.toFixed(1).padStart(6)} µs CPU/event rss ${append.rssMb.toFixed(0)} MB | consume ${consume.eventsPerS.toFixed(0).padStart(6)} events/s ${consume.cpuUsPerEvent.toFixed(1).padStart(6)} µs CPU/event rss ${consume.rssMb.toFixed(0)} MB heap ${consume.heapMb.toFixed(0)} MB`);
+    lines.push(`${client.padEnd(12)} append ${append.eventsPerS.toFixed(0).padStart(6)} events/s ${append.cpuUsPerEvent.toFixed(1).padStart(6)} µs CPU/event rss ${append.rssMb.toFixed(0)} MB | consume ${consume.eventsPerS.toFixed(0).padStart(6)} events/s ${consume.cpuUsPerEvent.toFixed(1).padStart(6)} µs CPU/event rss ${consume.rssMb.toFixed(0)} MB heap ${consume.heapMb.toFixed(0)} MB`);
     Object.assign(figures, {
       [`${client.replace('-', '_')}_append_events_per_s`]: append.eventsPerS,
       [`${client.replace('-', '_')}_append_cpu_us_per_event`]: append.cpuUsPerEvent,
