@@ -133,7 +133,7 @@ describe('a SASL_SSL Kafka listener', () => {
   for (const client of EVENT_LOG_CLIENTS) {
     it(`the ${client} event log appends with acks=all and consumes over TLS with SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN`, async () => {
       const topic = `secured.${client}.v1`;
-      const setup = createEventLog(options({ client }));
+      const setup = createEventLog({ ...options(), client });
       try {
         const admin = setup.topicAdmin();
         await ensureTopics(admin, [{ name: topic, partitions: 2, replicationFactor: 1, config: {} }]).finally(() => admin.close());
