@@ -6,7 +6,6 @@ export * from './topic-reader.ts';
 export * from './kafka-failure.ts';
 export * from './kafka-access.ts';
 export * from './fetch-limits.ts';
-export * from './platformatic-spike.ts';
 export * from './topic-ids.ts';
 export * from './event-log-factory.ts';
 export { createPlatformaticEventLog } from './platformatic-event-log.ts';
