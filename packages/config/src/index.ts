@@ -115,7 +115,7 @@ export interface CommonConfig {
 /**
  * The Kafka clients the event log can run on (packages/event-log, createEventLog): kafkajs, the
  * default, and @platformatic/kafka, wired beside it so both are measured on the same tests before one
- * is chosen (docs/decisions/0010-kafka-4-by-default.md, Client spike).
+ * is chosen (docs/decisions/0010-kafka-4-by-default.md, Wired beside kafkajs).
  */
 export type KafkaClientName = 'kafkajs' | 'platformatic';
 export const KAFKA_CLIENTS: readonly KafkaClientName[] = ['kafkajs', 'platformatic'];

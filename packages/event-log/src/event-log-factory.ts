@@ -4,7 +4,7 @@ import { createPlatformaticEventLog } from './platformatic-event-log.ts';
 
 // One setting picks the Kafka client behind the event log (KAFKA_CLIENT, @hub/config readKafkaClient):
 // kafkajs by default, or @platformatic/kafka, so the two are compared on the same tests before one is
-// chosen (docs/decisions/0010-kafka-4-by-default.md, Client spike). Both keep the port's semantics.
+// chosen (docs/decisions/0010-kafka-4-by-default.md, Wired beside kafkajs). Both keep the port's semantics.
 
 export type EventLogClient = 'kafkajs' | 'platformatic';
 export const EVENT_LOG_CLIENTS: readonly EventLogClient[] = ['kafkajs', 'platformatic'];
