@@ -1,6 +1,6 @@
 import type { Admin, Consumer } from 'kafkajs';
 import type { ObservedTopic } from './position-check.ts';
-import { retrying, verifyTopicPositions, type TopicIds } from './position-verify.ts';
+import { retrying, startWhenPositionsMatch, verifyTopicPositions, type TopicIds } from './position-verify.ts';
 import type { PositionsMismatch, StoredPositions, SubscribeOptions, Subscription } from '@hub/core';
 import type { LogSink } from './kafka-config.ts';
 import { handleBatch, storedPositionFloors, type BatchLoop } from './kafka-batch.ts';
@@ -66,17 +66,15 @@ export async function verifyPositions(admin: Admin, physicalTopics: readonly str
 }
 
 // Long because: one consumer's lifecycle over state its start, run and stop all change (the consumer,
-// its handled offsets, the recheck timer, stopped); a batch's handling is in kafka-batch.ts.
+// its handled offsets, stopped; the position gate is position-verify.ts); a batch's handling is in kafka-batch.ts.
 export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: SubscribeOptions): Promise<Subscription> {
   const physicalTopics = options.topics.map(ctx.physical);
   const owned = new Set(physicalTopics);
   const timers = new Set<NodeJS.Timeout>();
-  let mismatches: PositionsMismatch[] = [];
   let consumer: Consumer | undefined;
   /** The next offset to read of each partition this member owns and has handled records of, for the commit at stop. */
   let resolved = new Map<string, { topic: string; partition: number; offset: string }>();
   let stopped = false;
-  let recheck: NodeJS.Timeout | undefined;
 
   const floors = storedPositionFloors(ctx.logger, options, owned);
 
@@ -126,40 +124,21 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
     options.onStarted?.();
   };
 
-  // The positions are checked before the consumer joins its group, and again every recheckMs while
-  // they mismatch: once an operator ran the fix (hubctl positions reset), the consumer starts.
-  const start = async (): Promise<void> => {
-    if (stopped) return;
-    const positions = options.positions;
-    if (positions?.loadBinding) {
-      const found = await verifyPositions(await ctx.admin(), physicalTopics, positions, { topicIds: ctx.topicIds });
-      // Reported when the set of refused topics changes, not when a reason's figures do: a live
-      // topic's end grows while the consumer waits, and one warning per recheck would drown the log.
-      const topicsOf = (list: readonly PositionsMismatch[]) => list.map((m) => m.topic).sort().join('\n');
-      const changed = topicsOf(found) !== topicsOf(mismatches);
-      mismatches = found;
-      if (found.length > 0) {
-        if (changed) options.onMismatch?.(found);
-        recheck = setTimeout(() => void start().catch(retry), options.recheckMs ?? 5_000);
-        return;
-      }
-    }
-    if (!stopped) await run();
-  };
-  const retry = (err: unknown): void => {
-    if (stopped) return;
-    ctx.logger.warn('could not start the consumer; retried', { group: options.group, err: (err as Error).message });
-    recheck = setTimeout(() => void start().catch(retry), options.recheckMs ?? 5_000);
-  };
-  // The first check and start fail the caller (as a consumer that cannot connect did); later
-  // rechecks only warn and try again.
-  await start();
+  const gate = await startWhenPositionsMatch({
+    positions: options.positions,
+    verify: async (positions) => verifyPositions(await ctx.admin(), physicalTopics, positions, { topicIds: ctx.topicIds }),
+    run,
+    stopped: () => stopped,
+    onMismatch: options.onMismatch,
+    recheckMs: options.recheckMs,
+    warn: (err) => ctx.logger.warn('could not start the consumer; retried', { group: options.group, err: (err as Error).message }),
+  });
 
   return {
-    mismatches: () => mismatches,
+    mismatches: () => gate.mismatches(),
     async stop() {
       stopped = true;
-      clearTimeout(recheck);
+      gate.cancel();
       for (const t of timers) clearTimeout(t);
       timers.clear();
       // What was handled since the last interval's commit; bounded: a lost broker must not hold up

@@ -5,6 +5,7 @@ import { fetchLimits } from './fetch-limits.ts';
 import { EPHEMERAL_FETCH_WAIT_MS, FETCH_LINGER_MS, OFFSET_COMMIT_INTERVAL_MS } from './kafka-subscription.ts';
 import { consumeLoop } from './platformatic-consume-loop.ts';
 import { platformaticRetriable } from './platformatic-failure.ts';
+import { startWhenPositionsMatch } from './position-verify.ts';
 
 // EventLog.subscribe over @platformatic/kafka (platformatic-event-log.ts): the positions check before
 // the consumer joins its group and again every recheckMs while they mismatch, as kafka-subscription.ts
@@ -29,15 +30,13 @@ export interface PlatformaticSubscriptionContext {
 }
 
 // Long because: one subscription's lifecycle over state its start, recheck and stop all change
-// (the consumer, its loop, the recheck timer, stopped); the consuming is in platformatic-consume-loop.ts.
+// (the consumer, its loop, stopped; the position gate is position-verify.ts); the consuming is in platformatic-consume-loop.ts.
 export async function platformaticSubscribe(ctx: PlatformaticSubscriptionContext, options: SubscribeOptions): Promise<Subscription> {
   const physicalTopics = options.topics.map(ctx.physical);
   const owned = new Set(physicalTopics);
-  let mismatches: PositionsMismatch[] = [];
   let consumer: Consumer | undefined;
   let loop: ReturnType<typeof consumeLoop> | undefined;
   let stopped = false;
-  let recheck: NodeJS.Timeout | undefined;
 
   const run = async (): Promise<void> => {
     const c = ctx.consumer(options.group);
@@ -58,37 +57,21 @@ export async function platformaticSubscribe(ctx: PlatformaticSubscriptionContext
     options.onStarted?.();
   };
 
-  // The positions are checked before the consumer joins its group, and again every recheckMs while
-  // they mismatch: once an operator ran the fix (hubctl positions reset), the consumer starts.
-  const start = async (): Promise<void> => {
-    if (stopped) return;
-    const positions = options.positions;
-    if (positions?.loadBinding) {
-      const found = await ctx.verify(physicalTopics, positions);
-      // Reported when the set of refused topics changes, as kafka-subscription.ts does.
-      const topicsOf = (list: readonly PositionsMismatch[]) => list.map((m) => m.topic).sort().join('\n');
-      const changed = topicsOf(found) !== topicsOf(mismatches);
-      mismatches = found;
-      if (found.length > 0) {
-        if (changed) options.onMismatch?.(found);
-        recheck = setTimeout(() => void start().catch(retry), options.recheckMs ?? 5_000);
-        return;
-      }
-    }
-    if (!stopped) await run();
-  };
-  const retry = (err: unknown): void => {
-    if (stopped) return;
-    ctx.logger.warn('could not start the consumer; retried', { group: options.group, err: (err as Error).message });
-    recheck = setTimeout(() => void start().catch(retry), options.recheckMs ?? 5_000);
-  };
-  await start();
+  const gate = await startWhenPositionsMatch({
+    positions: options.positions,
+    verify: (positions) => ctx.verify(physicalTopics, positions),
+    run,
+    stopped: () => stopped,
+    onMismatch: options.onMismatch,
+    recheckMs: options.recheckMs,
+    warn: (err) => ctx.logger.warn('could not start the consumer; retried', { group: options.group, err: (err as Error).message }),
+  });
 
   return {
-    mismatches: () => mismatches,
+    mismatches: () => gate.mismatches(),
     async stop() {
       stopped = true;
-      clearTimeout(recheck);
+      gate.cancel();
       await loop?.stop();
       // What was handled since the last interval's commit; bounded: a lost broker must not hold up
       // the shutdown. A one-off group is deleted below: its offsets would serve nobody.

@@ -40,3 +40,60 @@ export async function verifyTopicPositions(observe: (physicalTopic: string) => P
   if (mismatches.length === 0 && positions.saveBinding) for (const [topic, binding] of bindings) await positions.saveBinding(topic, binding);
   return mismatches;
 }
+
+/** A consumer's start held back while its stored positions do not match the topics. */
+export interface PositionGate {
+  mismatches(): readonly PositionsMismatch[];
+  /** No more rechecks (the subscription stops). */
+  cancel(): void;
+}
+
+export interface PositionGateOptions {
+  readonly positions: StoredPositions | undefined;
+  /** The check of the stored positions against the topics as they are (verifyTopicPositions). */
+  readonly verify: (positions: StoredPositions) => Promise<PositionsMismatch[]>;
+  /** Joins the group and consumes: called once the positions match. */
+  readonly run: () => Promise<void>;
+  readonly stopped: () => boolean;
+  readonly onMismatch?: ((mismatches: readonly PositionsMismatch[]) => void) | undefined;
+  readonly recheckMs?: number | undefined;
+  readonly warn: (err: unknown) => void;
+}
+
+/**
+ * Either client's consumer start: the positions are checked before the consumer joins its group, and
+ * again every recheckMs while they mismatch, so once an operator ran the fix (hubctl positions reset)
+ * the consumer starts. The first check and start fail the caller (as a consumer that cannot connect
+ * did); later rechecks only warn and try again.
+ */
+export async function startWhenPositionsMatch(options: PositionGateOptions): Promise<PositionGate> {
+  let mismatches: PositionsMismatch[] = [];
+  let recheck: NodeJS.Timeout | undefined;
+  const later = (): void => {
+    recheck = setTimeout(() => void start().catch(retry), options.recheckMs ?? 5_000);
+  };
+  const start = async (): Promise<void> => {
+    if (options.stopped()) return;
+    const positions = options.positions;
+    if (positions?.loadBinding) {
+      const found = await options.verify(positions);
+      // Reported when the set of refused topics changes, not when a reason's figures do: a live
+      // topic's end grows while the consumer waits, and one warning per recheck would drown the log.
+      const topicsOf = (list: readonly PositionsMismatch[]) => list.map((m) => m.topic).sort().join('\n');
+      const changed = topicsOf(found) !== topicsOf(mismatches);
+      mismatches = found;
+      if (found.length > 0) {
+        if (changed) options.onMismatch?.(found);
+        return later();
+      }
+    }
+    if (!options.stopped()) await options.run();
+  };
+  const retry = (err: unknown): void => {
+    if (options.stopped()) return;
+    options.warn(err);
+    later();
+  };
+  await start();
+  return { mismatches: () => mismatches, cancel: () => clearTimeout(recheck) };
+}
