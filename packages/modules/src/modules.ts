@@ -131,7 +131,9 @@ export function topicDefinitions(): TopicDefinition[] {
  * a CPO an eMSP's tokens and commands). Undefined for a module the table does not hold or the hub owns.
  */
 export function receivingRoleOf(identifier: string): 'CPO' | 'EMSP' | undefined {
-  const module = (ocpiModules as Record<string, OcpiModule | undefined>)[identifier];
+  // The identifier comes from a partner's version details: an own property only ("toString" is none).
+  if (!Object.hasOwn(ocpiModules, identifier)) return undefined;
+  const module = (ocpiModules as Record<string, OcpiModule>)[identifier];
   if (module === undefined || module.owner === 'HUB') return undefined;
   return module.owner === 'CPO' ? 'EMSP' : 'CPO';
 }

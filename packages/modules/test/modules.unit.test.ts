@@ -14,6 +14,7 @@ import {
   ocpiModules,
   projectedModules,
   projectionOf,
+  receivingRoleOf,
   topicDefinitions,
   topicOf,
   type OcpiModule,
@@ -69,6 +70,15 @@ describe('the module table', () => {
       if (module.topic === 'registry') assert.deepEqual(module.topics, [], name);
       else assert.ok(module.topics.some((d) => d.name === topics[module.topic]), `${name} owns ${topics[module.topic]}`);
     }
+  });
+
+  it('names the receiving role of a module by who owns it, and none for a name the table does not hold', () => {
+    assert.equal(receivingRoleOf('locations'), 'EMSP');
+    assert.equal(receivingRoleOf('tokens'), 'CPO');
+    assert.equal(receivingRoleOf('commands'), 'CPO');
+    assert.equal(receivingRoleOf('hubclientinfo'), undefined);
+    // A partner's version details may name anything: inherited property names are no modules.
+    for (const name of ['credentials', 'toString', '__proto__', 'constructor', '', 'LOCATIONS']) assert.equal(receivingRoleOf(name), undefined, name);
   });
 
   it('gives each unknown-object answer a code of the error registry', () => {
