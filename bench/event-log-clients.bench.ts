@@ -89,7 +89,7 @@ try {
     const a = admin.topicAdmin();
     await a.createTopics([{ name: topic, partitions: 12, replicationFactor: 1 }], { waitForLeaders: true });
     await a.close();
-    const log = createEventLog({ brokers, clientId: `bench-${client}`, logger: quiet, client: known(client) });
+    const log = await createEventLog({ brokers, clientId: `bench-${client}`, logger: quiet, client: known(client) });
     let append: Phase;
     let consume: Phase;
     try {

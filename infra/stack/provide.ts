@@ -94,7 +94,7 @@ export async function prepare(brokers: string, databaseUrl: string, topicPrefix 
   r.done();
   const kafkaOptions = { brokers: brokers.split(','), ...kafkaSecurity, clientId: 'stack', logger, topicPrefix };
   await verifyKafkaAccessAtStart(kafkaOptions);
-  const log = createEventLog({ ...kafkaOptions, client: kafkaClient });
+  const log = await createEventLog({ ...kafkaOptions, client: kafkaClient });
   const admin = log.topicAdmin();
   try {
     const clamped: string[] = [];

@@ -19,8 +19,8 @@ for (const client of EVENT_LOG_CLIENTS) describe(`event log appends (${client}) 
     const onAppendSettled = createAppendMetrics(registry);
     const logOf = (appendTimeoutMs: number) =>
       createEventLog({ client, brokers: stack.brokers, clientId: 'event-appends-test', topicPrefix: stack.topicPrefix, logger: createLogger({ service: 'test', level: 'error' }), appendTimeoutMs, onAppendSettled });
-    const log = logOf(10_000);
-    const hasty = logOf(1);
+    const log = await logOf(10_000);
+    const hasty = await logOf(1);
     const event = (id: string) => newEvent({ type: 'ocpi.locations.location-put.v1', source: 'test', subject: `NL/STK/${id}`, key: `NL/STK/${id}`, data: { id } });
     try {
       await log.append(topics.locations, [event('A'), event('B')]);

@@ -133,7 +133,7 @@ describe('a SASL_SSL Kafka listener', () => {
   for (const client of EVENT_LOG_CLIENTS) {
     it(`the ${client} event log appends with acks=all and consumes over TLS with SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN`, async () => {
       const topic = `secured.${client}.v1`;
-      const setup = createEventLog({ ...options(), client });
+      const setup = await createEventLog({ ...options(), client });
       try {
         const admin = setup.topicAdmin();
         await ensureTopics(admin, [{ name: topic, partitions: 2, replicationFactor: 1, config: {} }]).finally(() => admin.close());
@@ -143,7 +143,7 @@ describe('a SASL_SSL Kafka listener', () => {
       const logins = [options(), options({ sasl: { mechanism: 'scram-sha-512', ...SCRAM_512 } }), options({ sasl: { mechanism: 'plain', ...PLAIN } })];
       for (const [i, login] of logins.entries()) {
         const mechanism = login.sasl?.mechanism ?? 'none';
-        const log = createEventLog({ ...login, clientId: `secured-${client}-${i}`, client });
+        const log = await createEventLog({ ...login, clientId: `secured-${client}-${i}`, client });
         try {
           await log.append(topic, [newEvent({ type: 't', source: 'test', subject: `s${i}`, key: `s${i}`, data: { n: i } })]);
           const seen = await readBack(log, topic, `secured-${client}-${i}`, i + 1);

@@ -25,7 +25,7 @@ try {
 }
 const kafkaOptions = { brokers: config.kafkaBrokers, ...config.kafkaSecurity, clientId: 'migrate', logger, topicPrefix: config.topicPrefix };
 await verifyKafkaAccessAtStart(kafkaOptions);
-const log = createEventLog({ ...kafkaOptions, client: config.kafkaClient });
+const log = await createEventLog({ ...kafkaOptions, client: config.kafkaClient });
 const admin = log.topicAdmin();
 try {
   const created = await ensureTopics(admin, withChangeRetention(readTopicDefinitions(join(infra, 'topics.json')), changeRetentionMs), config.topicPrefix, (notice) => logger.warn(notice.message, { topic: notice.topic }));

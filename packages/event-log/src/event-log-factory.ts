@@ -1,6 +1,5 @@
 import type { EventLogOptions } from './kafka-config.ts';
 import { createKafkaEventLog, type KafkaEventLog } from './kafka-event-log.ts';
-import { createPlatformaticEventLog } from './platformatic-event-log.ts';
 
 // One setting picks the Kafka client behind the event log (KAFKA_CLIENT, @hub/config readKafkaClient):
 // kafkajs by default, or @platformatic/kafka, so the two are compared on the same tests before one is
@@ -14,7 +13,13 @@ export interface EventLogFactoryOptions extends EventLogOptions {
   readonly client?: EventLogClient | undefined;
 }
 
-export function createEventLog(options: EventLogFactoryOptions): KafkaEventLog {
+/**
+ * The event log on the chosen client. @platformatic/kafka is imported only when chosen: its import
+ * alone costs about 1 s of CPU, paid by every service and hubctl process otherwise.
+ */
+export async function createEventLog(options: EventLogFactoryOptions): Promise<KafkaEventLog> {
   const { client, ...rest } = options;
-  return client === 'platformatic' ? createPlatformaticEventLog(rest) : createKafkaEventLog(rest);
+  if (client !== 'platformatic') return createKafkaEventLog(rest);
+  const { createPlatformaticEventLog } = await import('./platformatic-event-log.ts');
+  return createPlatformaticEventLog(rest);
 }

@@ -8,4 +8,3 @@ export * from './kafka-access.ts';
 export * from './fetch-limits.ts';
 export * from './topic-ids.ts';
 export * from './event-log-factory.ts';
-export { createPlatformaticEventLog } from './platformatic-event-log.ts';

@@ -1,4 +1,3 @@
-import { Admin } from '@platformatic/kafka';
 import type { EventLogOptions, LogSink } from './kafka-config.ts';
 import { platformaticConnection } from './platformatic-connection.ts';
 
@@ -15,6 +14,9 @@ import { platformaticConnection } from './platformatic-connection.ts';
 export function topicIdReader(options: Pick<EventLogOptions, 'brokers' | 'clientId' | 'ssl' | 'sasl'>, logger: LogSink) {
   return async (physicalTopics: readonly string[]): Promise<ReadonlyMap<string, string>> => {
     if (physicalTopics.length === 0) return new Map();
+    // Loaded here, not at the top: importing @platformatic/kafka costs about 1 s of CPU (it builds its
+    // validators), which every hubctl call and service start would pay for a call few of them make.
+    const { Admin } = await import('@platformatic/kafka');
     // Bounded: a consumer's start waits for it, and the offset checks do not need it.
     const admin = new Admin({ ...platformaticConnection(options), retries: 1, retryDelay: 200, timeout: 5_000 });
     try {

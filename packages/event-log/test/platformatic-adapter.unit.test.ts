@@ -93,7 +93,7 @@ describe('createEventLog', () => {
   it('makes an event log on either client without connecting, and closes it', async () => {
     const logger = { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined };
     for (const client of ['kafkajs', 'platformatic'] as const) {
-      const log = createEventLog({ client, brokers: ['127.0.0.1:1'], clientId: 'unit', topicPrefix: 'p', logger });
+      const log = await createEventLog({ client, brokers: ['127.0.0.1:1'], clientId: 'unit', topicPrefix: 'p', logger });
       assert.equal(log.physical('ocpi.sessions.v1'), 'p.ocpi.sessions.v1');
       await log.close();
     }

@@ -14,7 +14,7 @@ const logger = createLogger({ service: 'hubctl', level: 'error', stream: process
 // Five: a rebuild's three transactions at once, its progress reads and its ANALYZE.
 const pool = createPool(databaseUrl, { max: 5, application: 'hubctl', onIdleError: (err) => logger.error('idle Postgres connection lost', { err }) });
 const kafkaOptions = { brokers, ...kafkaSecurity, clientId: 'hubctl', topicPrefix, logger };
-const eventLog = createEventLog({ ...kafkaOptions, client: kafkaClient });
+const eventLog = await createEventLog({ ...kafkaOptions, client: kafkaClient });
 // Replays and rebuilds read drivers' personal fields as the services do (opened with their data
 // key, the placeholder once erased: docs/decisions/0013-erasure-by-destroying-data-keys.md); without
 // HUB_SECRET_KEY they see only the pseudonymous ids the events carry.

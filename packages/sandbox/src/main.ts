@@ -39,7 +39,7 @@ r.done();
 const logger = createLogger({ service: 'sandbox', level });
 const pool = createPool(databaseUrl, { max: 2, application: 'sandbox', onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }) });
 // The client's own notices (e.g. on the idempotent producer's retries) are no sandbox news: errors only.
-const eventLog = createEventLog({ brokers, ...kafkaSecurity, client: kafkaClient, clientId: 'sandbox', topicPrefix, logger: createLogger({ service: 'sandbox', level: 'error' }) });
+const eventLog = await createEventLog({ brokers, ...kafkaSecurity, client: kafkaClient, clientId: 'sandbox', topicPrefix, logger: createLogger({ service: 'sandbox', level: 'error' }) });
 
 const sandbox = await startSandbox({
   hubUrl,

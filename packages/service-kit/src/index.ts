@@ -66,7 +66,7 @@ export async function startServiceShell(name: string, config: CommonConfig, opti
   };
   // A secured cluster refusing our certificate trust or credentials stops the start with one clear error.
   await verifyKafkaAccessAtStart(kafkaOptions);
-  const kafkaLog: EventLog = createEventLog({ ...kafkaOptions, client: config.kafkaClient, onAppendSettled: createAppendMetrics(metrics) });
+  const kafkaLog: EventLog = await createEventLog({ ...kafkaOptions, client: config.kafkaClient, onAppendSettled: createAppendMetrics(metrics) });
   const eventLog = options.secretKey ? driverDataEventLog(kafkaLog, postgresDriverDataKeys(pool, driverDataKeyring(options.secretKey))) : kafkaLog;
   const problemSources: Array<() => Promise<HealthProblem[]>> = [];
   const operator = await startOperatorServer({

@@ -55,7 +55,7 @@ export async function createTestStack(label: string, options: { brokers?: string
   await migrate(pool, join(repoRoot, 'infra', 'migrations'));
   const topicPrefix = `t${suffix}`;
   const client = options.client ?? testKafkaClient();
-  const eventLog = createEventLog({ brokers, client, clientId: `test-${label}`, topicPrefix, logger: createLogger({ service: 'test', level: 'error' }) });
+  const eventLog = await createEventLog({ brokers, client, clientId: `test-${label}`, topicPrefix, logger: createLogger({ service: 'test', level: 'error' }) });
   try {
     const admin = eventLog.topicAdmin();
     await ensureTopics(admin, topicDefinitions(), topicPrefix, undefined, options.fullReplication ? { fullReplicationWithinMs: 60_000 } : {});
