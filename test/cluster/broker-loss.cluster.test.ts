@@ -11,7 +11,7 @@ import { call, jsonLogs, startService, type ServiceProcess } from '@hub/testing'
 import { freePort, hubctl, onboard, until, type OnboardedPlatform } from '../helpers.ts';
 import { keepLogs, LOADED_TOPICS, serviceEnv, startClusterUnderTest, type ClusterUnderTest } from './cluster-fixture.ts';
 import { acknowledged, LOCATIONS, locationBody, retryable, startLoad } from './load.ts';
-import { awaitDeliveries, awaitProjected, cdrCopies, cdrCopiesLine, duplicateCauses, duplicateDetail, faultRows, figures, printFaultTable, readModelRows, readTopics, replayReadModel, type FaultWindow } from './verify.ts';
+import { awaitDeliveries, awaitProjected, cdrCopies, cdrCopiesLine, duplicateCauses, duplicateDetail, faultRows, figures, printFaultTable, readModelRows, readTopics, replayReadModel, warnings, type FaultWindow } from './verify.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const receivers = [
@@ -84,7 +84,7 @@ describe('broker loss under load (three brokers)', () => {
     }
     const { pushes } = load;
     await awaitDeliveries(pushes, emsp.partner, 60_000);
-    await awaitProjected(cut.stack, cut.stack.pool, 60_000);
+    await awaitProjected(cut.stack, cut.stack.pool, 60_000, () => services.filter((s) => s.name === 'projector').map((s) => warnings(s)).join('\n'));
     // The CDRs refused 503 whose receipt is pending reach the topic by the prober's relay (after the
     // 30 s settle window): read the topic once it has taken them all, so they are counted per ce_id too.
     const pendingCdrs = async () => Number((await cut.stack.pool.query<{ n: string }>("select count(*) as n from cdrs where state = 'pending'")).rows[0]?.n ?? 0);

@@ -11,7 +11,7 @@ import { call, jsonLogs, startService, type ServiceProcess } from '@hub/testing'
 import { freePort, hubctl, onboard, until, type OnboardedPlatform } from '../helpers.ts';
 import { keepLogs, LOADED_TOPICS, serviceEnv, startClusterUnderTest, type ClusterUnderTest } from './cluster-fixture.ts';
 import { acknowledged, LOCATIONS, locationBody, retryable, startLoad } from './load.ts';
-import { awaitDeliveries, awaitProjected, duplicateCauses, duplicateDetail, faultRows, figures, printFaultTable, readModelRows, readTopics, replayReadModel, type FaultWindow } from './verify.ts';
+import { awaitDeliveries, awaitProjected, duplicateCauses, duplicateDetail, faultRows, figures, printFaultTable, readModelRows, readTopics, replayReadModel, warnings, type FaultWindow } from './verify.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const receivers = [
@@ -114,7 +114,7 @@ describe('every service replicated on three brokers', () => {
     const probesAfterKill = versionProbes() - probesAtProberKill;
     const { pushes } = load;
     await awaitDeliveries(pushes, emsp.partner, 90_000);
-    await awaitProjected(cut.stack, cut.stack.pool, 60_000);
+    await awaitProjected(cut.stack, cut.stack.pool, 60_000, () => projectors.map((s) => warnings(s)).join('\n'));
     const records = await readTopics(cut.stack, LOADED_TOPICS);
     const { rows, problems } = figures(pushes, records, emsp.partner);
     const resent = pushes.filter((p) => p.resent).length;

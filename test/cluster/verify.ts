@@ -4,9 +4,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { SEALED_DRIVER_DATA_HEADER, topics } from '@hub/events';
 import { driverDataKeyring, openPersonalFields, sealedKeyId, type PersonalObjectKind } from '@hub/registry';
-import type { PartnerSimulator, TestStack } from '@hub/testing';
+import type { PartnerSimulator, ServiceProcess, TestStack } from '@hub/testing';
 import { createPool, ensureDatabase, dropDatabase, migrate, postgresDriverDataKeys, type Pool } from '@hub/store';
-import { repoRoot, startService } from '@hub/testing';
+import { jsonLogs, repoRoot, startService } from '@hub/testing';
 import { join } from 'node:path';
 import { until } from '../helpers.ts';
 import { acknowledged, retryable, type Push, type PushKind } from './load.ts';
@@ -229,19 +229,36 @@ export async function readModelRows(pool: Pool): Promise<{ locations: string[]; 
   return { locations: locations.rows.map((r) => r.row), rejects: rejects.rows.map((r) => r.row) };
 }
 
-/** Waits until the projector of this database has applied the locations topic up to its current ends. */
-export async function awaitProjected(stack: TestStack, pool: Pool, timeoutMs: number): Promise<void> {
+/**
+ * Waits until the projector of this database has applied the locations topic up to its current ends.
+ * On a timeout the error names each partition still behind and ends with `explain()` (the projectors'
+ * warnings): a stalled projector in CI leaves nothing else to read.
+ */
+export async function awaitProjected(stack: TestStack, pool: Pool, timeoutMs: number, explain: () => string = () => ''): Promise<void> {
   const ends = await topicEnds(stack, topics.locations);
-  await until(
-    'the projector at the end of the locations topic',
-    async () => {
-      const { rows } = await pool.query<{ partition: number; next_offset: string }>(
-        `select partition, next_offset from projection_offsets where model = 'locations' and generation = (select active from read_model_generations where model = 'locations')`,
-      );
-      return [...ends].every(([p, end]) => end === 0 || Number(rows.find((r) => r.partition === p)?.next_offset ?? 0) >= end);
-    },
-    timeoutMs,
-  );
+  const behind = async (): Promise<string[]> => {
+    const { rows } = await pool.query<{ partition: number; next_offset: string }>(
+      `select partition, next_offset from projection_offsets where model = 'locations' and generation = (select active from read_model_generations where model = 'locations')`,
+    );
+    return [...ends]
+      .map(([p, end]) => ({ p, end, at: Number(rows.find((r) => r.partition === p)?.next_offset ?? 0) }))
+      .filter(({ end, at }) => end !== 0 && at < end)
+      .map(({ p, end, at }) => `partition ${p} at ${at} of ${end}`);
+  };
+  try {
+    await until('the projector at the end of the locations topic', async () => (await behind()).length === 0, timeoutMs);
+  } catch (e) {
+    throw new Error(`${(e as Error).message}: ${(await behind()).join(', ')}\n${explain()}`, { cause: e });
+  }
+}
+
+/** A service's warnings, errors and consumer restarts (logged as info), one per line, its last `max`. */
+export function warnings(service: ServiceProcess, max = 40): string {
+  return jsonLogs(service)
+    .filter((l) => l['level'] === 'warn' || l['level'] === 'error' || /crash|restart|rejoin|rebalanc/i.test(String(l['message'])))
+    .slice(-max)
+    .map((l) => `${service.name} ${JSON.stringify(l)}`)
+    .join('\n');
 }
 
 /**
