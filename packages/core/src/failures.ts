@@ -66,3 +66,30 @@ export function failureKindOf(err: unknown): FailureKind {
  *   (never skip data on a guess) and report the partition as stuck once it stays on one offset.
  */
 export type FailureKind = 'dependency' | 'record' | 'unknown';
+
+/**
+ * Fails with DependencyUnavailable when work has not settled within ms; what it yields after that goes
+ * to onLate (so a resource it hands over, a pooled connection, is not lost), what it rejects with then
+ * is dropped. For a driver with no deadline of its own (pg's pool) and for health probes.
+ */
+export function settleWithin<T>(dependency: Dependency, what: string, ms: number, work: Promise<T>, onLate: (v: T) => void = () => undefined): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let done = false;
+    const timer = setTimeout(() => {
+      done = true;
+      reject(new DependencyUnavailable(dependency, `${dependency === 'kafka' ? 'Kafka' : 'Postgres'} did not answer ${what} within ${ms} ms`));
+    }, ms);
+    work.then(
+      (v) => {
+        clearTimeout(timer);
+        if (done) onLate(v);
+        else resolve(v);
+      },
+      // Passed on unchanged (a RecordRejected stays one); the drivers reject with Errors only.
+      (e: Error) => {
+        clearTimeout(timer);
+        if (!done) reject(e);
+      },
+    );
+  });
+}

@@ -1,33 +1,14 @@
 import type { EventLog } from '@hub/core';
 import { topics } from '@hub/events';
 import { projectedModules, topicOf } from '@hub/modules';
-import { RECIPIENT_CC, RECIPIENT_PID, type Pool } from '@hub/store';
+import { readHubStatusRows, type PartyStatus, type Pool } from '@hub/store';
 import type { CommandGroup } from './command-context.ts';
 
-// hubctl status: the hub on one screen. One aggregate query per section, never one
-// per party, so it answers as fast with thousands of parties as with ten. Postgres is the truth of the
-// consumers' positions (projection_offsets, delivery_positions); Kafka gives the partition heads.
+export type { PartyStatus };
 
-export interface PartyStatus {
-  readonly country_code: string;
-  readonly party_id: string;
-  readonly role: 'CPO' | 'EMSP';
-  readonly name: string;
-  readonly status: 'active' | 'suspended';
-  /** platform_health of the party's platform; unknown until the prober has probed it. */
-  readonly health: 'CONNECTED' | 'OFFLINE' | 'unknown';
-  /** The OCPI versions the party's platform may use, and the one it chose (null before it registered). */
-  readonly versions: string[];
-  readonly version: string | null;
-  readonly last_probe_at: string | null;
-  /** Enabled routing rules with the party on its side (eMSP or CPO). */
-  readonly routing_rules: number;
-  /** The last partner check of its platform (docs/how-to/partner-check.md); null when none under its current registration. */
-  readonly check: 'passed' | 'failed' | null;
-  readonly last_check_at: string | null;
-  /** The first failed check and its reason. */
-  readonly check_failure: string | null;
-}
+// hubctl status: the hub on one screen. The store reads Postgres's part in one aggregate query per
+// section (readHubStatusRows), so it answers as fast with thousands of parties as with ten. Postgres
+// is the truth of the consumers' positions; Kafka gives the partition heads.
 
 export interface HubStatus {
   readonly parties: PartyStatus[];
@@ -42,45 +23,10 @@ export interface HubStatus {
 
 const LAG_TIMEOUT_MS = 10_000;
 
-// Long because: one snapshot of the hub: the status queries run together, then their rows and the
-// topics' heads are put together into one answer.
+// Long because: one snapshot of the hub: the store's status rows and the topics' heads put together
+// into one answer.
 export async function readHubStatus(pool: Pool, eventLog: EventLog): Promise<HubStatus> {
-  const [parties, deliveries, quarantined, outbox, rules, projector, dispatcher] = await Promise.all([
-    pool.query<PartyStatus & { last_probe_at: Date | null; last_check_at: Date | null }>(
-      `with rules as (
-         select emsp_country_code as cc, emsp_party_id as pid, 'EMSP' as role, count(*)::int as n from routing_rules where enabled group by 1, 2
-         union all
-         select cpo_country_code, cpo_party_id, 'CPO', count(*)::int from routing_rules where enabled group by 1, 2)
-       select p.country_code, p.party_id, p.role, p.name,
-              case when p.suspended_at is null then 'active' else 'suspended' end as status,
-              coalesce(h.status, 'unknown') as health, h.last_probe_at, coalesce(r.n, 0) as routing_rules,
-              pl.versions, case when pl.registered_at is not null then pl.version end as version,
-              case when c.ok then 'passed' when not c.ok then 'failed' end as check, c.checked_at as last_check_at, c.first_failure as check_failure
-         from parties p
-         left join platform_health h on h.platform_id = p.platform_id
-         left join platforms pl on pl.id = p.platform_id
-         left join partner_checks c on c.platform_id = p.platform_id and pl.registered_at is not null and c.checked_at >= pl.registered_at
-         left join rules r on r.cc = p.country_code and r.pid = p.party_id and r.role = p.role
-        order by p.country_code, p.party_id, p.role`,
-    ),
-    pool.query<{ emsp: string; pending: number; dead: number; unroutable: number }>(
-      // By receiving party: the eMSP, or the CPO of a token (migration 018).
-      `select ${RECIPIENT_CC} || '/' || ${RECIPIENT_PID} as emsp,
-              count(*) filter (where state = 'pending')::int as pending,
-              count(*) filter (where state = 'dead')::int as dead,
-              count(*) filter (where state = 'unroutable')::int as unroutable
-         from deliveries where state <> 'delivered' group by 1 order by 1`,
-    ),
-    pool.query<{ group: string; topic: string; records: number }>(
-      `select consumer_group as group, topic, count(*)::int as records from consumer_quarantine where state = 'quarantined' group by 1, 2 order by 1, 2`,
-    ),
-    pool.query<{ n: number }>('select count(*)::int as n from registry_outbox where published_at is null'),
-    pool.query<{ n: number }>('select count(*)::int as n from routing_rules where enabled'),
-    pool.query<{ model: string; partition: number; next_offset: string }>(
-      `select o.model, o.partition, o.next_offset from projection_offsets o join read_model_generations g on g.model = o.model and g.active = o.generation`,
-    ),
-    pool.query<{ consumer_group: string; topic: string; partition: number; next_offset: string }>('select consumer_group, topic, partition, next_offset from delivery_positions'),
-  ]);
+  const rows = await readHubStatusRows(pool);
 
   // Positions per consumer group and logical topic; the dispatcher stores physical topic names.
   const positions = new Map<string, { group: string; topic: string; at: Map<number, bigint> }>();
@@ -92,9 +38,9 @@ export async function readHubStatus(pool: Pool, eventLog: EventLog): Promise<Hub
   };
   const modelTopics: Record<string, string> = Object.fromEntries(projectedModules.map((m) => [m, topicOf(m)]));
   for (const t of Object.values(modelTopics)) position('projector', t);
-  for (const r of projector.rows) position('projector', modelTopics[r.model] ?? r.model).set(r.partition, BigInt(r.next_offset));
+  for (const r of rows.projectionPositions) position('projector', modelTopics[r.model] ?? r.model).set(r.partition, BigInt(r.next_offset));
   const logicalOf = new Map(Object.values(topics).map((t) => [eventLog.physical(t), t]));
-  for (const r of dispatcher.rows) position(r.consumer_group, logicalOf.get(r.topic) ?? r.topic).set(r.partition, BigInt(r.next_offset));
+  for (const r of rows.deliveryPositions) position(r.consumer_group, logicalOf.get(r.topic) ?? r.topic).set(r.partition, BigInt(r.next_offset));
 
   let kafkaError: string | undefined;
   const heads = new Map<string, Map<number, bigint> | undefined>();
@@ -116,7 +62,7 @@ export async function readHubStatus(pool: Pool, eventLog: EventLog): Promise<Hub
     })
     .sort((a, b) => a.group.localeCompare(b.group) || a.topic.localeCompare(b.topic));
 
-  const list = parties.rows.map((p) => ({ ...p, last_probe_at: p.last_probe_at ? p.last_probe_at.toISOString() : null, last_check_at: p.last_check_at ? p.last_check_at.toISOString() : null }));
+  const list = rows.parties;
   const count = (f: (p: PartyStatus) => boolean) => list.filter(f).length;
   return {
     parties: list,
@@ -128,12 +74,12 @@ export async function readHubStatus(pool: Pool, eventLog: EventLog): Promise<Hub
       connected: count((p) => p.health === 'CONNECTED'),
       offline: count((p) => p.health === 'OFFLINE'),
       unknown: count((p) => p.health === 'unknown'),
-      routing_rules: rules.rows[0]?.n ?? 0,
+      routing_rules: rows.routingRules,
     },
-    deliveries: deliveries.rows,
+    deliveries: rows.deliveries,
     consumer_lag: consumerLag,
-    quarantined: quarantined.rows.map((r) => ({ ...r, topic: logicalOf.get(r.topic) ?? r.topic })),
-    outbox_pending: outbox.rows[0]?.n ?? 0,
+    quarantined: rows.quarantined.map((r) => ({ ...r, topic: logicalOf.get(r.topic) ?? r.topic })),
+    outbox_pending: rows.outboxPending,
     ...(kafkaError ? { kafka_error: kafkaError } : {}),
   };
 }

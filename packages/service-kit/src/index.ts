@@ -3,7 +3,7 @@ import { createEventLog, verifyKafkaAccessAtStart } from '@hub/event-log';
 import type { EventLog } from '@hub/core';
 import { Gauge, createAppendMetrics, createLogger, createMetricsRegistry, startOperatorServer, type HealthProblem, type Logger, type OperatorServer, type Registry } from '@hub/observability';
 import { driverDataKeyring } from '@hub/registry';
-import { createPool, postgresDriverDataKeys, type Pool } from '@hub/store';
+import { createPool, databaseReachable, postgresDriverDataKeys, type Pool } from '@hub/store';
 import { driverDataEventLog } from './driver-data-log.ts';
 
 export * from './poison-proof.ts';
@@ -73,7 +73,7 @@ export async function startServiceShell(name: string, config: CommonConfig, opti
     port: config.operatorPort,
     registry: metrics,
     health: async (): Promise<Record<string, boolean>> => {
-      const postgres = await pool.query('select 1').then(() => true, () => false);
+      const postgres = await databaseReachable(pool);
       if (options.health === 'postgres') return { postgres };
       const kafka = await eventLog.reachable();
       return { postgres, kafka };

@@ -58,3 +58,22 @@ export function advisoryLease(pool: Pool, key: number, onChange: (held: boolean)
     },
   };
 }
+
+/**
+ * Runs fn while holding the session-level advisory lock `key` on a connection of its own: a second
+ * caller (another replica) waits until the first is done. For one-off work at start that two replicas
+ * must not do at once (the projector's load of an empty read model from its snapshot).
+ */
+export async function withAdvisoryLock<T>(pool: Pool, key: number, fn: () => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [key]);
+    try {
+      return await fn();
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [key]);
+    }
+  } finally {
+    client.release();
+  }
+}

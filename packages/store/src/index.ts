@@ -21,3 +21,4 @@ export * from './postgres-token-resend.ts';
 export * from './retention.ts';
 export * from './postgres-partner-checks.ts';
 export * from './postgres-driver-data-keys.ts';
+export * from './postgres-hub-status.ts';

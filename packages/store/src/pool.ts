@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { settleWithin } from '@hub/core';
 import { translatePostgresError } from './postgres-failure.ts';
 
 export type Pool = pg.Pool;
@@ -128,4 +129,42 @@ export async function listen(databaseUrl: string, channel: string, onNotify: () 
   await client.connect();
   await client.query(`listen ${channel}`);
   return { close: () => client.end().catch(() => undefined) };
+}
+
+/** Whether Postgres answers a query now (a health check): never throws. */
+export function databaseReachable(pool: Pool): Promise<boolean> {
+  return pool.query('select 1').then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * The pool with its promise calls (query, connect) run through `run` (a caller's circuit breaker) and
+ * bounded by timeoutMs: pg's pool has no deadline of its own, so without the bound a hung Postgres would
+ * hold a request for good. A connection that arrives after its caller gave up is destroyed, so the pool
+ * does not lose it. The callback forms pass unchanged, and the pool itself is not changed: code that
+ * must not be refused (the health check, the background outbox relay, a port guarded call by call)
+ * keeps using it, so a guarded call never runs inside another one (the probe would refuse itself).
+ */
+export function guardedPool(pool: Pool, run: <T>(work: () => Promise<T>) => Promise<T>, timeoutMs: number): Pool {
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+  const guarded: Record<string, unknown> = {
+    query: (...args: unknown[]): unknown => {
+      if (typeof args.at(-1) === 'function') return query(...args);
+      return run(() => settleWithin('postgres', 'a query', timeoutMs, query(...args) as Promise<unknown>));
+    },
+    connect: (...args: unknown[]): unknown => {
+      if (typeof args.at(-1) === 'function') return connect(...args);
+      return run(() => settleWithin('postgres', 'a connection request', timeoutMs, connect() as Promise<PoolClient>, (client) => client.release(true)));
+    },
+  };
+  return new Proxy(pool, {
+    get(target, prop, receiver) {
+      if (typeof prop === 'string' && prop in guarded) return guarded[prop];
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

@@ -1,7 +1,6 @@
 import type { BreakerConfig } from '@hub/config';
-import { DependencyUnavailable, type Dependency, type EventLog } from '@hub/core';
+import { DependencyUnavailable, settleWithin, type Dependency, type EventLog } from '@hub/core';
 import { Counter, Gauge, type Logger, type Registry } from '@hub/observability';
-import type { Pool, PoolClient } from '@hub/store';
 import { createCircuitBreaker, type BreakerState, type CircuitBreaker } from './circuit-breaker.ts';
 
 // The ingress's dependency calls on the push path behind a circuit breaker each (one for Kafka, one
@@ -92,7 +91,7 @@ export function createDependencyGuard(
     const { answers } = deps;
     if (!answers || checking || (silence && now() - silence.at < SILENCE_CHECK_MS)) return;
     checking = true;
-    void within(dependency, 'a health request', SILENCE_CHECK_MS, answers())
+    void settleWithin(dependency, 'a health request', SILENCE_CHECK_MS, answers())
       .then(
         (ok) => ok,
         () => false,
@@ -152,62 +151,6 @@ export function guardEventLog<L extends Pick<EventLog, 'append' | 'latestOffsets
   return guarded;
 }
 
-/**
- * Fails with DependencyUnavailable when work has not settled within ms; what it yields after that goes
- * to onLate (so a resource it hands over is not lost), what it rejects with then is dropped.
- */
-function within<T>(dependency: Dependency, what: string, ms: number, work: Promise<T>, onLate: (v: T) => void = () => undefined): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let done = false;
-    const timer = setTimeout(() => {
-      done = true;
-      reject(new DependencyUnavailable(dependency, `${dependency === 'kafka' ? 'Kafka' : 'Postgres'} did not answer ${what} within ${ms} ms`));
-    }, ms);
-    work.then(
-      (v) => {
-        clearTimeout(timer);
-        if (done) onLate(v);
-        else resolve(v);
-      },
-      // Passed on unchanged (a RecordRejected stays one); the pool rejects with Errors only.
-      (e: Error) => {
-        clearTimeout(timer);
-        if (!done) reject(e);
-      },
-    );
-  });
-}
-
-/**
- * The pool with its promise calls (query, connect) behind the guard, bounded by timeoutMs: the pg pool
- * has no deadline of its own, so without the bound a hung Postgres would hold a request for good. A
- * connection that arrives after its caller gave up is destroyed, so the pool does not lose it. The
- * callback forms pass unchanged, and the pool itself is not changed: code that must not be refused
- * (the health check, the background outbox relay, a port guarded call by call) keeps using it, so a
- * guarded call never runs inside another one (the probe would refuse itself).
- */
-export function guardPool(pool: Pool, guard: DependencyGuard, timeoutMs: number): Pool {
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
-  const guarded: Record<string, unknown> = {
-    query: (...args: unknown[]): unknown => {
-      if (typeof args.at(-1) === 'function') return query(...args);
-      return guard.run(() => within('postgres', 'a query', timeoutMs, query(...args) as Promise<unknown>));
-    },
-    connect: (...args: unknown[]): unknown => {
-      if (typeof args.at(-1) === 'function') return connect(...args);
-      return guard.run(() => within('postgres', 'a connection request', timeoutMs, connect() as Promise<PoolClient>, (client) => client.release(true)));
-    },
-  };
-  return new Proxy(pool, {
-    get(target, prop, receiver) {
-      if (typeof prop === 'string' && prop in guarded) return guarded[prop];
-      const value: unknown = Reflect.get(target, prop, receiver);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
-
 type AsyncMethods<T> = { [K in keyof T]: T[K] extends (...args: never[]) => Promise<unknown> ? K : never }[keyof T];
 
 /**
@@ -220,7 +163,7 @@ export function guardPort<T extends object>(port: T, methods: ReadonlyArray<Asyn
   const guarded = Object.create(port) as Record<PropertyKey, unknown>;
   for (const name of methods) {
     const method = port[name] as (...args: unknown[]) => Promise<unknown>;
-    guarded[name] = (...args: unknown[]) => guard.run(() => within(dependency, String(name), timeoutMs, method.apply(port, args)));
+    guarded[name] = (...args: unknown[]) => guard.run(() => settleWithin(dependency, String(name), timeoutMs, method.apply(port, args)));
   }
   return guarded as T;
 }

@@ -5,7 +5,7 @@ import { ocpiPartnerClient } from '@hub/partners';
 import { aesGcmTokenCipher, createOutboxRelay } from '@hub/registry';
 import { createSchemaValidator } from '@hub/schemas';
 import { startServiceShell } from '@hub/service-kit';
-import { cachedCallerLookup, createPool, drainOutbox, postgresChargingProfileStore, postgresCommandStore, postgresDeliveryStore, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore, postgresRoutingDirectory } from '@hub/store';
+import { cachedCallerLookup, createPool, drainOutbox, guardedPool, postgresChargingProfileStore, postgresCommandStore, postgresDeliveryStore, postgresRateLimiter, postgresReadModelStore, postgresRegistryStore, postgresRoutingDirectory } from '@hub/store';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -13,7 +13,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import { BlockList, type AddressInfo } from 'node:net';
 import { composeIngressApp } from './compose.ts';
 import { answerClientError } from './http.ts';
-import { createDependencyGuard, createGuardMetrics, guardEventLog, guardPool, guardPort, type DependencyGuard } from './dependency-guards.ts';
+import { createDependencyGuard, createGuardMetrics, guardEventLog, guardPort, type DependencyGuard } from './dependency-guards.ts';
 import { parseAddressBlock, type IngressConfig } from './config.ts';
 
 /** The peers whose X-Forwarded-For is believed (HUB_TRUSTED_PROXIES). */
@@ -118,7 +118,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
   const postgresGuard = createDependencyGuard('postgres', config.breaker, { logger, refusals: guardMetrics.refusals });
   guards.push(kafkaGuard, postgresGuard);
   const eventLog = guardEventLog(kafkaLog, kafkaGuard);
-  const pool = guardPool(rawPool, postgresGuard, config.postgresTimeoutMs);
+  const pool = guardedPool(rawPool, (work) => postgresGuard.run(work), config.postgresTimeoutMs);
   // Readiness, not liveness: an open breaker is reported on /healthz as degraded (still 200), so an
   // orchestrator does not restart an ingress that answers correctly.
   shell.addHealthProblems(() =>
@@ -131,7 +131,7 @@ export async function startIngress(config: IngressConfig, options: { logStream?:
     asyncCommit: true,
     onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }),
   });
-  const counters = guardPool(rawCounters, postgresGuard, config.postgresTimeoutMs);
+  const counters = guardedPool(rawCounters, (work) => postgresGuard.run(work), config.postgresTimeoutMs);
   const callers = await cachedCallerLookup(store, {
     databaseUrl: config.databaseUrl,
     ttlMs: config.callerCacheTtlMs,

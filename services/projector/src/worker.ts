@@ -2,7 +2,7 @@ import type { ConsumerConfig } from '@hub/config';
 import { Counter, Histogram } from '@hub/observability';
 import { projectedModules, topicOf } from '@hub/modules';
 import { appendSnapshot, applyIsolating, consumerLagGauge, hasObjectData, consumerWatch, loadSnapshot, startServiceShell, type Item, type ServiceShell } from '@hub/service-kit';
-import { LEASE_KEYS, postgresPositionBindings, postgresQuarantineStore, postgresReadModelStore } from '@hub/store';
+import { LEASE_KEYS, postgresPositionBindings, postgresQuarantineStore, postgresReadModelStore, withAdvisoryLock } from '@hub/store';
 import { failureKindOf, decodeRecord, projectedRecord, type ApplyOutcome, type PartitionBatch, type ProjectedRecord, type RawRecord, type ReadModel } from '@hub/core';
 import { groupApply } from './group-apply.ts';
 
@@ -143,19 +143,11 @@ export async function startWorker(config: ConsumerConfig, options: { groupId?: s
 async function restoreEmptyReadModels(shell: ServiceShell): Promise<void> {
   const { pool, eventLog, logger } = shell;
   const store = postgresReadModelStore(pool);
-  const client = await pool.connect();
-  try {
-    await client.query('select pg_advisory_lock($1)', [LEASE_KEYS.snapshotLoad]);
-    try {
-      for (const { model } of MODELS) {
-        if ((await store.positions(model)).size > 0) continue;
-        const loaded = await loadSnapshot({ eventLog, store }, model, await store.activeGeneration(model));
-        if (loaded.records > 0) logger.info('read model loaded from its snapshot topic', { model, records: loaded.records, seconds: loaded.seconds });
-      }
-    } finally {
-      await client.query('select pg_advisory_unlock($1)', [LEASE_KEYS.snapshotLoad]);
+  await withAdvisoryLock(pool, LEASE_KEYS.snapshotLoad, async () => {
+    for (const { model } of MODELS) {
+      if ((await store.positions(model)).size > 0) continue;
+      const loaded = await loadSnapshot({ eventLog, store }, model, await store.activeGeneration(model));
+      if (loaded.records > 0) logger.info('read model loaded from its snapshot topic', { model, records: loaded.records, seconds: loaded.seconds });
     }
-  } finally {
-    client.release();
-  }
+  });
 }
