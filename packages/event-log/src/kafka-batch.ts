@@ -1,5 +1,6 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { LogSink } from './kafka-config.ts';
+import type { ProgressWatch } from './progress-watch.ts';
 import { decodeRecord, type ConsumedRecord, type SubscribeOptions } from '@hub/core';
 
 // One batch of a subscription (kafka-subscription.ts): where its partition's stored position says to
@@ -17,6 +18,8 @@ export interface BatchLoop {
   fetchedAt(): number;
   /** The partition was handled up to the offset before nextOffset (committed at stop). */
   handled(topic: string, partition: number, nextOffset: string): void;
+  /** Told when a partition's batch is being applied or waits out a backoff (progress-watch.ts). */
+  readonly progress: ProgressWatch;
 }
 
 export interface StoredPositionFloors {
@@ -76,6 +79,7 @@ export async function handleBatch(loop: BatchLoop, payload: EachBatchPayload): P
   // to another replica, which would apply the same batch while this one still does.
   const beat = setInterval(() => void payload.heartbeat().catch(() => undefined), 3_000);
   let outcome: Awaited<ReturnType<SubscribeOptions['onBatch']>>;
+  loop.progress.handling(batch.topic, batch.partition, true);
   try {
     outcome = await options.onBatch({
       topic: batch.topic,
@@ -86,9 +90,11 @@ export async function handleBatch(loop: BatchLoop, payload: EachBatchPayload): P
     });
   } finally {
     clearInterval(beat);
+    loop.progress.handling(batch.topic, batch.partition, false);
   }
   if (outcome) {
     // Not done: the partition waits where it is and is fetched again after the backoff.
+    loop.progress.backingOff(batch.topic, batch.partition, Date.now() + outcome.retryAfterMs);
     const resume = payload.pause();
     const timer = setTimeout(() => {
       timers.delete(timer);

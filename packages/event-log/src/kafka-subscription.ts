@@ -4,6 +4,7 @@ import { retrying, startWhenPositionsMatch, verifyTopicPositions, type TopicIds 
 import type { PositionsMismatch, StoredPositions, SubscribeOptions, Subscription } from '@hub/core';
 import type { LogSink } from './kafka-config.ts';
 import { handleBatch, storedPositionFloors, type BatchLoop } from './kafka-batch.ts';
+import { PROGRESS_CHECK_MS, progressWatch, startProgressChecks, type StalledPartition } from './progress-watch.ts';
 
 // The Kafka adapter of EventLog.subscribe (subscription.ts): the only code that drives a kafkajs
 // consumer. It starts each partition where the caller's store says it stands (Postgres is the truth,
@@ -44,6 +45,8 @@ export interface KafkaSubscriptionContext {
   readonly logger: LogSink;
   /** Kafka's topic ids of physical topics; an empty map when they cannot be read. */
   readonly topicIds: TopicIds;
+  /** How often a subscription with stored positions checks that its partitions move (PROGRESS_CHECK_MS). */
+  readonly progressCheckMs?: number | undefined;
 }
 
 export type { TopicIds } from './position-verify.ts';
@@ -65,8 +68,9 @@ export async function verifyPositions(admin: Admin, physicalTopics: readonly str
   return verifyTopicPositions((topic) => observeTopic(admin, topic), physicalTopics, positions, options);
 }
 
-// Long because: one consumer's lifecycle over state its start, run and stop all change (the consumer,
-// its handled offsets, stopped; the position gate is position-verify.ts); a batch's handling is in kafka-batch.ts.
+// Long because: one consumer's lifecycle over state its start, run, restart and stop all change (the
+// consumer, its handled offsets, stopped; the position gate is position-verify.ts, the progress
+// checks progress-watch.ts); a batch's handling is in kafka-batch.ts.
 export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: SubscribeOptions): Promise<Subscription> {
   const physicalTopics = options.topics.map(ctx.physical);
   const owned = new Set(physicalTopics);
@@ -77,6 +81,7 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
   let stopped = false;
 
   const floors = storedPositionFloors(ctx.logger, options, owned);
+  const progress = progressWatch(owned);
 
   const run = async (): Promise<void> => {
     const c = ctx.consumer(options.group, {
@@ -101,6 +106,7 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
       const owned = e.payload.memberAssignment;
       resolved = new Map([...resolved].filter(([, r]) => owned[r.topic]?.includes(r.partition)));
       options.onAssigned?.(e.payload.memberAssignment);
+      progress.assigned(e.payload.memberAssignment);
       floors.seekToStoredPositions(c, e.payload.memberAssignment);
     });
     const loop: BatchLoop = {
@@ -113,6 +119,7 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
       handled: (topic, partition, offset) => {
         resolved.set(`${topic}:${partition}`, { topic, partition, offset });
       },
+      progress,
     };
     await c.run({
       autoCommit: false,
@@ -123,6 +130,39 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
     });
     options.onStarted?.();
   };
+
+  // What was handled since the last interval's commit; bounded: a lost broker must not hold up a stop
+  // or a restart (the positions in the store, where there are any, are the truth anyway).
+  const commitHandled = async (c: Consumer): Promise<void> => {
+    if (resolved.size === 0 || options.ephemeral) return;
+    const committed = c.commitOffsets([...resolved.values()]).catch((err: unknown) => ctx.logger.warn('could not commit the consumed offsets', { group: options.group, err: (err as Error).message }));
+    await Promise.race([committed, new Promise((r) => setTimeout(r, 2_000).unref())]);
+  };
+  const restart = async (stalled: readonly StalledPartition[]): Promise<void> => {
+    const old = consumer;
+    if (!old || stopped) return;
+    ctx.logger.warn('partitions assigned to this consumer are behind and were not fetched for two checks; the consumer is started again', {
+      group: options.group,
+      partitions: stalled.map((p) => ({ topic: p.topic, partition: p.partition, position: p.position?.toString() ?? null, end: p.end.toString(), stalledForMs: Date.now() - p.since })),
+    });
+    consumer = undefined;
+    await commitHandled(old);
+    await old.disconnect();
+    resolved = new Map();
+    if (!stopped) await run();
+  };
+  const positions = options.positions;
+  const checks =
+    positions && !options.ephemeral
+      ? startProgressChecks({
+          everyMs: ctx.progressCheckMs ?? PROGRESS_CHECK_MS,
+          watch: progress,
+          ends: async (topic) => new Map((await (await ctx.admin()).fetchTopicOffsets(topic)).map((o) => [o.partition, BigInt(o.high)])),
+          positions: (topic) => positions.load(topic),
+          onStalled: restart,
+          onCheckFailed: (err) => ctx.logger.warn('could not check that the partitions move; checked again later', { group: options.group, err: (err as Error).message }),
+        })
+      : undefined;
 
   const gate = await startWhenPositionsMatch({
     positions: options.positions,
@@ -139,15 +179,11 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
     async stop() {
       stopped = true;
       gate.cancel();
+      checks?.stop();
       for (const t of timers) clearTimeout(t);
       timers.clear();
-      // What was handled since the last interval's commit; bounded: a lost broker must not hold up
-      // the shutdown (the positions in the store, where there are any, are the truth anyway).
       // A one-off group is deleted below: its offsets would serve nobody.
-      if (consumer && resolved.size > 0 && !options.ephemeral) {
-        const committed = consumer.commitOffsets([...resolved.values()]).catch((err: unknown) => ctx.logger.warn('could not commit the consumed offsets at stop', { group: options.group, err: (err as Error).message }));
-        await Promise.race([committed, new Promise((r) => setTimeout(r, 2_000).unref())]);
-      }
+      if (consumer) await commitHandled(consumer);
       await consumer?.disconnect();
       if (options.ephemeral) {
         const admin = await ctx.admin().catch(() => undefined);
