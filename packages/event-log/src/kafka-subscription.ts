@@ -34,6 +34,9 @@ export const OFFSET_COMMIT_INTERVAL_MS = 5_000;
 /** Wait at most this long after a fetch before the next one, once caught up. */
 export const FETCH_LINGER_MS = 20;
 
+/** How long a consumer that could not be started again waits before the next try. */
+export const RESTART_RETRY_MS = 5_000;
+
 /** How long an empty fetch of a one-off group waits at the broker (SubscribeOptions.ephemeral). */
 export const EPHEMERAL_FETCH_WAIT_MS = 200;
 
@@ -149,7 +152,24 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
     await commitHandled(old);
     await old.disconnect();
     resolved = new Map();
-    if (!stopped) await run();
+    await startAgain();
+  };
+  // A consumer that cannot be started again now (no broker answers) is tried again, never given up:
+  // the checks do not restart a subscription without a consumer.
+  const startAgain = async (): Promise<void> => {
+    if (stopped) return;
+    try {
+      await run();
+    } catch (err) {
+      ctx.logger.warn('could not start the consumer again; retried', { group: options.group, err: (err as Error).message });
+      await consumer?.disconnect().catch(() => undefined);
+      consumer = undefined;
+      const retry = setTimeout(() => {
+        timers.delete(retry);
+        void startAgain();
+      }, RESTART_RETRY_MS);
+      timers.add(retry);
+    }
   };
   const positions = options.positions;
   const checks =

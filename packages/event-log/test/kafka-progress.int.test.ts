@@ -11,22 +11,36 @@ import { kafkaSubscribe } from '../src/kafka-subscription.ts';
 const brokers = process.env['TEST_KAFKA_BROKERS']?.split(',');
 
 describe('a kafkajs subscription whose consumer stopped fetching', { skip: brokers ? false : 'needs the test stack (npm test)' }, () => {
-  const topic = `progress-${randomUUID()}`;
+  const topics: string[] = [];
   const kafka = new Kafka({ clientId: 'progress-test', brokers: brokers ?? [], logLevel: logLevel.NOTHING });
   let admin: Admin;
 
   before(async () => {
     admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 2 }], waitForLeaders: true });
   });
 
   after(async () => {
-    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+    await admin.deleteTopics({ topics }).catch(() => undefined);
     await admin.disconnect();
   });
 
+  // A client whose connect fails at once: no broker listens on port 1.
+  const unreachable = new Kafka({ clientId: 'progress-test-unreachable', brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING, retry: { retries: 0 }, connectionTimeout: 500 });
+
   it('is started again once its partitions were behind and still for two checks, and applies what came meanwhile', async () => {
+    await stallAndRecover(() => false, 2);
+  });
+
+  it('is tried again when the new consumer cannot connect, and recovers once one can', async () => {
+    // The first replacement cannot reach a broker; the one after it can.
+    await stallAndRecover((made) => made === 1, 3);
+  });
+
+  async function stallAndRecover(failsToConnect: (made: number) => boolean, consumersMade: number): Promise<void> {
+    const topic = `progress-${randomUUID()}`;
+    topics.push(topic);
+    await admin.createTopics({ topics: [{ topic, numPartitions: 2 }], waitForLeaders: true });
     const producer = kafka.producer();
     await producer.connect();
     const send = (from: number, to: number) => producer.send({ topic, messages: Array.from({ length: to - from }, (_, i) => ({ key: `k${from + i}`, value: `v${from + i}` })) });
@@ -38,7 +52,7 @@ describe('a kafkajs subscription whose consumer stopped fetching', { skip: broke
     const subscription = await kafkaSubscribe(
       {
         consumer: (group) => {
-          const c = kafka.consumer({ groupId: group, sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 });
+          const c = (failsToConnect(consumers.length) ? unreachable : kafka).consumer({ groupId: group, sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 });
           consumers.push(c);
           return c;
         },
@@ -62,7 +76,7 @@ describe('a kafkajs subscription whose consumer stopped fetching', { skip: broke
       },
     );
     const appliedAll = async (n: number, what: string) => {
-      for (let i = 0; i < 300 && applied.length < n; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 600 && applied.length < n; i++) await new Promise((r) => setTimeout(r, 50));
       assert.equal(applied.length, n, what);
     };
     try {
@@ -74,15 +88,16 @@ describe('a kafkajs subscription whose consumer stopped fetching', { skip: broke
       await new Promise((r) => setTimeout(r, 300));
       await send(6, 12);
       await appliedAll(12, 'what came while the consumer did not fetch is applied after its restart');
-      assert.equal(consumers.length, 2, 'a new consumer took over');
+      assert.equal(consumers.length, consumersMade, 'a new consumer took over');
       assert.ok(
         warnings.some((w) => /were not fetched for two checks; the consumer is started again/.test(w)),
         'the restart is logged',
       );
       assert.deepEqual([...applied].sort(), Array.from({ length: 12 }, (_, i) => `v${i}`).sort(), 'each record once');
+      if (consumersMade > 2) assert.ok(warnings.some((w) => /could not start the consumer again; retried/.test(w)), 'the failed start is logged');
     } finally {
       await subscription.stop();
       await producer.disconnect();
     }
-  });
+  }
 });
