@@ -6,7 +6,8 @@ import { createKafkaEventLog } from '@hub/event-log';
 import { ensureKafkaJars, kafkaMajor, kafkaVersion, recordVersion, refuseDowngrade } from './kafka-dist.ts';
 import { brokerLogging } from './kafka-log4j.ts';
 import { local } from './paths.ts';
-import { pidAlive, portOpen, run, say, stopProcess, waitFor } from './proc.ts';
+import { portOpen, run, stopProcess, waitFor } from './proc.ts';
+import { forgetOwner, recordOwner, stopStaleBroker } from './stale-broker.ts';
 
 // Local Apache Kafka in KRaft mode (one node, or a quorum of N with startCluster): the jars of the
 // chosen release (kafka-dist.ts), the storage formatted once per data directory; the broker runs as
@@ -98,21 +99,6 @@ function serverProperties(o: BrokerOptions, dataDir: string): string {
   ].join('\n');
 }
 
-/**
- * A broker left running by a launcher that was killed holds the data directory lock (and runs on in
- * its own process group): it is ours, started from this folder, so stop it by its recorded pid.
- */
-export async function stopStaleBroker(home: string): Promise<void> {
-  const pidFile = join(home, 'broker.pid');
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8'));
-  if (pid > 0 && pidAlive(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(join(home, 'server.properties'))) {
-    say(`stopping a broker left over from an earlier run (pid ${pid})`);
-    process.kill(pid, 'SIGTERM');
-    await waitFor('old broker exit', async () => !pidAlive(pid), 30_000).catch(() => process.kill(pid, 'SIGKILL'));
-  }
-}
-
 /** A broker process spawned but not yet known to listen (a cluster node waits for its quorum). */
 interface LaunchedBroker extends RunningBroker {
   ready(): Promise<void>;
@@ -159,6 +145,7 @@ async function launchBroker(o: BrokerOptions): Promise<LaunchedBroker> {
     { stdio: ['ignore', out, out], detached: true },
   );
   writeFileSync(pidFile, String(child.pid));
+  recordOwner(o.home);
   return {
     brokers: `127.0.0.1:${o.port}`,
     pid: child.pid ?? 0,
@@ -168,6 +155,7 @@ async function launchBroker(o: BrokerOptions): Promise<LaunchedBroker> {
     async stop() {
       await stopProcess(child, 30_000);
       rmSync(pidFile, { force: true });
+      forgetOwner(o.home);
     },
   };
 }

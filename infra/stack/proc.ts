@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { createConnection, createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
 
 export function say(message: string): void {
   process.stderr.write(`[stack] ${message}\n`);
@@ -72,4 +73,23 @@ export function pidAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The processes above `pid` (its parent, that one's parent, ...), from /proc. */
+export function ancestorsOf(pid: number): Set<number> {
+  const found = new Set<number>();
+  for (let at = pid; at > 1; ) {
+    let parent: number;
+    try {
+      // /proc/<pid>/stat: "pid (command) state ppid ...": the command may hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${at}/stat`, 'utf8');
+      parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      break;
+    }
+    if (!(parent > 0) || found.has(parent)) break;
+    found.add(parent);
+    at = parent;
+  }
+  return found;
 }
