@@ -37,6 +37,20 @@ export const FETCH_LINGER_MS = 20;
 /** How long a consumer that could not be started again waits before the next try. */
 export const RESTART_RETRY_MS = 5_000;
 
+/** How long a stop or a restart waits for the old consumer's commit and disconnect before going on. */
+export const RETIRE_WAIT_MS = 2_000;
+
+/** Waits for `work` at most `ms`; a failure is reported, never thrown (the caller goes on either way). */
+export async function atMost(ms: number, work: Promise<unknown>, onFailure: (err: Error) => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = work.then(
+    () => undefined,
+    (err: unknown) => onFailure(err instanceof Error ? err : new Error(String(err))),
+  );
+  await Promise.race([settled, new Promise<void>((r) => (timer = setTimeout(r, ms).unref()))]);
+  clearTimeout(timer);
+}
+
 /** How long an empty fetch of a one-off group waits at the broker (SubscribeOptions.ephemeral). */
 export const EPHEMERAL_FETCH_WAIT_MS = 200;
 
@@ -138,8 +152,7 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
   // or a restart (the positions in the store, where there are any, are the truth anyway).
   const commitHandled = async (c: Consumer): Promise<void> => {
     if (resolved.size === 0 || options.ephemeral) return;
-    const committed = c.commitOffsets([...resolved.values()]).catch((err: unknown) => ctx.logger.warn('could not commit the consumed offsets', { group: options.group, err: (err as Error).message }));
-    await Promise.race([committed, new Promise((r) => setTimeout(r, 2_000).unref())]);
+    await atMost(RETIRE_WAIT_MS, c.commitOffsets([...resolved.values()]), (err) => ctx.logger.warn('could not commit the consumed offsets', { group: options.group, err: err.message }));
   };
   const restart = async (stalled: readonly StalledPartition[]): Promise<void> => {
     const old = consumer;
@@ -150,7 +163,9 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
     });
     consumer = undefined;
     await commitHandled(old);
-    await old.disconnect();
+    // Bounded like the commit: while a lost broker holds the old consumer's disconnect, no new consumer
+    // would start and no further check would run. A late disconnect only closes sockets.
+    await atMost(RETIRE_WAIT_MS, old.disconnect(), (err) => ctx.logger.warn('could not disconnect the stalled consumer', { group: options.group, err: err.message }));
     resolved = new Map();
     await startAgain();
   };
