@@ -51,8 +51,8 @@ export type TopicRecords = ReadonlyArray<{ readonly topic: string; readonly mess
 export interface ProducerSlot {
   /** The current producer's send (acks=all), connecting one first when there is none. */
   connect(): Promise<(records: TopicRecords) => Promise<unknown>>;
-  /** Replaces the current producer after a failed send; the old one is closed once `inFlight` settled. */
-  discard(inFlight: Promise<unknown> | undefined): void;
+  /** Replaces the current producer after a failed or timed-out send; the old one is closed at once. */
+  discard(): void;
   close(): Promise<void>;
 }
 
@@ -104,17 +104,16 @@ export function groupCommitAppender(options: EventLogOptions, physical: (topic: 
     pending = [];
     if (batch.length === 0) return;
     sending = true;
-    let sent: Promise<unknown> | undefined;
     try {
       const send = await slot.connect();
       // Bounded like each append: a request held by a lost broker (a client retries it for tens of
-      // seconds) would otherwise hold up every later append; it is left to the discarded producer.
-      sent = send(topicRecords(batch));
+      // seconds) would otherwise hold up every later append; the discarded producer's close ends it.
+      const sent = send(topicRecords(batch));
       sent.catch(() => undefined);
       await boundedWith(translate, 'a produce request', timeoutMs, sent);
       for (const entry of batch) settle(entry);
     } catch (e) {
-      slot.discard(sent);
+      slot.discard();
       const failure = translate(e);
       for (const entry of batch) settle(entry, failure);
     } finally {
@@ -148,17 +147,14 @@ export function groupCommitAppender(options: EventLogOptions, physical: (topic: 
 }
 
 /**
- * Retiring producers: an old producer is closed once its request in flight has settled (closing
- * under it leaves the client retrying a request nobody waits for); `settled` bounds the wait at close.
+ * Retiring producers: an old producer is closed at once, which ends the client's retries of its
+ * request in flight (kafka-appender.ts); `settled` bounds the wait for the closes at close.
  */
-export function producerRetirement(): { retire(inFlight: Promise<unknown> | undefined, close: () => Promise<void>): void; settled(ms: number, translate: (e: unknown) => unknown): Promise<unknown> } {
+export function producerRetirement(): { retire(close: () => Promise<void>): void; settled(ms: number, translate: (e: unknown) => unknown): Promise<unknown> } {
   const retiring = new Set<Promise<void>>();
   return {
-    retire(inFlight, close) {
-      const retired = (inFlight ?? Promise.resolve())
-        .catch(() => undefined)
-        .then(close)
-        .catch(() => undefined);
+    retire(close) {
+      const retired = close().catch(() => undefined);
       retiring.add(retired);
       void retired.finally(() => retiring.delete(retired));
     },

@@ -48,8 +48,10 @@ export function createKafkaAppender(kafka: Kafka, options: EventLogOptions, phys
   // waited for its replicas). The next batch would reuse them and the broker would answer "duplicate"
   // for new records it never writes: acknowledged and lost (test/cluster/broker-loss.cluster.test.ts).
   // After a failed or timed-out send the producer is replaced: a new producer id starts afresh. The old
-  // one is disconnected once its request in flight has settled (disconnecting under it leaves kafkajs
-  // retrying a request nobody waits for); close() waits for that, bounded.
+  // one is disconnected at once, which ends its retries of the request (patched into kafkajs, whose
+  // idempotent producer otherwise retries without end and reconnects for it): left to settle, the
+  // request was written once the broker was back, after the append had been refused and the partner
+  // told 503 (infra/test/refused-append.int.test.ts). close() waits for the disconnects, bounded.
   const retirement = producerRetirement();
   return groupCommitAppender(
     options,
@@ -59,11 +61,11 @@ export function createKafkaAppender(kafka: Kafka, options: EventLogOptions, phys
         const p = await getProducer();
         return (records) => p.sendBatch({ acks: -1, topicMessages: records.map((t) => ({ topic: t.topic, messages: t.messages.map((m) => ({ ...m })) })) });
       },
-      discard(inFlight) {
+      discard() {
         const old = producer;
         producer = undefined;
         connecting = undefined;
-        if (old) retirement.retire(inFlight, () => old.disconnect());
+        if (old) retirement.retire(() => old.disconnect());
       },
       async close() {
         await Promise.allSettled([producer?.disconnect(), retirement.settled(options.appendTimeoutMs ?? DEFAULT_APPEND_TIMEOUT_MS, translateKafkaError)]);

@@ -39,7 +39,10 @@ export function createPlatformaticAppender(options: EventLogOptions, physical: (
   let producer: Producer<string, string, string, string> | undefined;
   // A failed or timed-out send replaces the producer, as in kafka-appender.ts: a new producer id
   // starts its sequence numbers afresh, so no sequence of a request of unknown outcome is reused
-  // (test/cluster/broker-loss.cluster.test.ts). The old one is closed once its request settled.
+  // (test/cluster/broker-loss.cluster.test.ts). The old one is closed at once, forcibly: its close
+  // ends the client's retries of that request. Left to settle, the retries (about 20 s of them) sent
+  // an append already answered 503 once the broker was back, and the partner's retry of it was then
+  // written a second time (test/retry-after-503.e2e.test.ts saw the session delivered twice).
   const retirement = producerRetirement();
   return groupCommitAppender(
     options,
@@ -61,10 +64,10 @@ export function createPlatformaticAppender(options: EventLogOptions, physical: (
             ),
           });
       },
-      discard(inFlight) {
+      discard() {
         const old = producer;
         producer = undefined;
-        if (old) retirement.retire(inFlight, () => old.close(true));
+        if (old) retirement.retire(() => old.close(true));
       },
       async close() {
         await Promise.allSettled([producer?.close(), retirement.settled(options.appendTimeoutMs ?? DEFAULT_APPEND_TIMEOUT_MS, translatePlatformaticError)]);
