@@ -5,8 +5,15 @@ import { utcTime } from './utc-time.ts';
 
 type Json = Record<string, unknown>;
 
-/** What the hub delivers to a party, and how (dispatcher; interface document, Receiver endpoints). */
-export type DeliveryKind = 'session' | 'cdr' | 'command_result' | 'token' | 'client_info' | 'charging_profile_result' | 'active_charging_profile';
+/**
+ * What the hub delivers to a party (dispatcher; interface document, Receiver endpoints), by name: each
+ * module adds the kinds it delivers from its folder (`declare module '@hub/core' { interface
+ * DeliveryKinds { session: true } }`), beside its delivery rule (docs/decisions/0016-a-module-is-one-folder.md).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface DeliveryKinds {}
+
+export type DeliveryKind = keyof DeliveryKinds;
 export type DeliveryState = 'pending' | 'delivered' | 'dead' | 'unroutable';
 
 export interface DeliveryInput {

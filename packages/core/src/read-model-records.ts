@@ -6,10 +6,16 @@ import { utcTime } from './utc-time.ts';
 // What the projector hands the read-model store (the ReadModelStore port, read-model-store.ts).
 
 /**
- * A read model: a module of the module table with a projection (@hub/modules, modules.ts, whose
- * ProjectedModuleId is checked to be this union).
+ * The read models by name. Core names none of them: each module with a projection adds its own from
+ * its folder (`declare module '@hub/core' { interface ReadModels { locations: true } }`), and
+ * @hub/modules checks that these are exactly the modules with a projection
+ * (docs/decisions/0016-a-module-is-one-folder.md).
  */
-export type ReadModel = 'locations' | 'tariffs' | 'tokens';
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface ReadModels {}
+
+/** A read model: a module of the module table with a projection. */
+export type ReadModel = keyof ReadModels;
 
 export type Json = Record<string, unknown>;
 

@@ -3,6 +3,13 @@ import { stripSlashes, type OcpiModule } from '../module-rules.ts';
 import { PUSH_ERRORS, V221, type RouteSpec } from '../route-spec.ts';
 import { eventTopic, RETAIN_FOREVER } from '../topic-definitions.ts';
 
+// The names this module adds to core's ports (declaration merging; decision 0016).
+declare module '@hub/core' {
+  interface DeliveryKinds {
+    cdr: true;
+  }
+}
+
 // mod_cdrs.asciidoc: posted by the CPO, delivered to the eMSP of its cdr_token: POST {receiver}. Each
 // CDR once in ocpi.cdrs.v1, the analytics contract, kept forever (docs/decisions/0003-each-cdr-once.md).
 

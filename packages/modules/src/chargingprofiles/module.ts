@@ -3,6 +3,14 @@ import { stripSlashes, type OcpiModule } from '../module-rules.ts';
 import { V221, type RouteSpec } from '../route-spec.ts';
 import { eventTopic, RETAIN_7_DAYS } from '../topic-definitions.ts';
 
+// The names this module adds to core's ports (declaration merging; decision 0016).
+declare module '@hub/core' {
+  interface DeliveryKinds {
+    charging_profile_result: true;
+    active_charging_profile: true;
+  }
+}
+
 // mod_charging_profiles.asciidoc: set, get and clear requested by the eMSP of a session and forwarded
 // to its CPO; the CPO's result goes to the response_url the eMSP gave (POST), like a CommandResult.
 // The CPO's updated ActiveChargingProfile of a session (Sender interface, PUT) goes to the session's

@@ -3,6 +3,13 @@ import type { OcpiModule } from '../module-rules.ts';
 import { V221, type RouteSpec } from '../route-spec.ts';
 import { eventTopic, RETAIN_7_DAYS } from '../topic-definitions.ts';
 
+// The names this module adds to core's ports (declaration merging; decision 0016).
+declare module '@hub/core' {
+  interface DeliveryKinds {
+    command_result: true;
+  }
+}
+
 // mod_commands.asciidoc: requested by the eMSP, forwarded to the CPO; the CommandResult goes to the
 // response_url the eMSP gave (the delivery's fixed URL), as POST.
 

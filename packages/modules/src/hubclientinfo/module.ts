@@ -2,6 +2,13 @@ import { registryEventTypes } from '@hub/events';
 import { stripSlashes, type OcpiModule } from '../module-rules.ts';
 import { V221, type RouteSpec } from '../route-spec.ts';
 
+// The names this module adds to core's ports (declaration merging; decision 0016).
+declare module '@hub/core' {
+  interface DeliveryKinds {
+    client_info: true;
+  }
+}
+
 // mod_hub_client_info.asciidoc: the hub's own objects, one per party, made from the registry's events
 // (dispatcher, registry-consumer.ts) and pushed to every connected party with a routing rule with that
 // party (Push model). Receiver interface: PUT {receiver}/{country_code}/{party_id} of the ClientInfo; a

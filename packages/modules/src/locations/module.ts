@@ -5,6 +5,13 @@ import { backedBy, eventTopic, RETAIN_30_DAYS, snapshotTopic } from '../topic-de
 import { stringMember } from '../object-events.ts';
 import { applyLocationEvent, findInLocation } from './apply.ts';
 
+// The names this module adds to core's ports (declaration merging; decision 0016).
+declare module '@hub/core' {
+  interface ReadModels {
+    locations: true;
+  }
+}
+
 // mod_locations.asciidoc: CPO-owned, pulled by eMSPs (list and detail), PATCHed at three levels.
 
 const LOC = `${V221}/locations/{country_code}/{party_id}/{location_id}`;

@@ -3,6 +3,13 @@ import { stripSlashes, type OcpiModule } from '../module-rules.ts';
 import { PUSH_ERRORS, V221, type RouteSpec } from '../route-spec.ts';
 import { eventTopic, RETAIN_30_DAYS } from '../topic-definitions.ts';
 
+// The names this module adds to core's ports (declaration merging; decision 0016).
+declare module '@hub/core' {
+  interface DeliveryKinds {
+    session: true;
+  }
+}
+
 // mod_sessions.asciidoc: pushed by the CPO, delivered to the eMSP of its cdr_token. Interface
 // document, Receiver endpoints: PUT {receiver}/{cpo cc}/{cpo pid}/{session id}, always the full
 // latest state.

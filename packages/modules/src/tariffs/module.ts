@@ -5,6 +5,13 @@ import { stringMember } from '../object-events.ts';
 import { LIST_ERRORS, PUSH_ERRORS, V221, type RouteSpec } from '../route-spec.ts';
 import { backedBy, eventTopic, RETAIN_30_DAYS, snapshotTopic } from '../topic-definitions.ts';
 
+// The names this module adds to core's ports (declaration merging; decision 0016).
+declare module '@hub/core' {
+  interface ReadModels {
+    tariffs: true;
+  }
+}
+
 // mod_tariffs.asciidoc: CPO-owned, pulled by eMSPs; PUT and DELETE only.
 
 /** mod_tariffs.asciidoc, Receiver interface: PUT replaces (newest wins), DELETE removes. */

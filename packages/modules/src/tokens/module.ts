@@ -6,6 +6,16 @@ import { LIST_ERRORS, PUSH_ERRORS, V221, type RouteSpec } from '../route-spec.ts
 import { backedBy, eventTopic, RETAIN_30_DAYS, snapshotTopic } from '../topic-definitions.ts';
 import { splitTokenObjectId, tokenObjectId } from './token-id.ts';
 
+// The names this module adds to core's ports (declaration merging; decision 0016).
+declare module '@hub/core' {
+  interface ReadModels {
+    tokens: true;
+  }
+  interface DeliveryKinds {
+    token: true;
+  }
+}
+
 // mod_tokens.asciidoc: eMSP-owned; pushed by the eMSP (PUT, PATCH), pulled by routed CPOs
 // and delivered to them (Receiver interface: PUT {receiver}/{emsp cc}/{emsp pid}/{uid}?type=), each
 // CPO the newest full token (a PATCH is merged first). The object id is "uid|TYPE" (token-id.ts).
