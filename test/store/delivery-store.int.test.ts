@@ -53,6 +53,29 @@ describe('delivery store on Postgres: newest wins', () => {
     assert.equal((await row('session', 'S3'))?.source_offset, '3');
   });
 
+  it('keeps the ActiveChargingProfile the Charge Point calculated last (start_date_time), whatever order it came in', async () => {
+    // mod_charging_profiles.asciidoc, ActiveChargingProfile class: start_date_time is when it was calculated.
+    const profile = (offset: number, startDateTime: string, limit: number): DeliveryInput => ({
+      kind: 'active_charging_profile',
+      emsp,
+      cpo,
+      objectId: 'SESSION-ACP',
+      partition: 0,
+      offset: String(offset),
+      payload: { start_date_time: startDateTime, charging_profile: { charging_rate_unit: 'A', charging_profile_period: [{ start_period: 0, limit }] } },
+      correlationId: undefined,
+      eventTime: '2026-01-01T00:00:00Z',
+    });
+    const limit = async () => ((await given.stack.pool.query<{ limit: number }>(
+      "select (payload->'charging_profile'->'charging_profile_period'->0->>'limit')::int as limit from deliveries where kind = 'active_charging_profile' and object_id = 'SESSION-ACP'",
+    )).rows[0])?.limit;
+    await store().enqueue([profile(40, '2026-01-01T10:05:00Z', 16)]);
+    await store().enqueue([profile(41, '2026-01-01T10:00:00Z', 32)]);
+    assert.equal(await limit(), 16, 'an earlier calculation appended later does not replace the later one');
+    await store().enqueue([profile(43, '2026-01-01T10:06:00Z', 8), profile(42, '2026-01-01T10:09:00Z', 10)]);
+    assert.equal(await limit(), 10, 'in one batch too');
+  });
+
   it('delivers a CDR appended twice once; an operator replay makes it pending again', async () => {
     const cdr = (offset: number): DeliveryInput => ({ ...session('C1', offset, '2026-01-01T11:00:00Z', 'n/a'), kind: 'cdr', payload: { id: 'C1', last_updated: '2026-01-01T11:00:00Z' } });
     await store().enqueue([cdr(40)]);

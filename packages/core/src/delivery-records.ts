@@ -90,20 +90,17 @@ export interface DeliveryPosition {
 export const recipientOfDelivery = (d: Pick<Delivery, 'emsp' | 'cpo' | 'recipientRole'>) => (d.recipientRole === 'CPO' ? d.cpo : d.emsp);
 
 /**
- * The version time of a session, token or ClientInfo (its last_updated, as UTC; a DateTime without a zone is UTC,
- * types.asciidoc), null for other kinds or a value that is not an OCPI DateTime.
+ * The version time of a delivery whose rows keep the newest version: its payload's `newestBy` field (the
+ * kind's delivery rule names it, @hub/modules) as UTC (a DateTime without a zone is UTC,
+ * types.asciidoc); null for a kind that keeps every event, or a value that is not an OCPI DateTime.
  */
-export function sourceTime(r: DeliveryInput): string | null {
-  // Kinds whose rows keep the newest version (sessions, tokens, ClientInfo): by their last_updated; an
-  // ActiveChargingProfile by the time the Charge Point calculated it (mod_charging_profiles.asciidoc,
-  // ActiveChargingProfile class: start_date_time).
-  if (r.kind === 'active_charging_profile') return utcTime(r.payload['start_date_time'], 'utc');
-  return r.kind === 'session' || r.kind === 'token' || r.kind === 'client_info' ? utcTime(r.payload['last_updated'], 'utc') : null;
+export function sourceTime(r: DeliveryInput, newestBy: string | undefined): string | null {
+  return newestBy === undefined ? null : utcTime(r.payload[newestBy], 'utc');
 }
 
-/** Whether r replaces seen (same delivery key): by the session's version time, then by offset. */
-export function isNewer(r: DeliveryInput, seen: DeliveryInput): boolean {
-  const [a, b] = [sourceTime(r), sourceTime(seen)];
+/** Whether r replaces seen (same delivery key): by their version time, then by offset. */
+export function isNewer(r: DeliveryInput, seen: DeliveryInput, newestBy: string | undefined): boolean {
+  const [a, b] = [sourceTime(r, newestBy), sourceTime(seen, newestBy)];
   if (a !== null && b !== null && a !== b) return a > b;
   return BigInt(r.offset) > BigInt(seen.offset);
 }

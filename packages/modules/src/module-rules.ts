@@ -55,10 +55,13 @@ export interface DeliveryRule {
   /** The URL the object is sent to, from the receiver's (or the request's fixed) URL. */
   url(receiverUrl: string, delivered: DeliveredObject): string;
   /**
-   * 'newest': a delivery row holds the object's newest state and a newer event replaces an undelivered
-   * older one (sessions). 'every': each event is its own delivery (a CDR is immutable).
+   * { newestBy }: a delivery row holds the object's newest state and a newer event replaces an
+   * undelivered older one, newer by the payload's `newestBy` time, then by offset (sessions, tokens and
+   * ClientInfo by last_updated; an ActiveChargingProfile by start_date_time, the time the Charge Point
+   * calculated it: mod_charging_profiles.asciidoc, ActiveChargingProfile class). 'every': each event is
+   * its own delivery (a CDR is immutable).
    */
-  readonly keeps: 'newest' | 'every';
+  readonly keeps: { readonly newestBy: 'last_updated' | 'start_date_time' } | 'every';
   /**
    * What must join the row's pair when it is delivered: an active route ('active', the default: an
    * enabled rule, neither party suspended) or only an enabled rule ('rule': a ClientInfo announces

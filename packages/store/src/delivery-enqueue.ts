@@ -1,6 +1,7 @@
 import { inTransaction, type Pool, type PoolClient } from './pool.ts';
 import { quarantineInsertSql, quarantineParam } from './consumer-quarantine.ts';
 import { foldSessionEvents, foldTokenPatches, isNewer, sessionKey, sourceTime, type DeliveryInput, type DeliveryPosition, type EnqueueReport, type QuarantineEntry, type StoredSession } from '@hub/core';
+import { deliveryRuleOf } from '@hub/modules';
 import { DELIVERIES_CHANNEL } from './delivery-rows.ts';
 import { expandTokenRows, loadTokensForUpdate } from './token-rows.ts';
 
@@ -9,6 +10,12 @@ import { expandTokenRows, loadTokensForUpdate } from './token-rows.ts';
 // Session PATCH fold (session-fold.ts) in one transaction when the batch has PATCHes.
 
 type Json = Record<string, unknown>;
+
+/** The payload field by which a kind's rows keep the newest version; undefined when each event is kept. */
+const newestBy = (r: DeliveryInput): string | undefined => {
+  const keeps = deliveryRuleOf(r.kind).keeps;
+  return keeps === 'every' ? undefined : keeps.newestBy;
+};
 
 // Long because: most of it is the one upsert statement (rows, positions and the workers' wake-up in
 // one round trip).
@@ -19,7 +26,7 @@ async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], fo
   for (const r of input) {
     const key = [r.kind, r.emsp.countryCode, r.emsp.partyId, r.cpo.countryCode, r.cpo.partyId, r.objectId].join('\u0000');
     const seen = newest.get(key);
-    if (!seen || isNewer(r, seen)) newest.set(key, r);
+    if (!seen || isNewer(r, seen, newestBy(r))) newest.set(key, r);
   }
   const rows = [...newest.values()];
   // The positions move with the rows, in the same statement, and never backwards (one per partition:
@@ -82,7 +89,7 @@ async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], fo
       col((r) => r.correlationId ?? null),
       col((r) => r.eventTime),
       col((r) => r.targetUrl ?? null),
-      col(sourceTime),
+      col((r) => sourceTime(r, newestBy(r))),
       col((r) => r.recipientRole ?? 'EMSP'),
       col((r) => r.fromHub === true),
       ...positionParams,

@@ -80,7 +80,7 @@ export const chargingProfilesModule = {
       recipient: 'EMSP',
       method: 'PUT',
       url: (senderUrl, { objectId }) => `${stripSlashes(senderUrl)}/${encodeURIComponent(objectId)}`,
-      keeps: 'newest',
+      keeps: { newestBy: 'start_date_time' },
     },
   ],
 } as const satisfies OcpiModule;

@@ -49,7 +49,7 @@ export const hubClientInfoModule = {
     recipient: 'row',
     method: 'PUT',
     url: (receiverUrl, { payload }) => `${stripSlashes(receiverUrl)}/${encodeURIComponent(String(payload['country_code']))}/${encodeURIComponent(String(payload['party_id']))}`,
-    keeps: 'newest',
+    keeps: { newestBy: 'last_updated' },
     route: 'rule',
     routingHeaders: false,
   },

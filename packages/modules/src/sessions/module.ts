@@ -46,6 +46,6 @@ export const sessionsModule = {
     recipient: 'EMSP',
     method: 'PUT',
     url: (receiverUrl, { cpo, objectId }) => `${stripSlashes(receiverUrl)}/${cpo.countryCode}/${cpo.partyId}/${encodeURIComponent(objectId)}`,
-    keeps: 'newest',
+    keeps: { newestBy: 'last_updated' },
   },
 } as const satisfies OcpiModule;

@@ -104,6 +104,6 @@ export const tokensModule = {
       const type = typeof payload['type'] === 'string' ? payload['type'] : key.type;
       return `${stripSlashes(receiverUrl)}/${emsp.countryCode}/${emsp.partyId}/${encodeURIComponent(uid)}?type=${encodeURIComponent(type)}`;
     },
-    keeps: 'newest',
+    keeps: { newestBy: 'last_updated' },
   },
 } as const satisfies OcpiModule;
