@@ -121,9 +121,12 @@ describe('a SASL_SSL Kafka listener', () => {
     }
   });
 
-  it('logs in with SCRAM-SHA-512 and with PLAIN', async () => {
-    await verifyKafkaAccess(options({ sasl: { mechanism: 'scram-sha-512', ...SCRAM_512 } }));
-    await verifyKafkaAccess(options({ sasl: { mechanism: 'plain', ...PLAIN } }));
+  it('the access check logs in with SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN through either client', async () => {
+    for (const client of EVENT_LOG_CLIENTS) {
+      for (const login of [options(), options({ sasl: { mechanism: 'scram-sha-512', ...SCRAM_512 } }), options({ sasl: { mechanism: 'plain', ...PLAIN } })]) {
+        await verifyKafkaAccess({ ...login, client }, (err) => assert.fail(`${client}, ${login.sasl?.mechanism ?? 'none'}: the cluster did not answer: ${String(err)}`));
+      }
+    }
   });
 
   // Both clients behind the event log (createEventLog, KAFKA_CLIENT; docs/decisions/0010-kafka-4-by-default.md)
@@ -155,24 +158,26 @@ describe('a SASL_SSL Kafka listener', () => {
     });
   }
 
-  it('a wrong password is a KafkaAccessError naming the SASL settings, found by one attempt', async () => {
-    const err = await verifyKafkaAccess(options({ sasl: { mechanism: 'scram-sha-256', username: 'hub', password: 'wrong' } })).then(() => undefined, (e: unknown) => e);
+  for (const client of EVENT_LOG_CLIENTS) {
+  it(`${client}: a wrong password is a KafkaAccessError naming the SASL settings, found by one attempt`, async () => {
+    const err = await verifyKafkaAccess({ ...options({ sasl: { mechanism: 'scram-sha-256', username: 'hub', password: 'wrong' } }), client }).then(() => undefined, (e: unknown) => e);
     assert.ok(err instanceof KafkaAccessError, String(err));
     assert.equal(err.kind, 'sasl');
     assert.match(err.message, /Kafka rejected the SASL credentials \(user "hub", mechanism scram-sha-256\).*KAFKA_SASL_PASSWORD/);
     assert.doesNotMatch(err.message, /wrong/, 'the password is not in the message');
   });
 
-  it('a certificate not signed by a trusted CA is a KafkaAccessError naming KAFKA_SSL_CA_FILE', async () => {
+  it(`${client}: a certificate not signed by a trusted CA is a KafkaAccessError naming KAFKA_SSL_CA_FILE`, async () => {
     // No CA given: the system's trusted CAs, which never signed this test CA's broker certificate.
-    const err = await verifyKafkaAccess(options({ ssl: {} })).then(() => undefined, (e: unknown) => e);
+    const err = await verifyKafkaAccess({ ...options({ ssl: {} }), client }).then(() => undefined, (e: unknown) => e);
     assert.ok(err instanceof KafkaAccessError, String(err));
     assert.equal(err.kind, 'tls');
     assert.match(err.message, /Kafka's TLS certificate is not trusted.*KAFKA_SSL_CA_FILE/);
     // A name the certificate does not carry is refused as well (KAFKA_SSL_SERVERNAME).
-    const wrongName = await verifyKafkaAccess(options({ ssl: { ca, servername: 'kafka.example.com' } })).then(() => undefined, (e: unknown) => e);
+    const wrongName = await verifyKafkaAccess({ ...options({ ssl: { ca, servername: 'kafka.example.com' } }), client }).then(() => undefined, (e: unknown) => e);
     assert.ok(wrongName instanceof KafkaAccessError && wrongName.kind === 'tls', String(wrongName));
   });
+  }
 
   const env = (over: Record<string, string>) => ({
     KAFKA_BROKERS: securedBrokers.join(','),

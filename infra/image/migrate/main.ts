@@ -24,7 +24,7 @@ try {
   await pool.end();
 }
 const kafkaOptions = { brokers: config.kafkaBrokers, ...config.kafkaSecurity, clientId: 'migrate', logger, topicPrefix: config.topicPrefix };
-await verifyKafkaAccessAtStart(kafkaOptions);
+await verifyKafkaAccessAtStart({ ...kafkaOptions, client: config.kafkaClient });
 const log = await createEventLog({ ...kafkaOptions, client: config.kafkaClient });
 const admin = log.topicAdmin();
 try {

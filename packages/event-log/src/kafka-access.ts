@@ -1,6 +1,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import type { EventLogOptions, LogSink } from './kafka-config.ts';
 import { kafkajsConnection } from './kafka-client-config.ts';
+import type { EventLogClient } from './event-log-factory.ts';
 
 // A secured cluster that refuses the hub's credentials or presents a certificate the hub does not
 // trust will refuse it on every retry: kafkajs would retry such a connection (TLS errors are
@@ -23,24 +24,35 @@ const UNTRUSTED_CERT = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_SIGNATURE_FAILURE', 'INVALID_CA',
 ]);
 
-function codeOf(e: unknown): string | undefined {
-  for (let cur: unknown = e, depth = 0; cur && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
-    const code = (cur as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-  }
-  return undefined;
+/**
+ * The errors an error stands for: itself, its causes, and the errors it gathers (@platformatic/kafka's
+ * MultipleErrors holds each attempt's); bounded, as a cycle would otherwise never end.
+ */
+function errorTree(e: unknown): Array<{ name?: unknown; message?: unknown; code?: unknown }> {
+  const found: Array<{ name?: unknown; message?: unknown; code?: unknown }> = [];
+  const visit = (cur: unknown, depth: number) => {
+    if (!cur || typeof cur !== 'object' || depth > 5 || found.length >= 50 || found.includes(cur)) return;
+    found.push(cur);
+    visit((cur as { cause?: unknown }).cause, depth + 1);
+    const gathered = (cur as { errors?: unknown }).errors;
+    if (Array.isArray(gathered)) for (const inner of gathered) visit(inner, depth + 1);
+  };
+  visit(e, 0);
+  return found;
 }
 
 /** The access failure an error stands for, or undefined for one that retrying may cure. */
 export function kafkaAccessFailure(e: unknown, options: Pick<EventLogOptions, 'sasl' | 'brokers'>): KafkaAccessError | undefined {
-  const err = e as { name?: string; message?: string } | undefined;
-  const message = err?.message ?? String(e);
-  if (err?.name === 'KafkaJSSASLAuthenticationError' || /SASL .*authentication failed|Authentication failed/i.test(message)) {
+  const message = (e as { message?: string } | undefined)?.message ?? String(e);
+  const tree = errorTree(e);
+  const texts = tree.map((t) => (typeof t.message === 'string' ? t.message : '')).concat(message);
+  // kafkajs names its error; @platformatic/kafka codes its AuthenticationError PLT_KFK_AUTHENTICATION.
+  if (tree.some((t) => t.name === 'KafkaJSSASLAuthenticationError' || t.code === 'PLT_KFK_AUTHENTICATION') || texts.some((m) => /SASL .*authentication failed|Authentication failed/i.test(m))) {
     const who = options.sasl ? `user "${options.sasl.username}", mechanism ${options.sasl.mechanism}` : 'no SASL configured';
     return new KafkaAccessError('sasl', `Kafka rejected the SASL credentials (${who}): check KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD and KAFKA_SASL_MECHANISM. ${message}`, { cause: e });
   }
-  const code = codeOf(e);
-  if ((code && UNTRUSTED_CERT.has(code)) || /certificate|self[- ]signed/i.test(message)) {
+  const code = tree.map((t) => t.code).find((c): c is string => typeof c === 'string' && UNTRUSTED_CERT.has(c));
+  if (code || texts.some((m) => /certificate|self[- ]signed/i.test(m))) {
     return new KafkaAccessError('tls', `Kafka's TLS certificate is not trusted at ${options.brokers.join(',')} (${code ?? 'verification failed'}): set KAFKA_SSL_CA_FILE to the CA that signed the brokers' certificates, or KAFKA_SSL_SERVERNAME to the name in them. ${message}`, { cause: e });
   }
   return undefined;
@@ -51,7 +63,16 @@ export function kafkaAccessFailure(e: unknown, options: Pick<EventLogOptions, 's
  * handshake or the SASL login. Any other failure (a broker not up yet) is left to the ordinary
  * retries of the event log and reported through `onUnreachable`.
  */
-export async function verifyKafkaAccess(options: EventLogOptions, onUnreachable: (e: unknown) => void = () => undefined): Promise<void> {
+export async function verifyKafkaAccess(options: EventLogOptions & { readonly client?: EventLogClient | undefined }, onUnreachable: (e: unknown) => void = () => undefined): Promise<void> {
+  if (options.client === 'platformatic') {
+    // Imported on first use, as createEventLog does: loading that client costs about a second of CPU.
+    const { platformaticAccessAttempt } = await import('./platformatic-access.ts');
+    const refused = await platformaticAccessAttempt(options);
+    if (refused === undefined) return;
+    const failure = kafkaAccessFailure(refused, options);
+    if (failure) throw failure;
+    return onUnreachable(refused);
+  }
   const kafka = new Kafka({ ...kafkajsConnection(options), logLevel: logLevel.NOTHING, retry: { retries: 0 }, connectionTimeout: 10_000 });
   const admin = kafka.admin();
   try {
@@ -70,7 +91,7 @@ export async function verifyKafkaAccess(options: EventLogOptions, onUnreachable:
  * refused handshake or login stops them with KafkaAccessError; a broker not up yet only warns.
  * A plaintext cluster has nothing to refuse, so nothing is checked.
  */
-export async function verifyKafkaAccessAtStart(options: EventLogOptions & { readonly logger: LogSink }): Promise<void> {
+export async function verifyKafkaAccessAtStart(options: EventLogOptions & { readonly logger: LogSink; readonly client?: EventLogClient | undefined }): Promise<void> {
   if (!options.ssl && !options.sasl) return;
   await verifyKafkaAccess(options, (err) => options.logger.warn('Kafka not reachable at start; the client keeps retrying', { err: (err as Error).message }));
 }

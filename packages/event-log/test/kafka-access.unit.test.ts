@@ -2,6 +2,7 @@
 // certificate) and which are left to the client's retries (a broker not up yet).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { AuthenticationError, MultipleErrors, NetworkError } from '@platformatic/kafka';
 import { kafkaAccessFailure, kafkaConnection } from '../src/index.ts';
 
 const brokers = ['kafka-1.example.com:9093'];
@@ -26,6 +27,15 @@ describe('kafkaAccessFailure', () => {
       assert.equal(failure?.kind, 'tls', e.message);
       assert.match(failure?.message ?? '', /Kafka's TLS certificate is not trusted at kafka-1\.example\.com:9093 .*KAFKA_SSL_CA_FILE/);
     }
+  });
+
+  it('finds the refusal inside @platformatic/kafka\'s gathered errors (one per broker tried)', () => {
+    const login = new MultipleErrors('Cannot connect to any broker.', [new NetworkError('Connection to kafka-1.example.com:9093 failed.', { cause: new AuthenticationError('SASL authentication failed.') })]);
+    assert.equal(kafkaAccessFailure(login, { brokers, sasl })?.kind, 'sasl');
+    const certificate = new MultipleErrors('Cannot connect to any broker.', [new NetworkError('Connection to kafka-1.example.com:9093 failed.', { cause: Object.assign(new Error('x'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }) })]);
+    assert.equal(kafkaAccessFailure(certificate, { brokers })?.kind, 'tls');
+    const down = new MultipleErrors('Cannot connect to any broker.', [new NetworkError('Connection to kafka-1.example.com:9093 failed.', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) })]);
+    assert.equal(kafkaAccessFailure(down, { brokers, sasl }), undefined);
   });
 
   it('a broker that is not up yet is not an access failure', () => {

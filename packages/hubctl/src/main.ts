@@ -22,7 +22,7 @@ const keyring = secretKey.length === 0 ? undefined : driverDataKeyring(secretKey
 const objectLog = keyring ? driverDataEventLog(eventLog, postgresDriverDataKeys(pool, keyring, { ttlMs: 0, maxEntries: 10_000 })) : eventLog;
 let code = 1;
 try {
-  await verifyKafkaAccessAtStart(kafkaOptions);
+  await verifyKafkaAccessAtStart({ ...kafkaOptions, client: kafkaClient });
   code = await runHubctl(process.argv.slice(2), {
     store: postgresRegistryStore(pool),
     source: `hubctl@${hostname()}`,

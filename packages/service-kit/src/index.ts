@@ -65,7 +65,7 @@ export async function startServiceShell(name: string, config: CommonConfig, opti
     ...(options.lingerMs !== undefined ? { lingerMs: options.lingerMs } : {}),
   };
   // A secured cluster refusing our certificate trust or credentials stops the start with one clear error.
-  await verifyKafkaAccessAtStart(kafkaOptions);
+  await verifyKafkaAccessAtStart({ ...kafkaOptions, client: config.kafkaClient });
   const kafkaLog: EventLog = await createEventLog({ ...kafkaOptions, client: config.kafkaClient, onAppendSettled: createAppendMetrics(metrics) });
   const eventLog = options.secretKey ? driverDataEventLog(kafkaLog, postgresDriverDataKeys(pool, driverDataKeyring(options.secretKey))) : kafkaLog;
   const problemSources: Array<() => Promise<HealthProblem[]>> = [];
