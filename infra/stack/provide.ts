@@ -29,7 +29,8 @@ export interface StackSource {
 export const HUB_SOURCE: StackSource = {
   brokers: process.env['KAFKA_BROKERS'],
   databaseUrl: process.env['DATABASE_URL'],
-  startKafka: () => startLocalKafka(process.env['KAFKA_NODES']),
+  // The cluster's readiness is asked through the client the services will use (validated with the rest below).
+  startKafka: () => startLocalKafka(process.env['KAFKA_NODES'], process.env['KAFKA_CLIENT']?.trim().toLowerCase() === 'platformatic' ? 'platformatic' : 'kafkajs'),
 };
 
 /** kafka false: Postgres only (the cluster tier's files start their own brokers). */
@@ -94,7 +95,7 @@ export async function prepare(brokers: string, databaseUrl: string, topicPrefix 
   const changeRetentionMs = r.int('HUB_CHANGE_RETENTION_MS', CHANGE_RETENTION_MS, { min: -1 });
   r.done();
   const kafkaOptions = { brokers: brokers.split(','), ...kafkaSecurity, clientId: 'stack', logger, topicPrefix };
-  await verifyKafkaAccessAtStart(kafkaOptions);
+  await verifyKafkaAccessAtStart({ ...kafkaOptions, client: kafkaClient });
   const log = await createEventLog({ ...kafkaOptions, client: kafkaClient });
   const admin = log.topicAdmin();
   try {
