@@ -158,11 +158,15 @@ describe('a SASL_SSL Kafka listener', () => {
     });
   }
 
+  // Which client's error the refusal was found in: @platformatic/kafka codes its errors PLT_KFK_*.
+  const viaClient = (err: KafkaAccessError) => (/^PLT_KFK_/.test(String((err.cause as { code?: unknown } | undefined)?.code)) ? 'platformatic' : 'kafkajs');
+
   for (const client of EVENT_LOG_CLIENTS) {
   it(`${client}: a wrong password is a KafkaAccessError naming the SASL settings, found by one attempt`, async () => {
     const err = await verifyKafkaAccess({ ...options({ sasl: { mechanism: 'scram-sha-256', username: 'hub', password: 'wrong' } }), client }).then(() => undefined, (e: unknown) => e);
     assert.ok(err instanceof KafkaAccessError, String(err));
     assert.equal(err.kind, 'sasl');
+    assert.equal(viaClient(err), client, 'found by the chosen client');
     assert.match(err.message, /Kafka rejected the SASL credentials \(user "hub", mechanism scram-sha-256\).*KAFKA_SASL_PASSWORD/);
     assert.doesNotMatch(err.message, /wrong/, 'the password is not in the message');
   });
@@ -172,6 +176,7 @@ describe('a SASL_SSL Kafka listener', () => {
     const err = await verifyKafkaAccess({ ...options({ ssl: {} }), client }).then(() => undefined, (e: unknown) => e);
     assert.ok(err instanceof KafkaAccessError, String(err));
     assert.equal(err.kind, 'tls');
+    assert.equal(viaClient(err), client, 'found by the chosen client');
     assert.match(err.message, /Kafka's TLS certificate is not trusted.*KAFKA_SSL_CA_FILE/);
     // A name the certificate does not carry is refused as well (KAFKA_SSL_SERVERNAME).
     const wrongName = await verifyKafkaAccess({ ...options({ ssl: { ca, servername: 'kafka.example.com' } }), client }).then(() => undefined, (e: unknown) => e);
