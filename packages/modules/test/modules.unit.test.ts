@@ -126,7 +126,8 @@ describe('the module table', () => {
     // Interface document, Receiver endpoints: session PUT {receiver}/{cpo cc}/{cpo pid}/{session id}.
     assert.equal(deliveryRuleOf('session').method, 'PUT');
     assert.equal(deliveryRuleOf('session').url('https://emsp.example.com/sessions/', row('S 1')), 'https://emsp.example.com/sessions/BE/CPO/S%201');
-    assert.equal(deliveryRuleOf('session').keeps, 'newest');
+    // A session row keeps the newest state, by last_updated.
+    assert.deepEqual(deliveryRuleOf('session').keeps, { newestBy: 'last_updated' });
     // CDR POST {receiver}; every CDR is delivered.
     assert.equal(deliveryRuleOf('cdr').method, 'POST');
     assert.equal(deliveryRuleOf('cdr').url('https://emsp.example.com/cdrs//', row('C1')), 'https://emsp.example.com/cdrs');
@@ -152,11 +153,12 @@ describe('the module table', () => {
     assert.equal(deliveryRuleOf('client_info').routingHeaders, false);
     assert.equal(deliveryRuleOf('session').route ?? 'active', 'active');
     // mod_charging_profiles.asciidoc: a result is POSTed to the eMSP's response_url; an updated
-    // ActiveChargingProfile is PUT {sender}/{session_id} at the eMSP's SENDER interface, newest kept.
+    // ActiveChargingProfile is PUT {sender}/{session_id} at the eMSP's SENDER interface, the newest kept by
+    // the time it was calculated (ActiveChargingProfile class: start_date_time).
     assert.equal(deliveryRuleOf('charging_profile_result').url('https://emsp.example.com/cp/1', row('X')), 'https://emsp.example.com/cp/1');
     assert.equal(deliveryRuleOf('charging_profile_result').method, 'POST');
     assert.equal(deliveryRuleOf('active_charging_profile').url('https://emsp.example.com/chargingprofiles/', row('S 1')), 'https://emsp.example.com/chargingprofiles/S%201');
-    assert.deepEqual([deliveryRuleOf('active_charging_profile').method, deliveryRuleOf('active_charging_profile').keeps, deliveryRuleOf('active_charging_profile').interfaceRole], ['PUT', 'newest', 'SENDER']);
+    assert.deepEqual([deliveryRuleOf('active_charging_profile').method, deliveryRuleOf('active_charging_profile').keeps, deliveryRuleOf('active_charging_profile').interfaceRole], ['PUT', { newestBy: 'start_date_time' }, 'SENDER']);
     assert.equal(moduleOfDelivery('active_charging_profile').id, 'chargingprofiles');
     assert.equal(moduleOfDelivery('charging_profile_result').id, 'chargingprofiles');
   });
