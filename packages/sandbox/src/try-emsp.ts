@@ -8,10 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import express from 'express';
 import { createLogger } from '@hub/observability';
+import { joinOptionValues } from './cli-args.ts';
 import { SandboxEmsp } from './emsp.ts';
 import type { Json } from './platform.ts';
 
 const { values } = parseArgs({
+  args: joinOptionValues(process.argv.slice(2), ['token']),
   options: {
     party: { type: 'string' },
     token: { type: 'string' },

@@ -10,12 +10,14 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import express from 'express';
 import { createLogger } from '@hub/observability';
+import { joinOptionValues } from './cli-args.ts';
 import { DEFAULT_CPO_TIMING, SandboxCpo } from './cpo.ts';
 import { SandboxEmsp } from './emsp.ts';
 import { sandboxLocations } from './fixtures.ts';
 import type { Json, OcpiPlatform, PlatformDeps } from './platform.ts';
 
 const { values, positionals } = parseArgs({
+  args: joinOptionValues(process.argv.slice(2), ['token']),
   allowPositionals: true,
   options: {
     party: { type: 'string' },
