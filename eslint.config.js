@@ -39,7 +39,8 @@ export default tseslint.config(
     rules: { 'max-lines': ['error', { max: 300 }] },
   },
   // Adapters own their drivers: the Kafka client only in packages/event-log, the Postgres driver only
-  // in packages/store (their tests included). Everything else uses their ports. The ports, records and
+  // in packages/store (their tests included). Everything else uses their ports; packages/testing may
+  // name pg's types (the test stack's Database is a pg Pool to the tests' own SQL checks), not load pg. The ports, records and
   // domain rules are @hub/core's, which does no I/O and imports no adapter; adapters implement its
   // ports and import no service (docs/explanation/architecture.md, Packages).
   ...dependencyDirection(),
@@ -47,7 +48,7 @@ export default tseslint.config(
 
 function dependencyDirection() {
   const kafka = { group: ['kafkajs', 'kafkajs/*', '@platformatic/kafka', '@platformatic/kafka/*'], message: 'the Kafka clients belong to packages/event-log: use the EventLog port (@hub/core; @hub/event-log subscribe, append), its TopicAdmin or readTopics.' };
-  const postgres = { group: ['pg', 'pg/*', 'pg-*', '@databases/pg', '@databases/pg/*'], message: 'the Postgres driver belongs to packages/store: use its stores, or its Pool type.' };
+  const postgres = { group: ['pg', 'pg/*', 'pg-*', '@databases/pg', '@databases/pg/*'], message: 'the Postgres driver belongs to packages/store: use its stores and its opaque Database handle.' };
   const coreDependencies = {
     group: ['@hub/*', '!@hub/core', '!@hub/ocpi', '!@hub/events', '../../**', '**/services/**', '**/packages/**'],
     message: '@hub/core depends only on @hub/ocpi and @hub/events: adapters and services depend on it, never the other way round.',
@@ -67,10 +68,13 @@ function dependencyDirection() {
     { files: ['packages/event-log/**'], patterns: [postgres, noServices] },
     { files: ['packages/store/**'], patterns: [kafka, noServices] },
     { files: ['packages/partners/**'], patterns: [kafka, postgres, noServices] },
+    { files: ['packages/testing/**'], patterns: [kafka], typesOnly: [postgres] },
   ];
+  // typescript-eslint's form of the rule, which can let a pattern's type imports through.
+  const typeImportsOnly = (patterns) => ({ '@typescript-eslint/no-restricted-imports': ['error', { patterns: patterns.map((p) => ({ ...p, allowTypeImports: true })) }] });
   return [
     { files: ['**/*.ts', '**/*.js', '**/*.mjs'], ignores: zones.flatMap((z) => z.files), rules: restrict(kafka, postgres) },
-    ...zones.map((z) => ({ files: z.files, rules: restrict(...z.patterns) })),
+    ...zones.map((z) => ({ files: z.files, rules: { ...restrict(...z.patterns), ...(z.typesOnly ? typeImportsOnly(z.typesOnly) : {}) } })),
   ];
 }
 

@@ -13,10 +13,13 @@ import type { Caller, ObjectPath } from '@hub/core';
 import { applyLocationEvent } from '@hub/modules';
 import { createSchemaValidator } from '@hub/schemas';
 import { cachedCallerLookup, createPool, postgresRegistryStore } from '@hub/store';
+import type { SqlPool } from '@hub/testing';
 
 type Json = Record<string, unknown>;
 const databaseUrl = process.env['DATABASE_URL'] ?? '';
-const pool = createPool(databaseUrl, { application: 'bench-crud-peer', max: 20, onIdleError: () => undefined });
+// The hub's pool (its session settings), held as the pg Pool it is: the peer runs its own SQL, as a
+// plain pg service would.
+const pool = createPool(databaseUrl, { application: 'bench-crud-peer', max: 20, onIdleError: () => undefined }) as SqlPool;
 const callers = await cachedCallerLookup(postgresRegistryStore(pool), { databaseUrl });
 const validator = createSchemaValidator();
 

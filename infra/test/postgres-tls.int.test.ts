@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createPool, ensureDatabase } from '@hub/store';
+import { sqlPool } from '@hub/testing';
 import { makeServerCertificates } from '../stack/certs.ts';
 import { asServerUser, postgresBinDir } from '../stack/postgres.ts';
 import { freePort, run } from '../stack/proc.ts';
@@ -25,7 +26,7 @@ describe('Postgres with ssl=on', { skip: bin ? false : 'no PostgreSQL server bin
   };
   const url = (db: string, query: string) => `postgres://postgres@127.0.0.1:${port}/${db}${query ? `?${query}` : ''}`;
   const probe = async (databaseUrl: string): Promise<{ ssl: boolean } | Error> => {
-    const pool = createPool(databaseUrl, { max: 1, onIdleError: () => undefined });
+    const pool = sqlPool(createPool(databaseUrl, { max: 1, onIdleError: () => undefined }));
     try {
       const { rows } = await pool.query<{ ssl: boolean }>('select ssl from pg_stat_ssl where pid = pg_backend_pid()');
       return { ssl: rows[0]?.ssl ?? false };

@@ -5,8 +5,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { SEALED_DRIVER_DATA_HEADER, topics } from '@hub/events';
 import { driverDataKeyring, openPersonalFields, sealedKeyId, type PersonalObjectKind } from '@hub/registry';
 import type { PartnerSimulator, ServiceProcess, TestStack } from '@hub/testing';
-import { createPool, ensureDatabase, dropDatabase, migrate, postgresDriverDataKeys, type Pool } from '@hub/store';
-import { jsonLogs, repoRoot, startService } from '@hub/testing';
+import { createPool, ensureDatabase, dropDatabase, migrate, postgresDriverDataKeys } from '@hub/store';
+import { jsonLogs, repoRoot, sqlPool, startService, type SqlPool } from '@hub/testing';
 import { join } from 'node:path';
 import { until } from '../helpers.ts';
 import { acknowledged, retryable, type Push, type PushKind } from './load.ts';
@@ -217,7 +217,7 @@ export function printFaultTable(title: string, rows: readonly KindFigures[], fau
 }
 
 /** The active generation's locations and rejects, as comparable text (no wall-clock columns). */
-export async function readModelRows(pool: Pool): Promise<{ locations: string[]; rejects: string[] }> {
+export async function readModelRows(pool: SqlPool): Promise<{ locations: string[]; rejects: string[] }> {
   const locations = await pool.query<{ row: string }>(
     `select json_build_array(country_code, party_id, id, last_updated, created_at, document::text)::text as row from locations
      where generation = (select active from read_model_generations where model = 'locations') order by country_code, party_id, id`,
@@ -234,7 +234,7 @@ export async function readModelRows(pool: Pool): Promise<{ locations: string[]; 
  * On a timeout the error names each partition still behind and ends with `explain()` (the projectors'
  * warnings): a stalled projector in CI leaves nothing else to read.
  */
-export async function awaitProjected(stack: TestStack, pool: Pool, timeoutMs: number, explain: () => string = () => ''): Promise<void> {
+export async function awaitProjected(stack: TestStack, pool: SqlPool, timeoutMs: number, explain: () => string = () => ''): Promise<void> {
   const ends = await topicEnds(stack, topics.locations);
   const behind = async (): Promise<string[]> => {
     const { rows } = await pool.query<{ partition: number; next_offset: string }>(
@@ -270,7 +270,7 @@ export async function replayReadModel(stack: TestStack, env: Record<string, stri
   const url = new URL(stack.databaseUrl);
   url.pathname = `${url.pathname}_replay`;
   await ensureDatabase(url.toString());
-  const pool = createPool(url.toString(), { max: 2, application: 'cluster-replay', onIdleError: () => undefined });
+  const pool = sqlPool(createPool(url.toString(), { max: 2, application: 'cluster-replay', onIdleError: () => undefined }));
   try {
     await migrate(pool, join(repoRoot, 'infra', 'migrations'));
     const projector = await startService('projector', { ...env, DATABASE_URL: url.toString(), PROJECTOR_GROUP_ID: 'projector-replay', PROJECTOR_START_FROM: 'history', OPERATOR_PORT: '0' }, /projector running/, 60_000);

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { call, createTestStack, repoRoot, startPartnerSimulator, type PartnerSimulator, type TestStack } from '@hub/testing';
+import { call, createTestStack, repoRoot, sqlPool, startPartnerSimulator, type PartnerSimulator, type TestStack } from '@hub/testing';
 import { ensureDatabase, createPool } from '@hub/store';
 import { archivePath, HUB_UID, SIZE_LIMIT_MB, storageArgs } from '../../infra/image/build.ts';
 import { run } from '../../infra/stack/proc.ts';
@@ -199,7 +199,7 @@ describe('the OCI image, run with buildah against the test Kafka and Postgres', 
     const prefix = `${stack.topicPrefix}m`;
     const out = await runToEnd(container, 'migrate', [], { ...env, DATABASE_URL: url.toString(), TOPIC_PREFIX: prefix });
     assert.equal(out.code, 0, out.output);
-    const pool = createPool(url.toString(), { max: 1, application: 'test-image-migrate', onIdleError: () => undefined });
+    const pool = sqlPool(createPool(url.toString(), { max: 1, application: 'test-image-migrate', onIdleError: () => undefined }));
     try {
       const { rows } = await pool.query<{ n: string }>(`select count(*) as n from information_schema.tables where table_schema = 'public'`);
       assert.ok(Number(rows[0]?.n) >= 10, `${rows[0]?.n} tables`);

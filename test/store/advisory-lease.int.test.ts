@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { advisoryLease, createPool, withAdvisoryLock } from '@hub/store';
-import { givenTestStack } from '@hub/testing';
+import { givenTestStack, sqlPool } from '@hub/testing';
 
 describe('advisoryLease', () => {
   const given = givenTestStack('advisory_lease');
@@ -59,7 +59,7 @@ describe('advisoryLease', () => {
       await Promise.all([first, second]);
       assert.deepEqual(steps, ['first in', 'first out', 'second in']);
       await assert.rejects(withAdvisoryLock(p0, KEY + 1, () => Promise.reject(new Error('load failed'))), /load failed/);
-      const c = await p1.connect();
+      const c = await sqlPool(p1).connect();
       try {
         const { rows } = await c.query<{ ok: boolean }>('select pg_try_advisory_lock($1) as ok', [KEY + 1]);
         assert.equal(rows[0]?.ok, true, 'released after the failure');

@@ -8,11 +8,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createPool, dropDatabase, ensureDatabase, migrate, MigrationChanged, NO_TRANSACTION, noTransactionStatements, type Pool } from '@hub/store';
-import { repoRoot } from '@hub/testing';
+import { createPool, dropDatabase, ensureDatabase, migrate, MigrationChanged, NO_TRANSACTION, noTransactionStatements } from '@hub/store';
+import { repoRoot, sqlPool, type SqlPool } from '@hub/testing';
 
 describe('migration runner', () => {
-  let pool: Pool;
+  let pool: SqlPool;
   let url: string;
   let dir: string;
   before(async () => {
@@ -20,7 +20,7 @@ describe('migration runner', () => {
     server.pathname = `/hubtest_migrate_${randomBytes(4).toString('hex')}`;
     url = server.toString();
     await ensureDatabase(url);
-    pool = createPool(url, { max: 2, application: 'test-migrate', onIdleError: () => undefined });
+    pool = sqlPool(createPool(url, { max: 2, application: 'test-migrate', onIdleError: () => undefined }));
     dir = mkdtempSync(join(tmpdir(), 'migrations-'));
   });
   after(async () => {
@@ -69,7 +69,7 @@ describe('migration runner', () => {
     const server = new URL(url);
     server.pathname = `/hubtest_migrate_repo_${randomBytes(4).toString('hex')}`;
     await ensureDatabase(server.toString());
-    const fresh = createPool(server.toString(), { max: 1, application: 'test-migrate-repo', onIdleError: () => undefined });
+    const fresh = sqlPool(createPool(server.toString(), { max: 1, application: 'test-migrate-repo', onIdleError: () => undefined }));
     try {
       await migrate(fresh, join(repoRoot, 'infra', 'migrations'));
       const index = await fresh.query<{ name: string; valid: boolean }>(

@@ -4,13 +4,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DependencyUnavailable } from '@hub/core';
 import { createPool, databaseReachable, guardedPool } from '@hub/store';
-import { givenTestStack } from '@hub/testing';
+import { givenTestStack, sqlPool } from '@hub/testing';
 
 describe('Postgres pool', () => {
   const given = givenTestStack('pool_settings');
 
   it('runs without JIT compilation or parallel workers, in UTC (JIT cost a deep page or a large claim 0.3-1 s)', async () => {
-    const pool = createPool(given.stack.databaseUrl, { onIdleError: () => undefined });
+    const pool = sqlPool(createPool(given.stack.databaseUrl, { onIdleError: () => undefined }));
     try {
       const { rows } = await pool.query<{ jit: string; workers: string; zone: string }>("select current_setting('jit') as jit, current_setting('max_parallel_workers_per_gather') as workers, current_setting('timezone') as zone");
       assert.deepEqual(rows[0], { jit: 'off', workers: '0', zone: 'UTC' });
@@ -20,10 +20,10 @@ describe('Postgres pool', () => {
   });
 
   it('guardedPool runs queries and connection requests through the caller, bounded: a slow one is DependencyUnavailable and its connection is not lost', async () => {
-    const pool = createPool(given.stack.databaseUrl, { max: 1, application: 'pool-guarded', onIdleError: () => undefined });
+    const pool = sqlPool(createPool(given.stack.databaseUrl, { max: 1, application: 'pool-guarded', onIdleError: () => undefined }));
     try {
       let runs = 0;
-      const guarded = guardedPool(pool, (work) => (runs++, work()), 300);
+      const guarded = sqlPool(guardedPool(pool, (work) => (runs++, work()), 300));
       assert.equal((await guarded.query<{ n: number }>('select 1 as n')).rows[0]?.n, 1);
       const client = await guarded.connect();
       client.release();

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { DeliveryStore, DriverToken, ErasureResult, EventLog, PositionBindingStore, QuarantineStore, ReadModelStore, RegistryStore, TokenResendSource } from '@hub/core';
 import { OperatorInputError, type OperatorDeps } from '@hub/registry';
 import type { PartnerRole, PartyRole } from '@hub/ocpi';
-import type { Pool } from '@hub/store';
+import type { Database } from '@hub/store';
 import type { PartnerCheckDeps } from './partner-commands.ts';
 import { UsageError } from './usage.ts';
 
@@ -21,7 +21,7 @@ export interface HubctlDeps {
   /** Erases a driver's token (hubctl erase token); absent without HUB_SECRET_KEY. */
   readonly erase?: () => (token: DriverToken) => Promise<ErasureResult>;
   /** The registry's Postgres and the event log, for hubctl status's aggregate queries and lag. */
-  readonly status: () => { pool: Pool; eventLog: EventLog };
+  readonly status: () => { pool: Database; eventLog: EventLog };
   /** The registry's Postgres, the token cipher and the outbound policy, for partner check. */
   readonly partnerCheck?: () => PartnerCheckDeps;
   /** True when stderr is a terminal (progress bars redraw in place). */

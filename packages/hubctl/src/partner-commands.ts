@@ -1,5 +1,5 @@
 import { checkRegisteredPartner, formatCheckLines, type PartnerCheckOptions } from '@hub/partners';
-import { partnerCheckSubjects, recordPartnerCheck, type Pool } from '@hub/store';
+import { partnerCheckSubjects, recordPartnerCheck, type Database } from '@hub/store';
 import { OperatorInputError, type CommandGroup } from './command-context.ts';
 import { UsageError } from './usage.ts';
 
@@ -8,7 +8,7 @@ import { UsageError } from './usage.ts';
 // the platform's last check, as the prober's periodic one is.
 
 export interface PartnerCheckDeps {
-  readonly pool: Pool;
+  readonly pool: Database;
   /** Opens a sealed partner token; throws when HUB_SECRET_KEY is not the services' key. */
   readonly openToken: (sealed: Buffer) => string;
   readonly options: Omit<PartnerCheckOptions, 'client'>;

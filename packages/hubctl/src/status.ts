@@ -1,7 +1,7 @@
 import type { EventLog } from '@hub/core';
 import { topics } from '@hub/events';
 import { projectedModules, topicOf } from '@hub/modules';
-import { readHubStatusRows, type PartyStatus, type Pool } from '@hub/store';
+import { readHubStatusRows, type Database, type PartyStatus } from '@hub/store';
 import type { CommandGroup } from './command-context.ts';
 
 export type { PartyStatus };
@@ -25,7 +25,7 @@ const LAG_TIMEOUT_MS = 10_000;
 
 // Long because: one snapshot of the hub: the store's status rows and the topics' heads put together
 // into one answer.
-export async function readHubStatus(pool: Pool, eventLog: EventLog): Promise<HubStatus> {
+export async function readHubStatus(pool: Database, eventLog: EventLog): Promise<HubStatus> {
   const rows = await readHubStatusRows(pool);
 
   // Positions per consumer group and logical topic; the dispatcher stores physical topic names.

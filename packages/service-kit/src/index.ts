@@ -3,7 +3,7 @@ import { createEventLog, verifyKafkaAccessAtStart } from '@hub/event-log';
 import type { EventLog } from '@hub/core';
 import { Gauge, createAppendMetrics, createLogger, createMetricsRegistry, startOperatorServer, type HealthProblem, type Logger, type OperatorServer, type Registry } from '@hub/observability';
 import { driverDataKeyring } from '@hub/registry';
-import { createPool, databaseReachable, postgresDriverDataKeys, type Pool } from '@hub/store';
+import { createPool, databaseReachable, postgresDriverDataKeys, type Database } from '@hub/store';
 import { driverDataEventLog } from './driver-data-log.ts';
 
 export * from './poison-proof.ts';
@@ -24,7 +24,7 @@ export function consumerLagGauge(metrics: Registry): Gauge<'group' | 'topic' | '
 export interface ServiceShell {
   readonly logger: Logger;
   readonly metrics: Registry;
-  readonly pool: Pool;
+  readonly pool: Database;
   readonly eventLog: EventLog;
   readonly operator: OperatorServer;
   /** Adds a source of /healthz problems (a consumer watch). */

@@ -1,5 +1,6 @@
 import type { AdvisoryLease } from '@hub/core';
-import type { Pool, PoolClient } from './pool.ts';
+import { pgPool, type PoolClient } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 
 // A lease among replicas of one service: a session-level Postgres advisory lock held on one dedicated
 // connection. One replica at a time holds it; when that replica dies its connection closes, Postgres
@@ -9,7 +10,8 @@ import type { Pool, PoolClient } from './pool.ts';
 /** Advisory lock keys in use: the outbox (7_331_002, transaction-scoped), migrations, and these (snapshotLoad: the projector's load of an empty read model, session-scoped). */
 export const LEASE_KEYS = { prober: 7_331_003, snapshotLoad: 7_331_004 } as const;
 
-export function advisoryLease(pool: Pool, key: number, onChange: (held: boolean) => void = () => undefined): AdvisoryLease {
+export function advisoryLease(db: Database, key: number, onChange: (held: boolean) => void = () => undefined): AdvisoryLease {
+  const pool = pgPool(db);
   let client: PoolClient | undefined;
   let asking: Promise<boolean> | undefined;
   const drop = (c: PoolClient, broken: boolean) => {
@@ -64,7 +66,8 @@ export function advisoryLease(pool: Pool, key: number, onChange: (held: boolean)
  * caller (another replica) waits until the first is done. For one-off work at start that two replicas
  * must not do at once (the projector's load of an empty read model from its snapshot).
  */
-export async function withAdvisoryLock<T>(pool: Pool, key: number, fn: () => Promise<T>): Promise<T> {
+export async function withAdvisoryLock<T>(db: Database, key: number, fn: () => Promise<T>): Promise<T> {
+  const pool = pgPool(db);
   const client = await pool.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [key]);

@@ -1,4 +1,4 @@
-import type { Pool } from './pool.ts';
+import type { Pool } from './pg-pool.ts';
 
 // The life a command (mod_commands.asciidoc) and a charging-profile request (mod_charging_profiles.asciidoc)
 // share once the hub forwarded them to the CPO: 'requested'; the CPO's immediate answer makes it

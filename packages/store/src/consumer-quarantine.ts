@@ -1,5 +1,6 @@
 import type { QuarantinedRecord, QuarantineEntry, QuarantineFailure, QuarantineState, QuarantineStore } from '@hub/core';
-import type { Pool } from './pool.ts';
+import { pgPool } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 
 // Records a consumer could not apply (migration 013). Consumers write them in the
 // same transaction or statement as their position (quarantineInsertSql), so a record is either
@@ -87,7 +88,8 @@ const fromRow = (r: Row): QuarantinedRecord => ({
 const COLUMNS = 'id, consumer_group, topic, partition, "offset", record_key, record_value, record_headers, ce_type, ce_id, failure_kind, reason, state, attempts, first_seen_at, last_seen_at';
 
 
-export function postgresQuarantineStore(pool: Pool): QuarantineStore {
+export function postgresQuarantineStore(db: Database): QuarantineStore {
+  const pool = pgPool(db);
   return {
     async insert(entries) {
       if (entries.length > 0) await pool.query(quarantineInsertSql(1), [quarantineParam(entries)]);

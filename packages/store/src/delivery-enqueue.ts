@@ -1,4 +1,4 @@
-import { inTransaction, type Pool, type PoolClient } from './pool.ts';
+import { inTransaction, type Pool, type PoolClient } from './pg-pool.ts';
 import { quarantineInsertSql, quarantineParam } from './consumer-quarantine.ts';
 import { foldSessionEvents, foldTokenPatches, isNewer, sessionKey, sourceTime, type DeliveryInput, type DeliveryPosition, type EnqueueReport, type QuarantineEntry, type StoredSession } from '@hub/core';
 import { deliveryRuleOf } from '@hub/modules';

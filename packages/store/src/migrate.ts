@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Pool, PoolClient } from './pool.ts';
+import { pgPool, type PoolClient } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 
 // Applies infra/migrations/NNN_*.sql in order, once each (docs/decisions/0004-migrations-for-big-tables.md).
 // An advisory lock makes concurrent starts of several services safe. Each applied file's SHA-256 is
@@ -64,7 +65,8 @@ async function runFile(client: PoolClient, file: string, sql: string): Promise<v
   }
 }
 
-export async function migrate(pool: Pool, directory: string): Promise<string[]> {
+export async function migrate(db: Database, directory: string): Promise<string[]> {
+  const pool = pgPool(db);
   const files = (await readdir(directory)).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
   const client = await pool.connect();
   const applied: string[] = [];

@@ -1,5 +1,6 @@
 import type { HubEvent } from '@hub/events';
-import { inTransaction, type Pool } from './pool.ts';
+import { inTransaction, pgPool } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 
 // Publishes registry_outbox rows in id order. A transaction-scoped advisory lock lets exactly one
 // drainer run at a time (hubctl, an ingress replica, or the prober's periodic relay), so the registry
@@ -9,7 +10,8 @@ const OUTBOX_LOCK = 7_331_002;
 
 export type PublishBatch = (batch: ReadonlyArray<{ topic: string; event: HubEvent }>) => Promise<void>;
 
-export async function drainOutbox(pool: Pool, publish: PublishBatch, batchSize = 200): Promise<number> {
+export async function drainOutbox(db: Database, publish: PublishBatch, batchSize = 200): Promise<number> {
+  const pool = pgPool(db);
   let published = 0;
   for (;;) {
     const n = await inTransaction(pool, async (client) => {
@@ -29,7 +31,8 @@ export async function drainOutbox(pool: Pool, publish: PublishBatch, batchSize =
   }
 }
 
-export async function pendingOutbox(pool: Pool): Promise<number> {
+export async function pendingOutbox(db: Database): Promise<number> {
+  const pool = pgPool(db);
   const { rows } = await pool.query<{ n: string }>('select count(*) as n from registry_outbox where published_at is null');
   return Number(rows[0]?.n ?? 0);
 }

@@ -1,9 +1,20 @@
 import pg from 'pg';
 import { settleWithin } from '@hub/core';
 import { translatePostgresError } from './postgres-failure.ts';
+import { asDatabase, pgPool, type PoolClient } from './pg-pool.ts';
 
-export type Pool = pg.Pool;
-export type PoolClient = pg.PoolClient;
+declare const database: unique symbol;
+
+/**
+ * The hub's Postgres, as the store's factories take it: opaque outside this package, so only the store
+ * runs SQL (a caller cannot reach the driver's query or connect, and the driver's types stay in the
+ * adapter). At run time it is the pg Pool createPool made; its owner ends it at shutdown.
+ */
+export interface Database {
+  readonly [database]: true;
+  /** Closes every connection (at shutdown). */
+  end(): Promise<void>;
+}
 
 export interface PoolOptions {
   readonly max?: number;
@@ -16,7 +27,7 @@ export interface PoolOptions {
   readonly onIdleError: (e: Error) => void;
 }
 
-export function createPool(databaseUrl: string, options: PoolOptions): Pool {
+export function createPool(databaseUrl: string, options: PoolOptions): Database {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     // Room for sorting a page in memory when the planner cannot walk the page index. UTC: an OCPI
@@ -42,7 +53,7 @@ export function createPool(databaseUrl: string, options: PoolOptions): Pool {
   });
   translateRejections(pool, 'query');
   translateRejections(pool, 'connect');
-  return pool;
+  return asDatabase(pool);
 }
 
 /**
@@ -61,22 +72,6 @@ function translateRejections<T extends object, K extends keyof T & string>(targe
         })
       : result;
   };
-}
-
-/** Runs fn in a transaction; rolls back on any error. */
-export async function inTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    const result = await fn(client);
-    await client.query('commit');
-    return result;
-  } catch (e) {
-    await client.query('rollback').catch(() => undefined);
-    throw e;
-  } finally {
-    client.release();
-  }
 }
 
 /** Creates the database named in the URL when the server has no such database yet. */
@@ -132,8 +127,8 @@ export async function listen(databaseUrl: string, channel: string, onNotify: () 
 }
 
 /** Whether Postgres answers a query now (a health check): never throws. */
-export function databaseReachable(pool: Pool): Promise<boolean> {
-  return pool.query('select 1').then(
+export function databaseReachable(db: Database): Promise<boolean> {
+  return pgPool(db).query('select 1').then(
     () => true,
     () => false,
   );
@@ -147,7 +142,8 @@ export function databaseReachable(pool: Pool): Promise<boolean> {
  * must not be refused (the health check, the background outbox relay, a port guarded call by call)
  * keeps using it, so a guarded call never runs inside another one (the probe would refuse itself).
  */
-export function guardedPool(pool: Pool, run: <T>(work: () => Promise<T>) => Promise<T>, timeoutMs: number): Pool {
+export function guardedPool(db: Database, run: <T>(work: () => Promise<T>) => Promise<T>, timeoutMs: number): Database {
+  const pool = pgPool(db);
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
   const guarded: Record<string, unknown> = {
@@ -160,11 +156,11 @@ export function guardedPool(pool: Pool, run: <T>(work: () => Promise<T>) => Prom
       return run(() => settleWithin('postgres', 'a connection request', timeoutMs, connect() as Promise<PoolClient>, (client) => client.release(true)));
     },
   };
-  return new Proxy(pool, {
+  return asDatabase(new Proxy(pool, {
     get(target, prop, receiver) {
       if (typeof prop === 'string' && prop in guarded) return guarded[prop];
       const value: unknown = Reflect.get(target, prop, receiver);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
-  });
+  }));
 }

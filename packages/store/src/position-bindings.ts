@@ -1,5 +1,6 @@
 import type { PositionBindingStore } from '@hub/core';
-import type { Pool } from './pool.ts';
+import { pgPool } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 
 // Which topic a consumer group's stored positions belong to (migrations 015 and 031): the Postgres
 // adapter of PositionBindingStore (@hub/core); the check itself is the event log's (position-check.ts).
@@ -8,7 +9,8 @@ import type { Pool } from './pool.ts';
 const toJson = (m: ReadonlyMap<number, bigint>) => JSON.stringify(Object.fromEntries([...m].map(([p, o]) => [String(p), o.toString()])));
 const fromJson = (j: Record<string, string>) => new Map(Object.entries(j).map(([p, o]) => [Number(p), BigInt(o)]));
 
-export function postgresPositionBindings(pool: Pool): PositionBindingStore {
+export function postgresPositionBindings(db: Database): PositionBindingStore {
+  const pool = pgPool(db);
   return {
     async load(consumerGroup, topic) {
       const { rows } = await pool.query<{ cluster_id: string; partitions: number; starts: Record<string, string>; ends: Record<string, string>; topic_id: string | null }>(

@@ -1,6 +1,7 @@
 import type { CdrReceipt, CdrReceipts } from '@hub/core';
 import { groupCommit } from './group-commit.ts';
-import type { Pool } from './pool.ts';
+import { pgPool, type Pool } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 
 // The CDRs as received (migration 004): recorded before their append, so a CDR the hub answered for is
 // never left only in Postgres (the prober appends those whose append never completed), and served to
@@ -94,7 +95,8 @@ async function markBatch(pool: Pool, cdrs: readonly CdrKey[]): Promise<void[]> {
   return cdrs.map(() => undefined);
 }
 
-export function postgresCdrReceipts(pool: Pool): CdrReceipts {
+export function postgresCdrReceipts(db: Database): CdrReceipts {
+  const pool = pgPool(db);
   // A CDR costs two commits (received, then marked appended after its append); under load they are
   // shared by every CDR posted meanwhile (group-commit.ts). A failing batch is retried row by row, so
   // one CDR Postgres refuses fails its own request only.

@@ -1,5 +1,6 @@
 import type { ChargingProfileOperation, ChargingProfileRequestRecord, ChargingProfileStore } from '@hub/core';
-import type { Pool } from './pool.ts';
+import { pgPool } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 import { asyncRequestTable } from './async-requests.ts';
 
 // ChargingProfile requests forwarded to CPOs and their results (mod_charging_profiles.asciidoc, Receiver
@@ -31,7 +32,8 @@ const toRecord = (r: Row): ChargingProfileRequestRecord => ({
 });
 
 
-export function postgresChargingProfileStore(pool: Pool): ChargingProfileStore {
+export function postgresChargingProfileStore(db: Database): ChargingProfileStore {
+  const pool = pgPool(db);
   const requests = asyncRequestTable<Row>(pool, 'charging_profile_requests');
   return {
     async create(r) {

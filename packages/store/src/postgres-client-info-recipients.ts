@@ -1,5 +1,6 @@
 import type { ClientInfoRecipients } from '@hub/core';
-import type { Pool } from './pool.ts';
+import { pgPool } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 
 // Who a ClientInfo is pushed to (mod_hub_client_info.asciidoc, Push model): the hub pushes
 // a party's ClientInfo to "the connected parties" it can communicate with. Here: each party of the
@@ -10,7 +11,8 @@ import type { Pool } from './pool.ts';
 
 type SubjectRow = { country_code: string; party_id: string; role: 'CPO' | 'EMSP'; suspended: boolean; registered: boolean; health: 'CONNECTED' | 'OFFLINE' | null };
 
-export function postgresClientInfoRecipients(pool: Pool): ClientInfoRecipients {
+export function postgresClientInfoRecipients(db: Database): ClientInfoRecipients {
+  const pool = pgPool(db);
   return {
     async subjects(of) {
       const byParty = 'party' in of;

@@ -1,5 +1,6 @@
 import type { CommandRecord, CommandStore } from '@hub/core';
-import type { Pool } from './pool.ts';
+import { pgPool, type Pool } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 import { asyncRequestTable } from './async-requests.ts';
 
 // Commands forwarded to CPOs and their results; their life after forwarding is async-requests.ts.
@@ -26,7 +27,8 @@ const toRecord = (r: Row): CommandRecord => ({
   correlationId: r.correlation_id ?? undefined,
 });
 
-export function postgresCommandStore(pool: Pool): CommandStore {
+export function postgresCommandStore(db: Database): CommandStore {
+  const pool = pgPool(db);
   const requests = asyncRequestTable<Row>(pool, 'commands');
   return {
     create: create(pool),

@@ -1,4 +1,5 @@
-import { inTransaction, type Pool } from './pool.ts';
+import { inTransaction, pgPool, type Pool } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 import type { DeliveryQueue, DeliveryState, EnqueueReport } from '@hub/core';
 import { DELIVERIES_CHANNEL, RECIPIENT_CC, RECIPIENT_PID, toDelivery, where, type Row } from './delivery-rows.ts';
 import { enqueueFolded, enqueueJoined, isPlainEnqueue, type EnqueueCall } from './delivery-enqueue.ts';
@@ -9,7 +10,8 @@ import { groupCommit } from './group-commit.ts';
 // re-driven by operators. Where each goes is the RoutingDirectory's (postgres-routing-directory.ts).
 
 
-export function postgresDeliveryQueue(pool: Pool): DeliveryQueue {
+export function postgresDeliveryQueue(db: Database): DeliveryQueue {
+  const pool = pgPool(db);
   return {
     ...enqueueing(pool),
     claimDue: claimDue(pool),

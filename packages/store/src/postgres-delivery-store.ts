@@ -1,4 +1,4 @@
-import type { Pool } from './pool.ts';
+import type { Database } from './pool.ts';
 import { postgresCdrReceipts } from './postgres-cdr-receipts.ts';
 import type { DeliveryStore } from '@hub/core';
 import { postgresDeliveryQueue } from './postgres-delivery-queue.ts';
@@ -10,6 +10,6 @@ export { DELIVERIES_CHANNEL, RECIPIENT_CC, RECIPIENT_PID } from './delivery-rows
 // postgres-routing-directory.ts).
 
 
-export function postgresDeliveryStore(pool: Pool): DeliveryStore {
-  return { ...postgresCdrReceipts(pool), ...postgresDeliveryQueue(pool) };
+export function postgresDeliveryStore(db: Database): DeliveryStore {
+  return { ...postgresCdrReceipts(db), ...postgresDeliveryQueue(db) };
 }

@@ -1,7 +1,8 @@
 import { pathSubject, tokenObjectId } from '@hub/modules';
 import type { DataKey, DriverDataKeys, DriverToken, ErasureResult } from '@hub/core';
 import { erasePersonalFields, type DriverDataKeyring } from '@hub/registry';
-import type { Pool, PoolClient } from './pool.ts';
+import { pgPool, type PoolClient } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 
 // The key table of drivers' tokens (migration 030, docs/decisions/0013-erasure-by-destroying-data-keys.md):
 // the ingress gets or creates a token's data key before it seals the personal fields of an event;
@@ -19,7 +20,8 @@ export interface DriverDataKeysOptions {
 /** How long a service may keep using a data key after it was destroyed elsewhere (its cache's TTL). */
 export const DRIVER_DATA_KEY_CACHE_MS = 30_000;
 
-export function postgresDriverDataKeys(pool: Pool, keyring: DriverDataKeyring, options: DriverDataKeysOptions = { ttlMs: DRIVER_DATA_KEY_CACHE_MS, maxEntries: 100_000 }): DriverDataKeys {
+export function postgresDriverDataKeys(db: Database, keyring: DriverDataKeyring, options: DriverDataKeysOptions = { ttlMs: DRIVER_DATA_KEY_CACHE_MS, maxEntries: 100_000 }): DriverDataKeys {
+  const pool = pgPool(db);
   const now = options.now ?? Date.now;
   const byRef = new Map<string, { key: DataKey; until: number }>();
   const byId = new Map<string, { key: Buffer | undefined; until: number }>();
@@ -79,7 +81,8 @@ type Json = Record<string, unknown>;
  * CDRs as received whose cdr_token is this token (by eMSP, uid and type, or by its contract_id, which
  * is how an OCPI 2.1.1 CPO names it: auth_id). Every other field and every row count is unchanged.
  */
-export async function eraseDriverToken(pool: Pool, keyring: DriverDataKeyring, token: DriverToken): Promise<ErasureResult> {
+export async function eraseDriverToken(db: Database, keyring: DriverDataKeyring, token: DriverToken): Promise<ErasureResult> {
+  const pool = pgPool(db);
   const client = await pool.connect();
   try {
     await client.query('begin');

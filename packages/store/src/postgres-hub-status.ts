@@ -1,4 +1,5 @@
-import type { Pool } from './pool.ts';
+import { pgPool } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 import { RECIPIENT_CC, RECIPIENT_PID } from './delivery-rows.ts';
 
 // What `hubctl status` shows of Postgres, read in one round of aggregate queries (one per section,
@@ -39,7 +40,8 @@ export interface HubStatusRows {
   readonly deliveryPositions: Array<{ consumer_group: string; topic: string; partition: number; next_offset: string }>;
 }
 
-export async function readHubStatusRows(pool: Pool): Promise<HubStatusRows> {
+export async function readHubStatusRows(db: Database): Promise<HubStatusRows> {
+  const pool = pgPool(db);
   const [parties, deliveries, quarantined, outbox, rules, projector, dispatcher] = await Promise.all([
     pool.query<PartyStatus & { last_probe_at: Date | null; last_check_at: Date | null }>(
       `with rules as (

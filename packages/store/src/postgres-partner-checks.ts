@@ -1,10 +1,12 @@
 import type { PartnerCheckRecord, PartnerCheckSubject, StoredPartnerCheck } from '@hub/core';
-import type { Pool } from './pool.ts';
+import { pgPool } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 
 // The last partner check per platform (migration 026, docs/how-to/partner-check.md). A check older than
 // the platform's current registration describes credentials that no longer exist, so reads ignore it.
 
-export async function recordPartnerCheck(pool: Pool, platformId: string, report: PartnerCheckRecord, checkedBy: string): Promise<void> {
+export async function recordPartnerCheck(db: Database, platformId: string, report: PartnerCheckRecord, checkedBy: string): Promise<void> {
+  const pool = pgPool(db);
   const first = report.checks.find((c) => !c.ok);
   await pool.query(
     `insert into partner_checks (platform_id, checked_at, version, ok, failures, first_failure, report, checked_by)
@@ -17,7 +19,8 @@ export async function recordPartnerCheck(pool: Pool, platformId: string, report:
 }
 
 /** The last check of a platform under its current registration, or undefined. */
-export async function lastPartnerCheck(pool: Pool, platformId: string): Promise<StoredPartnerCheck | undefined> {
+export async function lastPartnerCheck(db: Database, platformId: string): Promise<StoredPartnerCheck | undefined> {
+  const pool = pgPool(db);
   const { rows } = await pool.query<{ platform_id: string; checked_at: Date; version: string; ok: boolean; failures: number; first_failure: string | null; checked_by: string; report: unknown }>(
     `select c.* from partner_checks c join platforms p on p.id = c.platform_id
       where c.platform_id = $1 and p.registered_at is not null and c.checked_at >= p.registered_at`,
@@ -29,7 +32,8 @@ export async function lastPartnerCheck(pool: Pool, platformId: string): Promise<
 }
 
 /** Registered platforms to check: all, or the one of a party (cc/pid, either role). */
-export async function partnerCheckSubjects(pool: Pool, party?: { countryCode: string; partyId: string }): Promise<PartnerCheckSubject[]> {
+export async function partnerCheckSubjects(db: Database, party?: { countryCode: string; partyId: string }): Promise<PartnerCheckSubject[]> {
+  const pool = pgPool(db);
   const { rows } = await pool.query<{ id: string; versions_url: string; partner_token_sealed: Buffer; version: string | null; parties: Array<{ cc: string; pid: string; role: 'CPO' | 'EMSP'; suspended: boolean }>; overrides: Record<string, string> | null }>(
     `select p.id, p.versions_url, p.partner_token_sealed, p.version,
             (select json_agg(json_build_object('cc', x.country_code, 'pid', x.party_id, 'role', x.role, 'suspended', x.suspended_at is not null) order by x.country_code, x.party_id, x.role)

@@ -1,6 +1,7 @@
 import { isProjectedModule } from '@hub/modules';
 import type { ReadModel, ReadModelStore } from '@hub/core';
-import type { Pool, PoolClient } from './pool.ts';
+import { pgPool, type Pool, type PoolClient } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 import { applyBatches } from './read-model-apply.ts';
 import { forEachLiveObjectChunk, restoreObjects } from './read-model-restore.ts';
 import { readModelGenerations } from './read-model-generations.ts';
@@ -24,7 +25,8 @@ async function generationOf(client: PoolClient | Pool, model: ReadModel): Promis
 
 
 /** `lists`: how list pages find their start (read-model-list.ts); the defaults are what the ingress runs. */
-export function postgresReadModelStore(pool: Pool, lists: ListOptions = {}): ReadModelStore {
+export function postgresReadModelStore(db: Database, lists: ListOptions = {}): ReadModelStore {
+  const pool = pgPool(db);
   return {
     async applyBatch(model, partition, records, generation) {
       const [outcome] = await applyBatches(pool, model, [{ partition, records }], generation);
@@ -51,7 +53,7 @@ export function postgresReadModelStore(pool: Pool, lists: ListOptions = {}): Rea
 
     redrive(model, record) {
       if (!isProjectedModule(model)) throw new Error(`unknown read model ${String(model)}`);
-      return redriveRecord(pool, model, record);
+      return redriveRecord(db, model, record);
     },
 
     async positions(model, generation) {

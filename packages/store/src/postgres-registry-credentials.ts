@@ -1,7 +1,7 @@
 import { isOcpiVersion, OCPI_VERSION } from '@hub/ocpi';
 import { refuseJoin } from '@hub/registry';
 import { healthAfterProbe, IMMEDIATE_HEALTH, type Caller, type HealthStatus, type RegistryStore } from '@hub/core';
-import { inTransaction, type Pool } from './pool.ts';
+import { inTransaction, type Pool } from './pg-pool.ts';
 import { knownVersions, notifyCredentials, queueOutbox, toParty, type PartyRow } from './registry-rows.ts';
 
 // The registry store's credentials half: tokens and callers, party registration, the credentials

@@ -1,6 +1,6 @@
 import type { PartnerRole, PartyRef, PartyRole } from '@hub/ocpi';
 import { connectionStatus, type ClientInfo, type RegistryStore } from '@hub/core';
-import { inTransaction, type Pool } from './pool.ts';
+import { inTransaction, type Pool } from './pg-pool.ts';
 import { LISTING_SQL, notifyCredentials, queueOutbox, toListing, type ListingRow } from './registry-rows.ts';
 
 // The registry store's operator half: parties and their listing, endpoint overrides, routing rules,

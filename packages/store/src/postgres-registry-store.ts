@@ -1,5 +1,6 @@
 import type { RegistryStore } from '@hub/core';
-import type { Pool } from './pool.ts';
+import { pgPool } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 import { postgresRegistryCredentials } from './postgres-registry-credentials.ts';
 import { postgresRegistryParties } from './postgres-registry-parties.ts';
 
@@ -8,6 +9,7 @@ import { postgresRegistryParties } from './postgres-registry-parties.ts';
 // its cached callers the moment the change commits (see cached-caller-lookup.ts).
 export { CREDENTIALS_CHANNEL } from './registry-rows.ts';
 
-export function postgresRegistryStore(pool: Pool): RegistryStore {
+export function postgresRegistryStore(db: Database): RegistryStore {
+  const pool = pgPool(db);
   return { ...postgresRegistryCredentials(pool), ...postgresRegistryParties(pool) };
 }

@@ -1,7 +1,8 @@
 import { deliveryRuleOf } from '@hub/modules';
 import type { PartyRef } from '@hub/ocpi';
 import { routeDecision, type RoutingDirectory, type RoutingTarget } from '@hub/core';
-import type { Pool } from './pool.ts';
+import { pgPool, type Pool } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 
 // The RoutingDirectory port (@hub/core, routing.ts) on Postgres: the facts of a route read in one
 // statement, the decision made from them by routeDecision (@hub/core); and the one condition of who may
@@ -26,7 +27,8 @@ export const ACTIVE_ROUTES = `
 /** An enabled rule, whoever is suspended: what a ClientInfo needs (the module table's route 'rule'). */
 const ENABLED_RULES = `select r.emsp_country_code, r.emsp_party_id, r.cpo_country_code, r.cpo_party_id from routing_rules r where r.enabled`;
 
-export function postgresRoutingDirectory(pool: Pool): RoutingDirectory {
+export function postgresRoutingDirectory(db: Database): RoutingDirectory {
+  const pool = pgPool(db);
   return {
     deliveryTarget(kind, emsp, cpo, targetUrl, recipientRole = 'EMSP') {
       const rule = deliveryRuleOf(kind);

@@ -1,7 +1,8 @@
 import { tokenObjectId } from '@hub/modules';
 import type { PartyRef } from '@hub/ocpi';
 import type { DeliveryInput, TokenResendSource } from '@hub/core';
-import type { Pool } from './pool.ts';
+import { pgPool } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
 
 // A CPO that gets a route to an eMSP later (a new routing rule, a reinstatement) receives the eMSP's
@@ -11,7 +12,8 @@ import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
 
 type Json = Record<string, unknown>;
 
-export function postgresTokenResend(pool: Pool): TokenResendSource {
+export function postgresTokenResend(db: Database): TokenResendSource {
+  const pool = pgPool(db);
   return {
     async activePairs(of) {
       const [where, params] =

@@ -1,11 +1,13 @@
 import type { RateLimiter } from '@hub/core';
-import type { Pool } from './pool.ts';
+import { pgPool } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 
 // Fixed one-minute windows counted in Postgres, so a limit holds across every ingress replica
 // (interface document, Limits: per party, per minute). One upsert per limited request; give it a pool
 // with asyncCommit: a counter increment lost in a crash is harmless, a WAL flush per request is not.
 
-export function postgresRateLimiter(pool: Pool): RateLimiter {
+export function postgresRateLimiter(db: Database): RateLimiter {
+  const pool = pgPool(db);
   let calls = 0;
   return {
     async hit(scope, party, limitPerMinute) {

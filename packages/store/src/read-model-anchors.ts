@@ -1,4 +1,4 @@
-import { inTransaction, type Pool, type PoolClient } from './pool.ts';
+import { inTransaction, type Pool, type PoolClient } from './pg-pool.ts';
 import { LIST_ORDER, narrowedOut, narrowingKey, visibleMatching, visibleTotal, type ListKey } from './read-model-visibility.ts';
 import type { ListNarrowing, ReadModel } from '@hub/core';
 

@@ -1,7 +1,7 @@
 import { isProjectedModule, parseSubject, projectionOf } from '@hub/modules';
 import { creationTime, type ApplyOutcome, type Json, type ObjectChange, type ObjectPath, type ObjectsChanged, type PartitionBatch, type ProjectedRecord, type QuarantineEntry, type ReadModel } from '@hub/core';
 import { quarantineInsertSql, quarantineParam } from './consumer-quarantine.ts';
-import type { Pool, PoolClient } from './pool.ts';
+import type { Pool, PoolClient } from './pg-pool.ts';
 
 // The projector's hot path (postgres-read-model-store.ts applyBatch/applyBatches): plan (positions and
 // the stored objects the batches build on), apply (the events, in memory), write (rows, rejects,

@@ -1,5 +1,5 @@
 import { projectionOf } from '@hub/modules';
-import { inTransaction, type Pool } from './pool.ts';
+import { inTransaction, type Pool } from './pg-pool.ts';
 import type { ReadModelStore } from '@hub/core';
 
 // A read model's generations (postgres-read-model-store.ts): a rebuild fills a new one next to the

@@ -1,4 +1,4 @@
-import type { Pool } from './pool.ts';
+import type { Pool } from './pg-pool.ts';
 import type { DocumentPage, PageQuery, ReadModel } from '@hub/core';
 import { projectionOf } from '@hub/modules';
 import { rankAnchors, type AnchorOptions, type PageStart } from './read-model-anchors.ts';

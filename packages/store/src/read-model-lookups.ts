@@ -1,5 +1,5 @@
 import { projectionOf } from '@hub/modules';
-import type { Pool } from './pool.ts';
+import type { Pool } from './pg-pool.ts';
 import type { Json, ReadModelStore } from '@hub/core';
 import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
 import { sides } from './read-model-visibility.ts';

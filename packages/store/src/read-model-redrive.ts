@@ -1,5 +1,6 @@
 import { parseSubject, projectionOf } from '@hub/modules';
-import { inTransaction, type Pool } from './pool.ts';
+import { inTransaction, pgPool } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 import { utcTime, type ProjectedRecord, type ReadModel } from '@hub/core';
 
 // Re-drive of a quarantined projector record (hubctl quarantine redrive, migration 013): the record
@@ -20,7 +21,8 @@ export class NotApplicable extends Error {
  * Applies one quarantined record to the active generation outside the position order (see
  * ReadModelStore.redrive): only when the stored object is not newer, else 'superseded'.
  */
-export async function redriveRecord(pool: Pool, model: ReadModel, record: ProjectedRecord): Promise<'redriven' | 'superseded'> {
+export async function redriveRecord(db: Database, model: ReadModel, record: ProjectedRecord): Promise<'redriven' | 'superseded'> {
+  const pool = pgPool(db);
   const projection = projectionOf(model);
   const table = projection.table;
   const path = parseSubject(record.subject);

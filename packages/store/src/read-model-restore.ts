@@ -1,6 +1,6 @@
 import { isProjectedModule, projectionOf } from '@hub/modules';
 import type { Json, LiveObjectsChunk, ObjectPath, ReadModel, RestoredObject } from '@hub/core';
-import { inTransaction, type Pool, type PoolClient } from './pool.ts';
+import { inTransaction, type Pool, type PoolClient } from './pg-pool.ts';
 
 // Loads a generation from the snapshot topic (docs/decisions/0014-snapshot-topics.md): each record
 // is the whole object as the live read model held it, so it is stored as it is, without the events

@@ -1,6 +1,6 @@
 import { isOcpiVersion, OCPI_VERSION, type OcpiVersion, type PartnerRole } from '@hub/ocpi';
 import { connectionStatus, type OutboxEvent, type Party, type PartyListing } from '@hub/core';
-import type { PoolClient } from './pool.ts';
+import type { PoolClient } from './pg-pool.ts';
 
 // What the registry store's halves share (postgres-registry-credentials.ts, postgres-registry-parties.ts):
 // the outbox and credentials notifications every change writes in its transaction, and party rows.

@@ -1,4 +1,5 @@
-import type { Pool } from './pool.ts';
+import { pgPool } from './pg-pool.ts';
+import type { Database } from './pool.ts';
 
 // Retention (docs/decisions/0006-retention.md): rows whose work is done are deleted once they are
 // older than their table's retention, so the tables of a hub that runs for years level off. The
@@ -63,7 +64,8 @@ export interface PruneOptions {
 }
 
 /** One pruning run over every table; how many rows each lost. */
-export async function pruneExpired(pool: Pool, policy: RetentionPolicy, options: PruneOptions = {}): Promise<Record<PrunedTable, number>> {
+export async function pruneExpired(db: Database, policy: RetentionPolicy, options: PruneOptions = {}): Promise<Record<PrunedTable, number>> {
+  const pool = pgPool(db);
   const now = (options.now ?? new Date()).getTime();
   const batchRows = options.batchRows ?? 1000;
   const maxRows = options.maxRowsPerTable ?? 100_000;

@@ -1,6 +1,6 @@
 import { isTokenFanOut, tokenRowKey, type DeliveryInput, type StoredToken } from '@hub/core';
 import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
-import type { Pool, PoolClient } from './pool.ts';
+import type { Pool, PoolClient } from './pg-pool.ts';
 
 // The SQL side of token delivery rows (the fold itself is @hub/core's, token-fold.ts): which CPOs a
 // fanned-out token event goes to, and the token rows a PATCH merges into.

@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEventLog, ensureTopics, readTopicDefinitions, type EventLogClient, type KafkaEventLog, type TopicDefinition } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
-import { createPool, dropDatabase, ensureDatabase, migrate, type Pool } from '@hub/store';
+import type pg from 'pg';
+import { createPool, dropDatabase, ensureDatabase, migrate, type Database } from '@hub/store';
 
 // An isolated slice of the real test stack for one test file: its own database (migrated) and its own
 // topics (a unique prefix) on the broker `npm test` started. Nothing here is a fake.
@@ -19,12 +20,24 @@ export function testEnv(): { brokers: string[]; serverUrl: string } {
   return { brokers: brokers.split(','), serverUrl };
 }
 
+/**
+ * The store's Database as the tests hold it: the store's factories take it, and the tests check rows
+ * with their own SQL. Only test code opens the handle; the services cannot (the store exports nothing
+ * of pg's).
+ */
+export type SqlPool = pg.Pool & Database;
+
+/** The handle createPool made, as the pg Pool it is (test code only). */
+export function sqlPool(db: Database): SqlPool {
+  return db as SqlPool;
+}
+
 export interface TestStack {
   readonly name: string;
   readonly databaseUrl: string;
   readonly brokers: string[];
   readonly topicPrefix: string;
-  readonly pool: Pool;
+  readonly pool: SqlPool;
   readonly eventLog: KafkaEventLog;
   /** Environment for a service process pointed at this slice. */
   env(extra?: Record<string, string>): Record<string, string>;
@@ -46,12 +59,14 @@ export async function createTestStack(label: string, options: { brokers?: string
   url.pathname = `/${name}`;
   const databaseUrl = url.toString();
   await ensureDatabase(databaseUrl);
-  const pool = createPool(databaseUrl, {
-    max: 4,
-    application: `test-${label}`,
-    // cleanup() drops the database with FORCE, which terminates whatever is still connected.
-    onIdleError: () => undefined,
-  });
+  const pool = sqlPool(
+    createPool(databaseUrl, {
+      max: 4,
+      application: `test-${label}`,
+      // cleanup() drops the database with FORCE, which terminates whatever is still connected.
+      onIdleError: () => undefined,
+    }),
+  );
   await migrate(pool, join(repoRoot, 'infra', 'migrations'));
   const topicPrefix = `t${suffix}`;
   const client = options.client ?? testKafkaClient();

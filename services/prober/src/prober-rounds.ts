@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Counter, Gauge, type Logger, type Registry } from '@hub/observability';
 import { checkRegisteredPartner, type PartnerCheckOptions, type PartnerCheckReport } from '@hub/partners';
 import { probePlatform, type ProbeDeps } from '@hub/registry';
-import { partnerCheckSubjects, pruneExpired, recordPartnerCheck, type Pool, type RetentionPolicy } from '@hub/store';
+import { partnerCheckSubjects, pruneExpired, recordPartnerCheck, type Database, type RetentionPolicy } from '@hub/store';
 
 // The prober's three rounds (prober.ts): partner health probes, partner checks and retention pruning.
 // Each runs at most once at a time: a call while a round runs joins it.
@@ -51,7 +51,7 @@ export function partnerProbeRounds(registry: Registry, deps: ProbeDeps, logger: 
 // platform every PARTNER_CHECK_INTERVAL_MS, one platform at a time (it is a dozen GETs each, and no
 // hurry); the last result is stored for hubctl status and party show. It does not change health:
 // that stays with the probe and its hysteresis (docs/decisions/0005-partner-health-hysteresis.md).
-export function partnerCheckRounds(pool: Pool, registry: Registry, deps: ProbeDeps, checkOptions: PartnerCheckOptions, logger: Logger) {
+export function partnerCheckRounds(pool: Database, registry: Registry, deps: ProbeDeps, checkOptions: PartnerCheckOptions, logger: Logger) {
   const checkFailures = new Gauge({
     name: 'hub_partner_check_failures',
     help: 'Failed checks in the last partner check of the platform (0: all passed); parties lists its cc/pid/role',
@@ -95,7 +95,7 @@ export function partnerCheckRounds(pool: Pool, registry: Registry, deps: ProbeDe
 }
 
 // Retention (docs/decisions/0006-retention.md): the active replica prunes done rows in small batches.
-export function retentionPruning(pool: Pool, registry: Registry, retention: RetentionPolicy, logger: Logger, holdsLease: () => Promise<boolean>) {
+export function retentionPruning(pool: Database, registry: Registry, retention: RetentionPolicy, logger: Logger, holdsLease: () => Promise<boolean>) {
   const pruned = new Counter({ name: 'hub_retention_pruned_rows_total', help: 'Rows deleted once older than their retention, by table', labelNames: ['table'], registers: [registry] });
   let pruning: Promise<void> | undefined;
   const pruneIfActive = () => {
