@@ -40,9 +40,9 @@ export default tseslint.config(
   },
   // Adapters own their drivers: the Kafka client only in packages/event-log, the Postgres driver only
   // in packages/store (their tests included). Everything else uses their ports; packages/testing may
-  // name pg's types (the test stack's Database is a pg Pool to the tests' own SQL checks), not load pg. The ports, records and
-  // domain rules are @hub/core's, which does no I/O and imports no adapter; adapters implement its
-  // ports and import no service (docs/explanation/architecture.md, Packages).
+  // name pg's types (the test stack's Database is a pg Pool to the tests' own SQL checks), not load pg.
+  // The ports, records and domain rules are @hub/core's, which does no I/O and imports no adapter;
+  // adapters implement its ports and import no service (docs/explanation/architecture.md, Packages).
   ...dependencyDirection(),
 );
 
