@@ -104,18 +104,23 @@ export function groupCommitAppender(options: EventLogOptions, physical: (topic: 
     pending = [];
     if (batch.length === 0) return;
     sending = true;
+    let live = batch;
     try {
       const send = await slot.connect();
+      // An append that timed out while the producer connected was answered "retry later": it is not
+      // sent, or the partner's retry of it would be a second record.
+      live = batch.filter((entry) => !entry.settled);
+      if (live.length === 0) return;
       // Bounded like each append: a request held by a lost broker (a client retries it for tens of
       // seconds) would otherwise hold up every later append; the discarded producer's close ends it.
-      const sent = send(topicRecords(batch));
+      const sent = send(topicRecords(live));
       sent.catch(() => undefined);
       await boundedWith(translate, 'a produce request', timeoutMs, sent);
-      for (const entry of batch) settle(entry);
+      for (const entry of live) settle(entry);
     } catch (e) {
       slot.discard();
       const failure = translate(e);
-      for (const entry of batch) settle(entry, failure);
+      for (const entry of live) settle(entry, failure);
     } finally {
       sending = false;
       if (pending.length > 0) scheduleFlush();
