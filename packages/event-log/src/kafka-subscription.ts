@@ -177,7 +177,7 @@ export async function kafkaSubscribe(ctx: KafkaSubscriptionContext, options: Sub
       await run();
     } catch (err) {
       ctx.logger.warn('could not start the consumer again; retried', { group: options.group, err: (err as Error).message });
-      await consumer?.disconnect().catch(() => undefined);
+      if (consumer) await atMost(RETIRE_WAIT_MS, consumer.disconnect(), () => undefined);
       consumer = undefined;
       const retry = setTimeout(() => {
         timers.delete(retry);
