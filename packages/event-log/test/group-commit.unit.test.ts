@@ -22,7 +22,7 @@ describe('groupCommitAppender', () => {
       discard: () => undefined,
       close: () => Promise.resolve(),
     };
-    const appender = groupCommitAppender({ brokers: [], appendTimeoutMs: 50 }, (t) => t, slot, (e) => e);
+    const appender = groupCommitAppender({ brokers: [], clientId: 'test', logger: { error() {}, warn() {}, info() {}, debug() {} }, appendTimeoutMs: 50 }, (t) => t, slot, (e) => e);
     await assert.rejects(appender.append('sessions', [event('refused')]), /within 50 ms/);
     slow = false;
     connected();
