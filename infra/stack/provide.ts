@@ -30,7 +30,7 @@ export const HUB_SOURCE: StackSource = {
   brokers: process.env['KAFKA_BROKERS'],
   databaseUrl: process.env['DATABASE_URL'],
   // The cluster's readiness is asked through the client the services will use (validated with the rest below).
-  startKafka: () => startLocalKafka(process.env['KAFKA_NODES'], process.env['KAFKA_CLIENT']?.trim().toLowerCase() === 'platformatic' ? 'platformatic' : 'kafkajs'),
+  startKafka: () => startLocalKafka(process.env['KAFKA_NODES'], process.env['KAFKA_CLIENT']?.trim().toLowerCase() === 'kafkajs' ? 'kafkajs' : 'platformatic'),
 };
 
 /** kafka false: Postgres only (the cluster tier's files start their own brokers). */

@@ -113,18 +113,18 @@ export interface CommonConfig {
 }
 
 /**
- * The Kafka clients the event log can run on (packages/event-log, createEventLog): kafkajs, the
- * default, and @platformatic/kafka, wired beside it so both are measured on the same tests before one
- * is chosen (docs/decisions/0010-kafka-4-by-default.md, Wired beside kafkajs).
+ * The Kafka clients the event log can run on (packages/event-log, createEventLog): @platformatic/kafka,
+ * the default, chosen by measurement over kafkajs, which stays selectable until it is removed
+ * (docs/decisions/0010-kafka-4-by-default.md, The client).
  */
 export type KafkaClientName = 'kafkajs' | 'platformatic';
 export const KAFKA_CLIENTS: readonly KafkaClientName[] = ['kafkajs', 'platformatic'];
 
 export function readKafkaClient(r: ConfigReader): KafkaClientName {
-  const v = r.string('KAFKA_CLIENT', 'kafkajs').toLowerCase();
+  const v = r.string('KAFKA_CLIENT', 'platformatic').toLowerCase();
   if ((KAFKA_CLIENTS as readonly string[]).includes(v)) return v as KafkaClientName;
   r.problem(`KAFKA_CLIENT must be one of ${KAFKA_CLIENTS.join(', ')}, got "${v}"`);
-  return 'kafkajs';
+  return 'platformatic';
 }
 
 export const DEFAULT_KAFKA_BROKERS = ['127.0.0.1:9092'];

@@ -200,7 +200,7 @@ describe('readSecretKey', () => {
 describe('readKafkaClient', () => {
   it('refuses a client the event log does not have', () => {
     const r = configReader({ KAFKA_CLIENT: 'librdkafka' });
-    assert.equal(readKafkaClient(r), 'kafkajs');
+    assert.equal(readKafkaClient(r), 'platformatic');
     assert.deepEqual(problemsOf(r), ['KAFKA_CLIENT must be one of kafkajs, platformatic, got "librdkafka"']);
   });
 });
@@ -215,7 +215,7 @@ describe('readCommonConfig', () => {
       topicPrefix: '',
       logLevel: 'info',
       operatorPort: 9101,
-      kafkaClient: 'kafkajs',
+      kafkaClient: 'platformatic',
     });
     assert.deepEqual(DEFAULT_KAFKA_BROKERS, ['127.0.0.1:9092']);
     assert.equal(DEFAULT_DATABASE_URL, 'postgres://postgres@127.0.0.1:5432/ocpi_hub');

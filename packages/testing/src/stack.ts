@@ -115,7 +115,7 @@ export async function createTestStack(label: string, options: { brokers?: string
  * readKafkaClient): the test's own event logs and every service it starts run on it.
  */
 export function testKafkaClient(): EventLogClient {
-  const v = process.env['KAFKA_CLIENT']?.trim().toLowerCase() || 'kafkajs';
+  const v = process.env['KAFKA_CLIENT']?.trim().toLowerCase() || 'platformatic';
   if (v !== 'kafkajs' && v !== 'platformatic') throw new Error(`KAFKA_CLIENT must be kafkajs or platformatic, got "${v}"`);
   return v;
 }
