@@ -47,7 +47,7 @@ export default tseslint.config(
 );
 
 function dependencyDirection() {
-  const kafka = { group: ['kafkajs', 'kafkajs/*', '@platformatic/kafka', '@platformatic/kafka/*'], message: 'the Kafka clients belong to packages/event-log: use the EventLog port (@hub/core; @hub/event-log subscribe, append), its TopicAdmin or readTopics.' };
+  const kafka = { group: ['kafkajs', 'kafkajs/*', '@platformatic/kafka', '@platformatic/kafka/*'], message: 'the Kafka client belongs to packages/event-log: use the EventLog port (@hub/core; @hub/event-log subscribe, append), its TopicAdmin or readTopics.' };
   const postgres = { group: ['pg', 'pg/*', 'pg-*', '@databases/pg', '@databases/pg/*'], message: 'the Postgres driver belongs to packages/store: use its stores and its opaque Database handle.' };
   const coreDependencies = {
     group: ['@hub/*', '!@hub/core', '!@hub/ocpi', '!@hub/events', '../../**', '**/services/**', '**/packages/**'],

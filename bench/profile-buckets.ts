@@ -12,7 +12,7 @@ interface Profile { nodes: Node[]; samples: number[]; timeDeltas: number[]; star
 const rules: Array<[string, RegExp]> = [
   ['GC', /^\(garbage collector\)$/],
   ['program (V8/native, unattributed)', /^\(program\)$/],
-  ['kafkajs encode/produce/network', /node_modules\/.*kafkajs|packages\/event-log\//],
+  ['Kafka client encode/produce/network', /node_modules\/.*@platformatic[+/]kafka|packages\/event-log\//],
   ['pg driver', /node_modules\/.*(\/pg\/|pg-protocol|pg-pool|pg-types|postgres-array|pg-connection-string)|packages\/store\/src\/pool/],
   ['logging', /packages\/observability\/src\/(logger|request-context)|node_modules\/.*(pino|winston)/],
   ['metrics', /node_modules\/.*prom-client|packages\/observability\/src\/metrics/],

@@ -1,7 +1,7 @@
 // With Kafka away, every push is answered 503 with Retry-After (OCPI 3000) within
 // about APPEND_TIMEOUT_MS, whatever Kafka call it makes first: the append itself, or the topic offsets
 // a PATCH, a child PUT or a tariff DELETE reads before it (read-your-writes). Seen before: 20.8 s with
-// the default 10 s, as kafkajs retried the offsets request for as long as it liked. The bound is a
+// the default 10 s, when the Kafka client retried the offsets request for as long as it liked. The bound is a
 // behaviour (the partner is not kept waiting past the configured timeout), not a benchmark: 2 s slack
 // on a 2 s timeout. This test runs its own broker and stops only that one.
 import assert from 'node:assert/strict';

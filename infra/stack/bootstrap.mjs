@@ -34,7 +34,8 @@ function nodeIsNewEnough(version) {
 
 function nodeFlags(version) {
   const [major, minor] = version.split('.').map(Number);
-  // kafkajs 2.2 schedules timers with negative delays, which Node >= 23 warns about on every start.
+  // A timer given a negative delay (a deadline already passed) fires at once; Node >= 23 warns on each
+  // one, which is noise in a service's log, not news.
   const flags = ['--disable-warning=TimeoutNegativeWarning'];
   return major === 22 && minor < 18 ? ['--experimental-strip-types', ...flags] : flags;
 }

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createEventLog, type EventLogClient } from '@hub/event-log';
+import { createEventLog } from '@hub/event-log';
 import { ensureKafkaJars, kafkaMajor, kafkaVersion, recordVersion, refuseDowngrade } from './kafka-dist.ts';
 import { brokerLogging } from './kafka-log4j.ts';
 import { local } from './paths.ts';
@@ -177,8 +177,6 @@ export interface ClusterOptions {
   readonly version?: string;
   /** Broker settings of every node besides the defaults (BrokerOptions.settings). */
   readonly settings?: Readonly<Record<string, string>>;
-  /** The client that asks whether every node registered: the one the services will use (KAFKA_CLIENT). */
-  readonly client?: EventLogClient;
 }
 
 export interface RunningCluster {
@@ -208,7 +206,7 @@ export async function startCluster(o: ClusterOptions): Promise<RunningCluster> {
   try {
     for (const i of ports.keys()) nodes.push(await launchBroker(nodeOptions(i)));
     await Promise.all(nodes.map((n) => n.ready()));
-    await waitForRegistration(nodes.map((n) => n.brokers), o.nodes, o.client);
+    await waitForRegistration(nodes.map((n) => n.brokers), o.nodes);
   } catch (e) {
     await stopAll();
     throw e;
@@ -227,11 +225,11 @@ export async function startCluster(o: ClusterOptions): Promise<RunningCluster> {
  * A node listens before the controller has its registration: until every node is in the cluster's
  * metadata, topics would be created with fewer replicas than the cluster will have.
  */
-async function waitForRegistration(brokers: string[], count: number, client: EventLogClient | undefined): Promise<void> {
+async function waitForRegistration(brokers: string[], count: number): Promise<void> {
   const quiet = { error() {}, warn() {}, info() {}, debug() {} };
   // Each node is asked on its own (a client seeded with that node only): one node's metadata can list
   // every broker while another's does not yet, and topics are created on whichever a client asks.
-  const logs = await Promise.all(brokers.map((b) => createEventLog({ brokers: [b], clientId: 'stack-cluster', logger: quiet, client })));
+  const logs = await Promise.all(brokers.map((b) => createEventLog({ brokers: [b], clientId: 'stack-cluster', logger: quiet })));
   const admins = logs.map((l) => l.topicAdmin());
   try {
     await waitFor(`${count} Kafka brokers registered`, async () => {
@@ -272,9 +270,9 @@ function kafkaNodes(setting: string | undefined): number {
  * quorum of N nodes in .local/kafka/cluster-N/node-i on 9092, 9094, … (controllers on the odd ports
  * after each): its own data, since a quorum's metadata cannot grow out of a single node's.
  */
-export async function startLocalKafka(nodesSetting: string | undefined, client?: EventLogClient): Promise<RunningBroker | RunningCluster> {
+export async function startLocalKafka(nodesSetting: string | undefined): Promise<RunningBroker | RunningCluster> {
   const nodes = kafkaNodes(nodesSetting);
   if (nodes === 1) return startBroker({ home: join(local, 'kafka', 'node-1'), port: 9092, controllerPort: 9093 });
   const ports = Array.from({ length: nodes }, (_, i) => ({ port: 9092 + 2 * i, controllerPort: 9093 + 2 * i }));
-  return startCluster({ nodes, home: join(local, 'kafka', `cluster-${nodes}`), ports, heapMb: 512, ...(client ? { client } : {}) });
+  return startCluster({ nodes, home: join(local, 'kafka', `cluster-${nodes}`), ports, heapMb: 512 });
 }

@@ -2,7 +2,7 @@
 // topics and the migrations.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { configReader, readKafkaClient, readKafkaSecurity } from '@hub/config';
+import { configReader, readKafkaSecurity } from '@hub/config';
 import { CHANGE_RETENTION_MS, createEventLog, ensureTopics, readTopicDefinitions, verifyKafkaAccessAtStart, withChangeRetention } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
 import { createPool, ensureDatabase, migrate } from '@hub/store';
@@ -30,7 +30,7 @@ export const HUB_SOURCE: StackSource = {
   brokers: process.env['KAFKA_BROKERS'],
   databaseUrl: process.env['DATABASE_URL'],
   // The cluster's readiness is asked through the client the services will use (validated with the rest below).
-  startKafka: () => startLocalKafka(process.env['KAFKA_NODES'], process.env['KAFKA_CLIENT']?.trim().toLowerCase() === 'kafkajs' ? 'kafkajs' : 'platformatic'),
+  startKafka: () => startLocalKafka(process.env['KAFKA_NODES']),
 };
 
 /** kafka false: Postgres only (the cluster tier's files start their own brokers). */
@@ -90,13 +90,12 @@ export async function prepare(brokers: string, databaseUrl: string, topicPrefix 
   // certificate or login fails the set-up with its one clear message.
   const r = configReader(process.env);
   const kafkaSecurity = readKafkaSecurity(r);
-  const kafkaClient = readKafkaClient(r);
   // The change topics' retention once their snapshot topics exist (docs/decisions/0014-snapshot-topics.md).
   const changeRetentionMs = r.int('HUB_CHANGE_RETENTION_MS', CHANGE_RETENTION_MS, { min: -1 });
   r.done();
   const kafkaOptions = { brokers: brokers.split(','), ...kafkaSecurity, clientId: 'stack', logger, topicPrefix };
-  await verifyKafkaAccessAtStart({ ...kafkaOptions, client: kafkaClient });
-  const log = await createEventLog({ ...kafkaOptions, client: kafkaClient });
+  await verifyKafkaAccessAtStart(kafkaOptions);
+  const log = await createEventLog(kafkaOptions);
   const admin = log.topicAdmin();
   try {
     const clamped: string[] = [];

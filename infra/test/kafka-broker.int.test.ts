@@ -1,4 +1,4 @@
-// The local stack's broker is a real Apache Kafka: a produce/consume round trip through kafkajs with
+// The local stack's broker is a real Apache Kafka: a produce/consume round trip through the event log with
 // acks=all, and the broker answers the Kafka protocol's metadata and API-versions requests as
 // Kafka in KRaft mode does; the process runs the release KAFKA_VERSION names (4.x by default).
 import assert from 'node:assert/strict';

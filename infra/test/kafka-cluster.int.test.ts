@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createKafkaEventLog, ensureTopics, readTopicDefinitions, type KafkaEventLog, type TopicAdmin, type TopicRecord } from '@hub/event-log';
+import { createEventLog, ensureTopics, readTopicDefinitions, type KafkaEventLog, type TopicAdmin, type TopicRecord } from '@hub/event-log';
 import { newEvent } from '@hub/events';
 import { createLogger } from '@hub/observability';
 import { startCluster, type RunningCluster } from '../stack/kafka.ts';
@@ -35,7 +35,7 @@ describe('a three-node local Kafka cluster', () => {
     const ports = [];
     for (let i = 0; i < 3; i++) ports.push({ port: await freePort(), controllerPort: await freePort() });
     cluster = await startCluster({ nodes: 3, home, ports, heapMb: 320 });
-    log = createKafkaEventLog({ brokers: cluster.brokers.split(','), clientId: 'cluster-test', topicPrefix: prefix, logger: createLogger({ service: 'test', level: 'error' }) });
+    log = await createEventLog({ brokers: cluster.brokers.split(','), clientId: 'cluster-test', topicPrefix: prefix, logger: createLogger({ service: 'test', level: 'error' }) });
   });
   after(async () => {
     await log?.close();

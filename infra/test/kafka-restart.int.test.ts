@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { createKafkaEventLog, ensureTopics } from '@hub/event-log';
+import { createEventLog, ensureTopics } from '@hub/event-log';
 import { newEvent } from '@hub/events';
 import { createLogger } from '@hub/observability';
 import { startBroker, type RunningBroker } from '../stack/kafka.ts';
@@ -24,7 +24,7 @@ describe('local broker restart', () => {
     broker = await startBroker({ home, ...ports, heapMb: 384 });
     const clusterId = readFileSync(join(home, 'data', 'meta.properties'), 'utf8').match(/cluster\.id=(.+)/)?.[1];
     const logger = createLogger({ service: 'test', level: 'error' });
-    const log1 = createKafkaEventLog({ brokers: [broker.brokers], clientId: 'restart-1', logger });
+    const log1 = await createEventLog({ brokers: [broker.brokers], clientId: 'restart-1', logger });
     const admin = log1.topicAdmin();
     await ensureTopics(admin, [{ name: 'keep.v1', partitions: 1, replicationFactor: 1, config: {} }]);
     await log1.append('keep.v1', [newEvent({ type: 't', source: 'test', subject: 'a', key: 'a', data: { n: 1 } })]);
@@ -33,7 +33,7 @@ describe('local broker restart', () => {
 
     broker = await startBroker({ home, ...ports, heapMb: 384 });
     assert.equal(readFileSync(join(home, 'data', 'meta.properties'), 'utf8').match(/cluster\.id=(.+)/)?.[1], clusterId, 'storage not reformatted');
-    const log2 = createKafkaEventLog({ brokers: [broker.brokers], clientId: 'restart-2', logger });
+    const log2 = await createEventLog({ brokers: [broker.brokers], clientId: 'restart-2', logger });
     const admin2 = log2.topicAdmin();
     const offsets = await admin2.topicOffsets('keep.v1');
     assert.equal(offsets[0]?.high, '1', 'the record appended before the restart is still there');

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createEventLog, createKafkaEventLog, ensureTopics, EVENT_LOG_CLIENTS, KafkaAccessError, verifyKafkaAccess, type EventLogOptions } from '@hub/event-log';
+import { createEventLog, ensureTopics, KafkaAccessError, verifyKafkaAccess, type EventLogOptions } from '@hub/event-log';
 import type { EventLog } from '@hub/core';
 import { newEvent } from '@hub/events';
 import { createLogger } from '@hub/observability';
@@ -101,7 +101,7 @@ describe('a SASL_SSL Kafka listener', () => {
 
   it('runs the admin calls, append with acks=all and a consumer group over TLS with SCRAM-SHA-256', async () => {
     await verifyKafkaAccess(options());
-    const log = createKafkaEventLog(options());
+    const log = await createEventLog(options());
     try {
       const admin = log.topicAdmin();
       const created = await ensureTopics(admin, [{ name: 'secured.v1', partitions: 2, replicationFactor: 3, config: { 'min.insync.replicas': '2' } }]);
@@ -121,68 +121,61 @@ describe('a SASL_SSL Kafka listener', () => {
     }
   });
 
-  it('the access check logs in with SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN through either client', async () => {
-    for (const client of EVENT_LOG_CLIENTS) {
-      for (const login of [options(), options({ sasl: { mechanism: 'scram-sha-512', ...SCRAM_512 } }), options({ sasl: { mechanism: 'plain', ...PLAIN } })]) {
-        await verifyKafkaAccess({ ...login, client }, (err) => assert.fail(`${client}, ${login.sasl?.mechanism ?? 'none'}: the cluster did not answer: ${String(err)}`));
+  it('the access check logs in with SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN', async () => {
+    for (const login of [options(), options({ sasl: { mechanism: 'scram-sha-512', ...SCRAM_512 } }), options({ sasl: { mechanism: 'plain', ...PLAIN } })]) {
+      await verifyKafkaAccess(login, (err) => assert.fail(`${login.sasl?.mechanism ?? 'none'}: the cluster did not answer: ${String(err)}`));
+    }
+  });
+
+  // The event log through the port as services use it: the same listener, the same settings, each SASL
+  // mechanism the hub offers. Each login appends one event with acks=all and reads every event of the
+  // topic back in a consumer group of its own, so a login that cannot append or consume fails here.
+  it('the event log appends with acks=all and consumes over TLS with SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN', async () => {
+    const topic = 'secured.logins.v1';
+    const setup = await createEventLog(options());
+    try {
+      const admin = setup.topicAdmin();
+      await ensureTopics(admin, [{ name: topic, partitions: 2, replicationFactor: 1, config: {} }]).finally(() => admin.close());
+    } finally {
+      await setup.close();
+    }
+    const logins = [options(), options({ sasl: { mechanism: 'scram-sha-512', ...SCRAM_512 } }), options({ sasl: { mechanism: 'plain', ...PLAIN } })];
+    for (const [i, login] of logins.entries()) {
+      const mechanism = login.sasl?.mechanism ?? 'none';
+      const log = await createEventLog({ ...login, clientId: `secured-${i}` });
+      try {
+        await log.append(topic, [newEvent({ type: 't', source: 'test', subject: `s${i}`, key: `s${i}`, data: { n: i } })]);
+        const seen = await readBack(log, topic, `secured-${i}`, i + 1);
+        assert.deepEqual(seen.sort((a, b) => a - b), Array.from({ length: i + 1 }, (_, n) => n), `${mechanism}: every event read back`);
+      } finally {
+        await log.close();
       }
     }
   });
 
-  // Both clients behind the event log (createEventLog, KAFKA_CLIENT; docs/decisions/0010-kafka-4-by-default.md)
-  // through the port as services use it: the same listener, the same settings, each SASL mechanism the
-  // hub offers. Each login appends one event with acks=all and reads every event of the topic back in a
-  // consumer group of its own, so a client that cannot log in, append or consume fails here.
-  for (const client of EVENT_LOG_CLIENTS) {
-    it(`the ${client} event log appends with acks=all and consumes over TLS with SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN`, async () => {
-      const topic = `secured.${client}.v1`;
-      const setup = await createEventLog({ ...options(), client });
-      try {
-        const admin = setup.topicAdmin();
-        await ensureTopics(admin, [{ name: topic, partitions: 2, replicationFactor: 1, config: {} }]).finally(() => admin.close());
-      } finally {
-        await setup.close();
-      }
-      const logins = [options(), options({ sasl: { mechanism: 'scram-sha-512', ...SCRAM_512 } }), options({ sasl: { mechanism: 'plain', ...PLAIN } })];
-      for (const [i, login] of logins.entries()) {
-        const mechanism = login.sasl?.mechanism ?? 'none';
-        const log = await createEventLog({ ...login, clientId: `secured-${client}-${i}`, client });
-        try {
-          await log.append(topic, [newEvent({ type: 't', source: 'test', subject: `s${i}`, key: `s${i}`, data: { n: i } })]);
-          const seen = await readBack(log, topic, `secured-${client}-${i}`, i + 1);
-          assert.deepEqual(seen.sort((a, b) => a - b), Array.from({ length: i + 1 }, (_, n) => n), `${client}, ${mechanism}: every event read back`);
-        } finally {
-          await log.close();
-        }
-      }
-    });
-  }
+  // The refusal is the client's own error (@platformatic/kafka codes its errors PLT_KFK_*), found by one attempt.
+  const fromClient = (err: KafkaAccessError) => /^PLT_KFK_/.test(String((err.cause as { code?: unknown } | undefined)?.code));
 
-  // Which client's error the refusal was found in: @platformatic/kafka codes its errors PLT_KFK_*.
-  const viaClient = (err: KafkaAccessError) => (/^PLT_KFK_/.test(String((err.cause as { code?: unknown } | undefined)?.code)) ? 'platformatic' : 'kafkajs');
-
-  for (const client of EVENT_LOG_CLIENTS) {
-  it(`${client}: a wrong password is a KafkaAccessError naming the SASL settings, found by one attempt`, async () => {
-    const err = await verifyKafkaAccess({ ...options({ sasl: { mechanism: 'scram-sha-256', username: 'hub', password: 'wrong' } }), client }).then(() => undefined, (e: unknown) => e);
+  it('a wrong password is a KafkaAccessError naming the SASL settings, found by one attempt', async () => {
+    const err = await verifyKafkaAccess(options({ sasl: { mechanism: 'scram-sha-256', username: 'hub', password: 'wrong' } })).then(() => undefined, (e: unknown) => e);
     assert.ok(err instanceof KafkaAccessError, String(err));
     assert.equal(err.kind, 'sasl');
-    assert.equal(viaClient(err), client, 'found by the chosen client');
+    assert.ok(fromClient(err), 'found in the client\'s error');
     assert.match(err.message, /Kafka rejected the SASL credentials \(user "hub", mechanism scram-sha-256\).*KAFKA_SASL_PASSWORD/);
     assert.doesNotMatch(err.message, /wrong/, 'the password is not in the message');
   });
 
-  it(`${client}: a certificate not signed by a trusted CA is a KafkaAccessError naming KAFKA_SSL_CA_FILE`, async () => {
+  it('a certificate not signed by a trusted CA is a KafkaAccessError naming KAFKA_SSL_CA_FILE', async () => {
     // No CA given: the system's trusted CAs, which never signed this test CA's broker certificate.
-    const err = await verifyKafkaAccess({ ...options({ ssl: {} }), client }).then(() => undefined, (e: unknown) => e);
+    const err = await verifyKafkaAccess(options({ ssl: {} })).then(() => undefined, (e: unknown) => e);
     assert.ok(err instanceof KafkaAccessError, String(err));
     assert.equal(err.kind, 'tls');
-    assert.equal(viaClient(err), client, 'found by the chosen client');
+    assert.ok(fromClient(err), 'found in the client\'s error');
     assert.match(err.message, /Kafka's TLS certificate is not trusted.*KAFKA_SSL_CA_FILE/);
     // A name the certificate does not carry is refused as well (KAFKA_SSL_SERVERNAME).
-    const wrongName = await verifyKafkaAccess({ ...options({ ssl: { ca, servername: 'kafka.example.com' } }), client }).then(() => undefined, (e: unknown) => e);
+    const wrongName = await verifyKafkaAccess(options({ ssl: { ca, servername: 'kafka.example.com' } })).then(() => undefined, (e: unknown) => e);
     assert.ok(wrongName instanceof KafkaAccessError && wrongName.kind === 'tls', String(wrongName));
   });
-  }
 
   const env = (over: Record<string, string>) => ({
     KAFKA_BROKERS: securedBrokers.join(','),

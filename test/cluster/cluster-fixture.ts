@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import type { TopicAdmin } from '@hub/event-log';
 import { topics } from '@hub/events';
-import { createTestStack, testKafkaClient, topicDefinitions, whileRetriable, type ServiceProcess, type TestStack } from '@hub/testing';
+import { createTestStack, topicDefinitions, whileRetriable, type ServiceProcess, type TestStack } from '@hub/testing';
 import { startCluster, type RunningCluster } from '../../infra/stack/kafka.ts';
 import { local } from '../../infra/stack/paths.ts';
 import { freePort } from '../helpers.ts';
@@ -30,7 +30,7 @@ export async function startClusterUnderTest(label: string, options: { brokerSett
   rmSync(home, { recursive: true, force: true });
   const ports = [];
   for (let i = 0; i < 3; i++) ports.push({ port: await freePort(), controllerPort: await freePort() });
-  const cluster = await startCluster({ nodes: 3, home, ports, heapMb: 384, client: testKafkaClient(), ...(options.brokerSettings ? { settings: options.brokerSettings } : {}) });
+  const cluster = await startCluster({ nodes: 3, home, ports, heapMb: 384, ...(options.brokerSettings ? { settings: options.brokerSettings } : {}) });
   let stack: TestStack | undefined;
   const down = new Set<number>();
   let admin: TopicAdmin | undefined;

@@ -24,8 +24,8 @@ try {
   await pool.end();
 }
 const kafkaOptions = { brokers: config.kafkaBrokers, ...config.kafkaSecurity, clientId: 'migrate', logger, topicPrefix: config.topicPrefix };
-await verifyKafkaAccessAtStart({ ...kafkaOptions, client: config.kafkaClient });
-const log = await createEventLog({ ...kafkaOptions, client: config.kafkaClient });
+await verifyKafkaAccessAtStart(kafkaOptions);
+const log = await createEventLog(kafkaOptions);
 const admin = log.topicAdmin();
 try {
   const created = await ensureTopics(admin, withChangeRetention(readTopicDefinitions(join(infra, 'topics.json')), changeRetentionMs), config.topicPrefix, (notice) => logger.warn(notice.message, { topic: notice.topic }));

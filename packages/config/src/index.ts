@@ -108,23 +108,6 @@ export interface CommonConfig {
   readonly logLevel: string;
   /** Port of the operator endpoints (/metrics, /healthz). 0 picks a free port. */
   readonly operatorPort: number;
-  /** The Kafka client behind the event log (KAFKA_CLIENT). */
-  readonly kafkaClient: KafkaClientName;
-}
-
-/**
- * The Kafka clients the event log can run on (packages/event-log, createEventLog): @platformatic/kafka,
- * the default, chosen by measurement over kafkajs, which stays selectable until it is removed
- * (docs/decisions/0010-kafka-4-by-default.md, The client).
- */
-export type KafkaClientName = 'kafkajs' | 'platformatic';
-export const KAFKA_CLIENTS: readonly KafkaClientName[] = ['kafkajs', 'platformatic'];
-
-export function readKafkaClient(r: ConfigReader): KafkaClientName {
-  const v = r.string('KAFKA_CLIENT', 'platformatic').toLowerCase();
-  if ((KAFKA_CLIENTS as readonly string[]).includes(v)) return v as KafkaClientName;
-  r.problem(`KAFKA_CLIENT must be one of ${KAFKA_CLIENTS.join(', ')}, got "${v}"`);
-  return 'platformatic';
 }
 
 export const DEFAULT_KAFKA_BROKERS = ['127.0.0.1:9092'];
@@ -138,7 +121,6 @@ export function readCommonConfig(r: ConfigReader, defaultOperatorPort: number): 
     topicPrefix: r.optionalString('TOPIC_PREFIX') ?? '',
     logLevel: r.string('LOG_LEVEL', 'info'),
     operatorPort: r.int('OPERATOR_PORT', defaultOperatorPort, { min: 0, max: 65535 }),
-    kafkaClient: readKafkaClient(r),
   };
 }
 

@@ -8,7 +8,6 @@ import {
   configReader,
   readBreakerConfig,
   readCommonConfig,
-  readKafkaClient,
   readEventSource,
   readKafkaSecurity,
   readSecretKey,
@@ -197,14 +196,6 @@ describe('readSecretKey', () => {
   });
 });
 
-describe('readKafkaClient', () => {
-  it('refuses a client the event log does not have', () => {
-    const r = configReader({ KAFKA_CLIENT: 'librdkafka' });
-    assert.equal(readKafkaClient(r), 'platformatic');
-    assert.deepEqual(problemsOf(r), ['KAFKA_CLIENT must be one of kafkajs, platformatic, got "librdkafka"']);
-  });
-});
-
 describe('readCommonConfig', () => {
   it('applies the documented defaults', () => {
     const r = configReader({});
@@ -215,7 +206,6 @@ describe('readCommonConfig', () => {
       topicPrefix: '',
       logLevel: 'info',
       operatorPort: 9101,
-      kafkaClient: 'platformatic',
     });
     assert.deepEqual(DEFAULT_KAFKA_BROKERS, ['127.0.0.1:9092']);
     assert.equal(DEFAULT_DATABASE_URL, 'postgres://postgres@127.0.0.1:5432/ocpi_hub');
@@ -238,7 +228,6 @@ describe('readCommonConfig', () => {
       topicPrefix: 'run42',
       logLevel: 'debug',
       operatorPort: 0,
-      kafkaClient: 'platformatic',
     });
     assert.deepEqual(problemsOf(r), []);
   });

@@ -2,7 +2,7 @@
 // with the request or record being handled, so the caller retries later (an HTTP client gets 503 with
 // Retry-After; a consumer waits and keeps its partition where it is). Adapters translate their
 // driver's errors into this type or RecordRejected (translatePostgresError in @hub/store,
-// translateKafkaError in @hub/event-log), so nothing above them matches on driver error names, codes
+// translatePlatformaticError in @hub/event-log), so nothing above them matches on driver error names, codes
 // or messages: failureKindOf classifies what they raised.
 
 export type Dependency = 'kafka' | 'postgres';

@@ -1,25 +1,44 @@
+import type { EventLog } from '@hub/core';
+import type { HubEvent } from '@hub/events';
 import type { EventLogOptions } from './kafka-config.ts';
-import { createKafkaEventLog, type KafkaEventLog } from './kafka-event-log.ts';
+import type { TopicAdmin } from './topics-admin.ts';
+import type { ReadTopicsOptions, TopicRead } from './topic-reader.ts';
 
-// One setting picks the Kafka client behind the event log (KAFKA_CLIENT, @hub/config readKafkaClient):
-// kafkajs by default, or @platformatic/kafka, so the two are compared on the same tests before one is
-// chosen (docs/decisions/0010-kafka-4-by-default.md, Wired beside kafkajs). Both keep the port's semantics.
+// The event log: the Kafka adapter of @hub/core's EventLog port, the only package that imports the Kafka
+// client (eslint no-restricted-imports), @platformatic/kafka (docs/decisions/0010-kafka-4-by-default.md,
+// The client). Everything else sees the port or the two additions below; no type of the client crosses it.
 
-export type EventLogClient = 'kafkajs' | 'platformatic';
-export const EVENT_LOG_CLIENTS: readonly EventLogClient[] = ['kafkajs', 'platformatic'];
+export { AppendTimeoutError, DEFAULT_APPEND_TIMEOUT_MS } from './group-commit.ts';
 
-export interface EventLogFactoryOptions extends EventLogOptions {
-  /** The Kafka client; absent: kafkajs. */
-  readonly client?: EventLogClient | undefined;
+/**
+ * The Kafka adapter with what infrastructure code and tests ask beyond the port: administering the
+ * topics (the stack's set-up, the migrate job, broker tests) and reading topics back. Services and
+ * hubctl get the EventLog port.
+ */
+export interface KafkaEventLog extends EventLog {
+  /** Topic administration over a connection of its own (closed by `close`, or with the event log). */
+  topicAdmin(): TopicAdmin;
+  /** Reads logical topics from their beginning (topic-reader.ts), bounded by `options.timeoutMs`. */
+  readTopics(topics: readonly string[], options: ReadTopicsOptions): Promise<TopicRead>;
 }
 
 /**
- * The event log on the chosen client. @platformatic/kafka is imported only when chosen: its import
- * alone costs about 1 s of CPU, paid by every service and hubctl process otherwise.
+ * The event log. The client is imported on first use: its import alone costs about half a second of
+ * CPU (docs/decisions/0010-kafka-4-by-default.md, The client), which a hubctl command that never
+ * touches Kafka, or `--help`, should not pay.
  */
-export async function createEventLog(options: EventLogFactoryOptions): Promise<KafkaEventLog> {
-  const { client, ...rest } = options;
-  if (client !== 'platformatic') return createKafkaEventLog(rest);
+export async function createEventLog(options: EventLogOptions): Promise<KafkaEventLog> {
   const { createPlatformaticEventLog } = await import('./platformatic-event-log.ts');
-  return createPlatformaticEventLog(rest);
+  return createPlatformaticEventLog(options);
+}
+
+/** Appends a mixed batch in its order: consecutive events for one topic go in one request. */
+export async function appendInOrder(log: EventLog, batch: ReadonlyArray<{ topic: string; event: HubEvent }>): Promise<void> {
+  let i = 0;
+  while (i < batch.length) {
+    const topic = batch[i]?.topic ?? '';
+    const run: HubEvent[] = [];
+    while (i < batch.length && batch[i]?.topic === topic) run.push((batch[i++] as { event: HubEvent }).event);
+    await log.append(topic, run);
+  }
 }

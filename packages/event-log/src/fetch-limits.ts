@@ -1,4 +1,4 @@
-// How much one fetch of a consumer brings (memory). kafkajs's defaults are 10 MiB a
+// How much one fetch of a consumer brings (memory). Kafka's Java consumer's defaults are 50 MiB a
 // fetch and 1 MiB a partition; the hub's consumers hand every batch of a fetch to their handler
 // decoded (a few times its bytes as objects) and fetch again only once all are handled, so what a
 // consumer holds is bounded by these figures. 4 MiB keeps a projector's group commit at a few

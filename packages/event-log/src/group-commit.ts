@@ -2,8 +2,7 @@ import { eventHeaders, type HubEvent } from '@hub/events';
 import { DependencyUnavailable } from '@hub/core';
 import type { EventLogOptions } from './kafka-config.ts';
 
-// The group commit of the event log's appends, shared by both Kafka clients (kafka-appender.ts for
-// kafkajs, platformatic-appender.ts): one produce request at a time (the idempotent producer keeps
+// The group commit of the event log's appends (platformatic-appender.ts): one produce request at a time (the idempotent producer keeps
 // one in flight) carries every append queued meanwhile, so throughput grows with concurrency instead
 // of queueing behind one round trip per request. Each append is bounded by appendTimeoutMs.
 
@@ -153,7 +152,7 @@ export function groupCommitAppender(options: EventLogOptions, physical: (topic: 
 
 /**
  * Retiring producers: an old producer is closed at once, which ends the client's retries of its
- * request in flight (kafka-appender.ts); `settled` bounds the wait for the closes at close.
+ * request in flight (platformatic-appender.ts); `settled` bounds the wait for the closes at close.
  */
 export function producerRetirement(): { retire(close: () => Promise<void>): void; settled(ms: number, translate: (e: unknown) => unknown): Promise<unknown> } {
   const retiring = new Set<Promise<void>>();

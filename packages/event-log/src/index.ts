@@ -1,5 +1,5 @@
 export * from './kafka-config.ts';
-export * from './kafka-event-log.ts';
+export * from './event-log-factory.ts';
 export * from './position-check.ts';
 export * from './topics-admin.ts';
 export * from './topic-reader.ts';
@@ -7,4 +7,3 @@ export * from './kafka-failure.ts';
 export * from './kafka-access.ts';
 export * from './fetch-limits.ts';
 export * from './topic-ids.ts';
-export * from './event-log-factory.ts';

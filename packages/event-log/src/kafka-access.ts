@@ -1,11 +1,8 @@
-import { Kafka, logLevel } from 'kafkajs';
 import type { EventLogOptions, LogSink } from './kafka-config.ts';
-import { kafkajsConnection } from './kafka-client-config.ts';
-import type { EventLogClient } from './event-log-factory.ts';
 
 // A secured cluster that refuses the hub's credentials or presents a certificate the hub does not
-// trust will refuse it on every retry: kafkajs would retry such a connection (TLS errors are
-// connection errors to it) and the service would start into endless failures. One connection attempt
+// trust will refuse it on every retry: the client would retry such a connection (a TLS error is a
+// network error to it) and the service would start into endless failures. One connection attempt
 // at start, without retries, tells those apart from a broker that is merely not up yet.
 
 export class KafkaAccessError extends Error {
@@ -46,8 +43,8 @@ export function kafkaAccessFailure(e: unknown, options: Pick<EventLogOptions, 's
   const message = (e as { message?: string } | undefined)?.message ?? String(e);
   const tree = errorTree(e);
   const texts = tree.map((t) => (typeof t.message === 'string' ? t.message : '')).concat(message);
-  // kafkajs names its error; @platformatic/kafka codes its AuthenticationError PLT_KFK_AUTHENTICATION.
-  if (tree.some((t) => t.name === 'KafkaJSSASLAuthenticationError' || t.code === 'PLT_KFK_AUTHENTICATION') || texts.some((m) => /SASL .*authentication failed|Authentication failed/i.test(m))) {
+  // @platformatic/kafka codes its AuthenticationError PLT_KFK_AUTHENTICATION.
+  if (tree.some((t) => t.code === 'PLT_KFK_AUTHENTICATION') || texts.some((m) => /SASL .*authentication failed|Authentication failed/i.test(m))) {
     const who = options.sasl ? `user "${options.sasl.username}", mechanism ${options.sasl.mechanism}` : 'no SASL configured';
     return new KafkaAccessError('sasl', `Kafka rejected the SASL credentials (${who}): check KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD and KAFKA_SASL_MECHANISM. ${message}`, { cause: e });
   }
@@ -63,27 +60,14 @@ export function kafkaAccessFailure(e: unknown, options: Pick<EventLogOptions, 's
  * handshake or the SASL login. Any other failure (a broker not up yet) is left to the ordinary
  * retries of the event log and reported through `onUnreachable`.
  */
-export async function verifyKafkaAccess(options: EventLogOptions & { readonly client?: EventLogClient | undefined }, onUnreachable: (e: unknown) => void = () => undefined): Promise<void> {
-  if (options.client === 'platformatic') {
-    // Imported on first use, as createEventLog does: loading that client costs about a second of CPU.
-    const { platformaticAccessAttempt } = await import('./platformatic-access.ts');
-    const refused = await platformaticAccessAttempt(options);
-    if (refused === undefined) return;
-    const failure = kafkaAccessFailure(refused, options);
-    if (failure) throw failure;
-    return onUnreachable(refused);
-  }
-  const kafka = new Kafka({ ...kafkajsConnection(options), logLevel: logLevel.NOTHING, retry: { retries: 0 }, connectionTimeout: 10_000 });
-  const admin = kafka.admin();
-  try {
-    await admin.connect();
-  } catch (e) {
-    const failure = kafkaAccessFailure(e, options);
-    if (failure) throw failure;
-    onUnreachable(e);
-  } finally {
-    await admin.disconnect().catch(() => undefined);
-  }
+export async function verifyKafkaAccess(options: EventLogOptions, onUnreachable: (e: unknown) => void = () => undefined): Promise<void> {
+  // Imported on first use, as createEventLog does: loading the client costs about half a second of CPU.
+  const { platformaticAccessAttempt } = await import('./platformatic-access.ts');
+  const refused = await platformaticAccessAttempt(options);
+  if (refused === undefined) return;
+  const failure = kafkaAccessFailure(refused, options);
+  if (failure) throw failure;
+  onUnreachable(refused);
 }
 
 /**
@@ -91,7 +75,7 @@ export async function verifyKafkaAccess(options: EventLogOptions & { readonly cl
  * refused handshake or login stops them with KafkaAccessError; a broker not up yet only warns.
  * A plaintext cluster has nothing to refuse, so nothing is checked.
  */
-export async function verifyKafkaAccessAtStart(options: EventLogOptions & { readonly logger: LogSink; readonly client?: EventLogClient | undefined }): Promise<void> {
+export async function verifyKafkaAccessAtStart(options: EventLogOptions & { readonly logger: LogSink }): Promise<void> {
   if (!options.ssl && !options.sasl) return;
   await verifyKafkaAccess(options, (err) => options.logger.warn('Kafka not reachable at start; the client keeps retrying', { err: (err as Error).message }));
 }

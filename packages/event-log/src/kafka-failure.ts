@@ -1,20 +1,7 @@
-import { DependencyUnavailable, type FailureKind } from '@hub/core';
+import { DependencyUnavailable } from '@hub/core';
 
-// Kafka failures: every error of the Kafka client is about the cluster (unreachable, leader moving,
-// coordinator loading, request timed out), never about the record a consumer was handling, so each is
-// a dependency failure. kafkajs marks its errors by name (KafkaJS...).
-
-export function kafkaFailureKind(err: unknown): FailureKind {
-  if (err instanceof DependencyUnavailable) return 'dependency'; // AppendTimeoutError included
-  const name = (err as { name?: unknown } | null | undefined)?.name;
-  return typeof name === 'string' && name.startsWith('KafkaJS') ? 'dependency' : 'unknown';
-}
-
-/** A Kafka failure as DependencyUnavailable (what callers above the event log see); others unchanged. */
-export function translateKafkaError(err: unknown): unknown {
-  if (err instanceof DependencyUnavailable || kafkaFailureKind(err) !== 'dependency') return err;
-  return new DependencyUnavailable('kafka', err instanceof Error ? `Kafka unavailable: ${err.message}` : 'Kafka unavailable', { cause: err });
-}
+// Kafka failures as the callers of topic administration and the topic reader see them; the client's
+// own errors are translated in platformatic-failure.ts.
 
 /**
  * A Kafka request that failed, as topic administration and the topic reader report it: a
@@ -31,11 +18,4 @@ export class KafkaRequestFailed extends DependencyUnavailable {
     this.retriable = options.retriable;
     this.code = options.code;
   }
-}
-
-/** A Kafka client error as KafkaRequestFailed; any other error unchanged. */
-export function kafkaRequestFailure(err: unknown): unknown {
-  if (err instanceof KafkaRequestFailed || kafkaFailureKind(err) !== 'dependency' || err instanceof DependencyUnavailable) return err;
-  const e = err as { message?: unknown; retriable?: unknown; type?: unknown };
-  return new KafkaRequestFailed(`Kafka: ${String(e.message)}`, { retriable: e.retriable === true, code: typeof e.type === 'string' ? e.type : undefined, cause: err });
 }

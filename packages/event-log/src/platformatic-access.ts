@@ -2,9 +2,8 @@ import { Admin } from '@platformatic/kafka';
 import type { EventLogOptions } from './kafka-config.ts';
 import { platformaticConnection } from './platformatic-connection.ts';
 
-// The start-up access check (kafka-access.ts) through @platformatic/kafka, for KAFKA_CLIENT=platformatic:
-// the same one connection attempt with no retries, through the client the services will use, so a TLS
-// or SASL setting only that client reads differently is found at start too.
+// The start-up access check (kafka-access.ts): one connection attempt with no retries, through the
+// client the services use, so a TLS or SASL setting it reads differently is found at start too.
 
 /** One metadata request without retries: undefined when the cluster answered, else the client's error. */
 export async function platformaticAccessAttempt(options: EventLogOptions): Promise<unknown> {

@@ -9,7 +9,7 @@ import type { ObservedTopic } from './position-check.ts';
 import type { PartitionOffsets } from './topics-admin.ts';
 
 // What the @platformatic/kafka event log (platformatic-event-log.ts) asks its shared admin client: a
-// topic's offsets, the cluster's id, brokers and settings (kafka-offsets.ts is the kafkajs twin).
+// topic's offsets, the cluster's id, brokers and settings.
 // The client connects on first use and reconnects by itself; each call is bounded like an append.
 
 export interface PlatformaticAdmin {
@@ -51,7 +51,7 @@ export function platformaticAdmin(options: EventLogOptions): PlatformaticAdmin {
     async offsetsAt(topic, time) {
       const partitions = await partitionsOf(topic);
       const [at, highs] = await Promise.all([listAt(topic, partitions, BigInt(time)), listAt(topic, partitions, ListOffsetTimestamps.LATEST)]);
-      // Kafka answers -1 where no record is that recent: the end then, as kafkajs's fetchTopicOffsetsByTimestamp does.
+      // Kafka answers -1 where no record is that recent: the end then.
       return new Map(partitions.map((p) => [p, (at.get(p) ?? -1n) >= 0n ? (at.get(p) ?? 0n) : (highs.get(p) ?? 0n)]));
     },
     observe: (topic, retryForMs = 30_000) =>
@@ -69,7 +69,7 @@ export function platformaticOffsetQueries(admin: PlatformaticAdmin, physical: (t
   return {
     async latestOffsets(topic) {
       // A leader that just moved or a topic just created answers NOT_LEADER / UNKNOWN_TOPIC
-      // (retriable): asked again within the same bound, as kafka-offsets.ts does.
+      // (retriable): asked again within the same bound.
       return bounded(topic, retrying(() => admin.ends(physical(topic)), platformaticRetriable, timeoutMs, 100));
     },
     async offsetRanges(topic) {

@@ -4,17 +4,17 @@ import { DEFAULT_APPEND_TIMEOUT_MS, groupCommitAppender, producerRetirement, typ
 import { translatePlatformaticError } from './platformatic-failure.ts';
 import { PLATFORMATIC_RETRY, platformaticConnection } from './platformatic-connection.ts';
 
-// The append half of the @platformatic/kafka event log (platformatic-event-log.ts), with the same
-// semantics as kafka-appender.ts: acks=all, the idempotent producer, one produce request at a time
+// The append half of the @platformatic/kafka event log (platformatic-event-log.ts): acks=all, the idempotent producer, one produce request at a time
 // carrying every append queued meanwhile (group-commit.ts), each append bounded by appendTimeoutMs,
 // and the producer replaced after a failed or timed-out send.
 
 /**
- * The partition of a key, as Kafka's Java client and kafkajs's DefaultPartitioner compute it
- * (murmur2 of the key, sign bit cleared, modulo the partition count): @platformatic/kafka's own default
- * keeps the sign bit as an unsigned number and would put a key in another partition than kafkajs does,
- * splitting one key's events over two partitions while both clients write (and breaking findEvents,
- * which looks for a key in its partition). The producer takes the remainder itself.
+ * The partition of a key, as Kafka's Java client computes it, and kafkajs, which wrote the topics of
+ * earlier hub releases (murmur2 of the key, sign bit cleared, modulo the partition count):
+ * @platformatic/kafka's own default keeps the sign bit as an unsigned number and would put about half
+ * the keys in another partition than the one their earlier events are in, splitting an object's
+ * history over two partitions (and breaking findEvents, which looks for a key in its partition). The
+ * producer takes the remainder itself.
  */
 export const javaCompatiblePartitioner = compatibilityPartitioner;
 
@@ -29,7 +29,7 @@ export function createPlatformaticAppender(options: EventLogOptions, physical: (
       ...platformaticConnection(options),
       serializers: stringSerializers,
       // Idempotent producer: a retried send (a fresh partition's leader settling) cannot write a
-      // record twice. Retries are the client's, bounded by appendTimeoutMs here as for kafkajs.
+      // record twice. Retries are the client's, bounded by appendTimeoutMs here.
       idempotent: true,
       acks: ProduceAcks.ALL,
       partitioner: javaCompatiblePartitioner,
@@ -37,7 +37,7 @@ export function createPlatformaticAppender(options: EventLogOptions, physical: (
       ...PLATFORMATIC_RETRY,
     });
   let producer: Producer<string, string, string, string> | undefined;
-  // A failed or timed-out send replaces the producer, as in kafka-appender.ts: a new producer id
+  // A failed or timed-out send replaces the producer: a new producer id
   // starts its sequence numbers afresh, so no sequence of a request of unknown outcome is reused
   // (test/cluster/broker-loss.cluster.test.ts). The old one is closed at once, forcibly: its close
   // ends the client's retries of that request. Left to settle, the retries (about 20 s of them) sent

@@ -1,7 +1,7 @@
 import type { EventLogOptions } from './kafka-config.ts';
 
-// The connection settings of EventLogOptions in @platformatic/kafka's terms (kafka-client-config.ts
-// has kafkajs's): brokers, client id, TLS and SASL.
+// The connection settings of EventLogOptions in @platformatic/kafka's terms: brokers, client id, TLS
+// and SASL.
 
 export function platformaticConnection(options: Pick<EventLogOptions, 'brokers' | 'clientId' | 'ssl' | 'sasl'>) {
   const { ssl, sasl } = options;
@@ -15,9 +15,9 @@ export function platformaticConnection(options: Pick<EventLogOptions, 'brokers' 
 }
 
 /**
- * The client's retries of a request that failed retriably, as the kafkajs clients retry
- * (kafka-event-log.ts: 8 retries from 200 ms, doubling, at most 5 s apart): a coordinator moving or
- * loading on a fresh or failing-over cluster answers for seconds, which 8 retries 200 ms apart outlast.
+ * The client's retries of a request that failed retriably (8 retries from 200 ms, doubling, at most
+ * 5 s apart): a coordinator moving or loading on a fresh or failing-over cluster answers for seconds,
+ * which 8 retries 200 ms apart outlast.
  */
 export const PLATFORMATIC_RETRY = {
   retries: 8,

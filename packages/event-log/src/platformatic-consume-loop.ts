@@ -5,8 +5,8 @@ import { fetchPositions, type FetchedPartition, type FetchLimitsMs } from './pla
 
 // The consuming half of the @platformatic/kafka subscription (platformatic-subscription.ts): the
 // group membership (JoinGroup, SyncGroup, heartbeats, rejoining after a rebalance) is the client's,
-// the fetching is this loop's (platformatic-fetch.ts), with the semantics of the kafkajs adapter
-// (kafka-subscription.ts, kafka-batch.ts): each assigned partition starts where the caller's store
+// the fetching is this loop's (platformatic-fetch.ts), because the client's MessagesStream has one pause
+// for the whole stream and no seek per partition. Each assigned partition starts where the caller's store
 // says it stands, else at the group's committed offset, else at its beginning; a batch's position
 // moves only once its handler is done; a handler that asks for a backoff pauses its partition alone
 // and the same records are fetched again after it; the resolved offsets are committed every
@@ -65,7 +65,7 @@ export function consumeLoop(consumer: Consumer, options: SubscribeOptions, owned
     assigned = mine.flatMap((a) => a.partitions.map((partition) => ({ topic: a.topic, partition })));
     const keys = new Set(assigned.map((p) => key(p.topic, p.partition)));
     // Partitions given away are another member's to commit now; each partition kept starts again from
-    // the store, as the kafkajs adapter seeks on every assignment.
+    // the store (Postgres holds the truth; another member may have moved it meanwhile).
     resolved = new Map([...resolved].filter(([k]) => keys.has(k)));
     next.clear();
     // A partition kept waits out its backoff; one given away is another member's now.
@@ -96,7 +96,7 @@ export function consumeLoop(consumer: Consumer, options: SubscribeOptions, owned
     try {
       outcome = await options.onBatch(batch);
     } catch (err) {
-      // As kafkajs restarts a consumer whose handler threw: the partition waits and the batch comes again.
+      // A handler that threw (a dependency down, a bug): the partition waits and the batch comes again.
       settings.logger.error('the batch handler failed; the partition is fetched again', { group: options.group, topic: fetched.topic, partition: fetched.partition, err });
       outcome = { retryAfterMs: 1_000 };
     }

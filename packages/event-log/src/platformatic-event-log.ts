@@ -3,7 +3,7 @@ import { Consumer } from '@platformatic/kafka';
 import { topicName } from '@hub/events';
 import type { EventLogOptions } from './kafka-config.ts';
 import { DEFAULT_APPEND_TIMEOUT_MS } from './group-commit.ts';
-import type { KafkaEventLog } from './kafka-event-log.ts';
+import type { KafkaEventLog } from './event-log-factory.ts';
 import { fetchLimits } from './fetch-limits.ts';
 import { topicIdReader } from './topic-ids.ts';
 import { verifyTopicPositions } from './position-verify.ts';
@@ -17,9 +17,7 @@ import { platformaticTopicAdmin } from './platformatic-topic-admin.ts';
 import { PLATFORMATIC_RETRY, platformaticConnection } from './platformatic-connection.ts';
 
 // The EventLog port (and KafkaEventLog's topic administration and reader) over @platformatic/kafka,
-// beside the kafkajs adapter (kafka-event-log.ts) and with its semantics, so that the two clients can
-// be compared on the same tests (KAFKA_CLIENT, event-log-factory.ts; docs/decisions/0010-kafka-4-by-default.md).
-// Appends: platformatic-appender.ts; subscriptions: platformatic-subscription.ts; failures:
+// the client chosen by measurement (docs/decisions/0010-kafka-4-by-default.md, The client). Appends: platformatic-appender.ts; subscriptions: platformatic-subscription.ts; failures:
 // platformatic-failure.ts. No type of the client crosses the port.
 
 export function createPlatformaticEventLog(options: EventLogOptions): KafkaEventLog {
@@ -79,7 +77,7 @@ function groupConsumer(options: EventLogOptions, physicalGroupId: string, limits
     ...platformaticConnection(options),
     groupId: physicalGroupId,
     // A member that died without leaving (SIGKILL) holds its partitions until its session times out:
-    // 10 s keeps that pause short, as for the kafkajs consumers (kafka-event-log.ts).
+    // 10 s keeps that pause short while tolerating ordinary GC and I/O stalls.
     sessionTimeout: 10_000,
     heartbeatInterval: 1_000,
     rebalanceTimeout: 60_000,

@@ -2,7 +2,7 @@ import { findErrorBy, GenericError } from '@platformatic/kafka';
 import { DependencyUnavailable, type FailureKind } from '@hub/core';
 import { KafkaRequestFailed } from './kafka-failure.ts';
 
-// Failures of @platformatic/kafka, translated as kafka-failure.ts translates kafkajs's: an error of
+// Failures of @platformatic/kafka, as the event log's callers see them: an error of
 // the client about the cluster (unreachable, a leader moving, a coordinator loading, a request timed
 // out, a refused login) is a dependency failure, never one of the record being handled. The client
 // marks its errors with a code PLT_KFK_* (its errors.ts); a ResponseError carries the broker's error

@@ -1,7 +1,6 @@
 import type { Consumer } from '@platformatic/kafka';
 import { DependencyUnavailable, type WantedEvent } from '@hub/core';
 import { boundedWith } from './group-commit.ts';
-import { LOOKUP_MARGIN_MS } from './kafka-lookup.ts';
 import { partitionOfKey } from './platformatic-appender.ts';
 import type { PlatformaticAdmin } from './platformatic-admin.ts';
 import { fetchPositions, type FetchLimitsMs } from './platformatic-fetch.ts';
@@ -9,9 +8,14 @@ import { platformaticRetriable, translatePlatformaticError } from './platformati
 import { retrying } from './position-verify.ts';
 import { fetchLimits } from './fetch-limits.ts';
 
-// EventLog.findEvents over @platformatic/kafka (docs/decisions/0003-each-cdr-once.md), as
-// kafka-lookup.ts does it with kafkajs: each wanted event's partition (its key decides it, as the
-// appender's partitioner does) is read from the offset of its earliest `since` (less LOOKUP_MARGIN_MS)
+/**
+ * Record timestamps are the producer's clock (CreateTime), the `since` times Postgres's: the search
+ * starts this much earlier so a skew between the hosts cannot hide a record.
+ */
+export const LOOKUP_MARGIN_MS = 60_000;
+
+// EventLog.findEvents over @platformatic/kafka (docs/decisions/0003-each-cdr-once.md): each wanted
+// event's partition (its key decides it, as the appender's partitioner does) is read from the offset of its earliest `since` (less LOOKUP_MARGIN_MS)
 // to the end the partition had when the search began. The reads are plain Fetch requests from
 // offsets the search chooses (platformatic-fetch.ts), so no consumer group is needed and no rejoin
 // can move a read position: a partition not read to its end in time fails the search, never a false "absent".

@@ -2,18 +2,17 @@ import type { Consumer } from '@platformatic/kafka';
 import type { PositionsMismatch, SubscribeOptions, Subscription } from '@hub/core';
 import type { LogSink } from './kafka-config.ts';
 import { fetchLimits } from './fetch-limits.ts';
-import { EPHEMERAL_FETCH_WAIT_MS, FETCH_LINGER_MS, OFFSET_COMMIT_INTERVAL_MS } from './kafka-subscription.ts';
+import { EPHEMERAL_FETCH_WAIT_MS, FETCH_LINGER_MS, OFFSET_COMMIT_INTERVAL_MS } from './consume-timing.ts';
 import { consumeLoop } from './platformatic-consume-loop.ts';
 import { platformaticRetriable } from './platformatic-failure.ts';
 import { startWhenPositionsMatch } from './position-verify.ts';
 
 // EventLog.subscribe over @platformatic/kafka (platformatic-event-log.ts): the positions check before
-// the consumer joins its group and again every recheckMs while they mismatch, as kafka-subscription.ts
-// does for kafkajs; the consuming itself is platformatic-consume-loop.ts.
+// the consumer joins its group and again every recheckMs while they mismatch (position-verify.ts); the
+// consuming itself is platformatic-consume-loop.ts.
 
 /**
- * How long a fetch that finds nothing waits at the broker. Shorter than kafkajs's 5 s: this loop
- * fetches every assigned partition in one request, so a partition whose backoff ended waits for the
+ * How long a fetch that finds nothing waits at the broker: short, because this loop fetches every assigned partition in one request, so a partition whose backoff ended waits for the
  * long poll of the others, and a stop waits for it too.
  */
 export const PLATFORMATIC_FETCH_WAIT_MS = 1_000;
@@ -91,8 +90,7 @@ export const JOIN_RETRY_MS = 60_000;
 /**
  * Joins the group, again while the coordinator answers retriably (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS:
  * a fresh cluster loading __consumer_offsets, a coordinator failing over), for up to JOIN_RETRY_MS:
- * kafkajs's consumer restarts after such a crash by itself (kafka-config.ts, kafkaLogLevel), and a
- * service's start must not fail on what the cluster settles within seconds.
+ * a service's start must not fail on what the cluster settles within seconds.
  */
 async function joinWhileRetriable(c: Consumer, stopped: () => boolean, logger: LogSink, group: string): Promise<void> {
   const giveUpAt = Date.now() + JOIN_RETRY_MS;

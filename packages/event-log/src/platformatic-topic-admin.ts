@@ -4,9 +4,8 @@ import { platformaticAdmin } from './platformatic-admin.ts';
 import { brokerErrorName, platformaticRequestFailure } from './platformatic-failure.ts';
 import { waitForLeaders, type TopicAdmin } from './topics-admin.ts';
 
-// TopicAdmin (topics-admin.ts) over an @platformatic/kafka admin client of its own, as
-// kafka-topic-admin.ts over kafkajs: every answer copied into the port's types, every client error a
-// KafkaRequestFailed (platformatic-failure.ts).
+// TopicAdmin (topics-admin.ts) over an @platformatic/kafka admin client of its own: every answer
+// copied into the port's types, every client error a KafkaRequestFailed (platformatic-failure.ts).
 
 // Long because: one method per TopicAdmin call, each a short translation of the client's answer.
 export function platformaticTopicAdmin(options: EventLogOptions): TopicAdmin {
@@ -31,7 +30,7 @@ export function platformaticTopicAdmin(options: EventLogOptions): TopicAdmin {
         const m = await admin.metadata({ topics: [...topics], forceUpdate: true });
         return { topics: [...m.topics].filter(([name]) => topics.includes(name)).map(([name, t]) => ({ name, partitions: t.partitions.map((p, partitionId) => ({ partitionId, leader: p.leader, replicas: [...p.replicas], isr: [...p.isr] })) })) };
       }),
-    // As kafkajs's createTopics: false when every topic asked for existed already.
+    // TopicAdmin.createTopics: false when every topic asked for existed already.
     createTopics: (topics, createOptions = {}) =>
       ask(async () => {
         let existed = 0;
@@ -62,7 +61,7 @@ export function platformaticTopicAdmin(options: EventLogOptions): TopicAdmin {
         const m = await admin.metadata({ topics: [...topics] });
         const request = topics.map((name) => ({ name, partitionIndexes: Array.from({ length: m.topics.get(name)?.partitionsCount ?? 0 }, (_, i) => i) }));
         const [answer] = await admin.listConsumerGroupOffsets({ groups: [{ groupId: group, topics: request }] });
-        // "-1" where the group committed nothing, as kafkajs's fetchOffsets answers.
+        // "-1" where the group committed nothing (TopicAdmin's committed offsets).
         return request.map((t) => {
           const committed = answer?.topics.find((a) => a.name === t.name)?.partitions ?? [];
           return { topic: t.name, partitions: t.partitionIndexes.map((partition) => ({ partition, offset: String(committed.find((c) => c.partitionIndex === partition)?.committedOffset ?? -1n) })) };

@@ -3,12 +3,12 @@ import type { PlatformaticAdmin } from './platformatic-admin.ts';
 import { fetchPositions, type FetchLimitsMs } from './platformatic-fetch.ts';
 import { platformaticRequestFailure } from './platformatic-failure.ts';
 import { fetchLimits } from './fetch-limits.ts';
-import { EPHEMERAL_FETCH_WAIT_MS } from './kafka-subscription.ts';
+import { EPHEMERAL_FETCH_WAIT_MS } from './consume-timing.ts';
 import type { ReadTopicsOptions, TopicRead, TopicRecord } from './topic-reader.ts';
 
 // The topic reader (topic-reader.ts) over @platformatic/kafka: every partition read from its first
-// offset with plain Fetch requests (platformatic-fetch.ts), so, unlike the kafkajs reader
-// (kafka-topic-reader.ts), no one-off consumer group is made or left to delete.
+// offset with plain Fetch requests (platformatic-fetch.ts), so no one-off consumer group is made or
+// left to delete.
 
 const READ_FETCH: FetchLimitsMs = { ...fetchLimits(), maxWaitMs: EPHEMERAL_FETCH_WAIT_MS };
 

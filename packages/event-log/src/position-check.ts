@@ -6,8 +6,8 @@ import type { PositionsMismatch, TopicBinding } from '@hub/core';
 // wait for offsets that the new topic reaches only later; a position inside it skips what precedes).
 //
 // Kafka names a topic's incarnation by its topic id (KIP-516): a topic deleted and created again
-// gets a new one. Only Metadata v10 and later carry it; kafkajs speaks v6, so the id is read with
-// @platformatic/kafka's admin (topic-ids.ts), and a binding holds the id it saw. Beside the id, and
+// gets a new one. Only Metadata v10 and later carry it; it is read by topic-ids.ts, and a binding
+// holds the id it saw. Beside the id, and
 // for brokers or bindings without one, a topic's identity is checked by what is observable and
 // cannot change for one incarnation of one topic:
 // - the cluster id (DescribeCluster): another cluster, or a local one formatted anew;

@@ -3,8 +3,8 @@ import { platformaticConnection } from './platformatic-connection.ts';
 
 // Kafka's topic ids (KIP-516, Metadata v10 and later): a topic deleted and created again under the
 // same name gets a new one, whatever its offsets, so a position binding that holds the id tells a
-// recreated topic apart (position-check.ts). kafkajs speaks Metadata v6 and cannot read them; this
-// one call goes through @platformatic/kafka's admin (docs/decisions/0010-kafka-4-by-default.md).
+// recreated topic apart (position-check.ts). One Metadata call through the client's admin, over a
+// connection of its own.
 
 /**
  * The topic id of each physical topic the brokers name one for. Never throws: without ids (a broker

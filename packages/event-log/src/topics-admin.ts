@@ -3,7 +3,7 @@ import { topicName, type TopicDefinition } from '@hub/events';
 
 // Topic administration (infra/topics.json): what the stack's set-up, the migrate job, infra code and
 // tests ask of the cluster, in the adapter's own types. The Kafka adapter implements TopicAdmin
-// (kafka-topic-admin.ts); no type of the Kafka client crosses it. Names are physical (the cluster's,
+// (platformatic-topic-admin.ts); no type of the Kafka client crosses it. Names are physical (the cluster's,
 // prefix applied); offsets are Kafka's decimal strings, as ConsumedRecord's.
 
 /** A broker of the cluster as its metadata names it. */

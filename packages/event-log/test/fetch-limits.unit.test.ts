@@ -1,5 +1,5 @@
 // Fetch sizes of the hub's consumers: a consumer holds one fetch decoded at a
-// time, so these bound its memory; kafkajs's own defaults (10 MiB a fetch) are never used.
+// time, so these bound its memory; the client's own defaults are never used.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_FETCH_LIMITS, fetchLimits } from '../src/fetch-limits.ts';

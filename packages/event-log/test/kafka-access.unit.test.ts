@@ -3,14 +3,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AuthenticationError, MultipleErrors, NetworkError } from '@platformatic/kafka';
-import { kafkaAccessFailure, kafkaConnection } from '../src/index.ts';
+import { kafkaAccessFailure } from '../src/index.ts';
+import { platformaticConnection } from '../src/platformatic-connection.ts';
 
 const brokers = ['kafka-1.example.com:9093'];
 const sasl = { mechanism: 'scram-sha-512' as const, username: 'hub', password: 'p4ss' };
 
 describe('kafkaAccessFailure', () => {
   it('a SASL authentication error names the user, the mechanism and the settings, never the password', () => {
-    const e = Object.assign(new Error('SASL SCRAM SHA512 authentication failed: invalid credentials'), { name: 'KafkaJSSASLAuthenticationError' });
+    const e = new AuthenticationError('SASL authentication failed.');
     const failure = kafkaAccessFailure(e, { brokers, sasl });
     assert.equal(failure?.kind, 'sasl');
     assert.match(failure?.message ?? '', /^Kafka rejected the SASL credentials \(user "hub", mechanism scram-sha-512\): check KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD/);
@@ -20,7 +21,7 @@ describe('kafkaAccessFailure', () => {
 
   it('a refused certificate (code on the error or on its cause) names KAFKA_SSL_CA_FILE', () => {
     for (const e of [
-      Object.assign(new Error('Connection error: self-signed certificate in certificate chain'), { name: 'KafkaJSConnectionError', code: 'SELF_SIGNED_CERT_IN_CHAIN' }),
+      new NetworkError('Connection to kafka-1.example.com:9093 failed.', { cause: Object.assign(new Error('self-signed certificate in certificate chain'), { code: 'SELF_SIGNED_CERT_IN_CHAIN' }) }),
       new Error('Connection error', { cause: Object.assign(new Error('x'), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' }) }),
     ]) {
       const failure = kafkaAccessFailure(e, { brokers });
@@ -39,20 +40,20 @@ describe('kafkaAccessFailure', () => {
   });
 
   it('a broker that is not up yet is not an access failure', () => {
-    const refused = Object.assign(new Error('Connection error: connect ECONNREFUSED 127.0.0.1:9093'), { name: 'KafkaJSConnectionError', code: 'ECONNREFUSED' });
+    const refused = new NetworkError('Connection to 127.0.0.1:9093 failed.', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9093'), { code: 'ECONNREFUSED' }) });
     assert.equal(kafkaAccessFailure(refused, { brokers, sasl }), undefined);
-    assert.equal(kafkaAccessFailure(Object.assign(new Error('Connection timeout'), { name: 'KafkaJSConnectionError' }), { brokers }), undefined);
+    assert.equal(kafkaAccessFailure(new NetworkError('Connection timeout.'), { brokers }), undefined);
   });
 });
 
-describe('kafkaConnection', () => {
+describe('platformaticConnection', () => {
   it('passes TLS (always verifying) and SASL to the client, and nothing for a plaintext cluster', () => {
-    assert.deepEqual(kafkaConnection({ brokers, clientId: 'c' }), { clientId: 'c', brokers });
-    assert.deepEqual(kafkaConnection({ brokers, clientId: 'c', ssl: { ca: 'CA', servername: 'kafka' }, sasl }), {
+    assert.deepEqual(platformaticConnection({ brokers, clientId: 'c' }), { clientId: 'c', bootstrapBrokers: brokers });
+    assert.deepEqual(platformaticConnection({ brokers, clientId: 'c', ssl: { ca: 'CA', servername: 'kafka' }, sasl }), {
       clientId: 'c',
-      brokers,
-      ssl: { rejectUnauthorized: true, ca: 'CA', servername: 'kafka' },
-      sasl: { mechanism: 'scram-sha-512', username: 'hub', password: 'p4ss' },
+      bootstrapBrokers: brokers,
+      tls: { rejectUnauthorized: true, ca: 'CA', servername: 'kafka' },
+      sasl: { mechanism: 'SCRAM-SHA-512', username: 'hub', password: 'p4ss' },
     });
   });
 });

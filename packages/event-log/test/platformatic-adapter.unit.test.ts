@@ -1,9 +1,9 @@
-// The @platformatic/kafka adapter's pure parts: the key partitioning both clients must agree on
-// (src/platformatic-appender.ts), its failure translation (src/platformatic-failure.ts) and how a
+// The @platformatic/kafka adapter's pure parts: the key partitioning, which must stay the one the
+// topics were written with (src/platformatic-appender.ts), its failure translation (src/platformatic-failure.ts) and how a
 // fetch response becomes a partition's batch (src/platformatic-fetch.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Partitioners, type PartitionMetadata } from 'kafkajs';
+import { createHash } from 'node:crypto';
 import { NetworkError, ResponseError, UserError, type Consumer } from '@platformatic/kafka';
 import { DependencyUnavailable } from '@hub/core';
 import { partitionOfKey } from '../src/platformatic-appender.ts';
@@ -13,15 +13,17 @@ import { KafkaRequestFailed } from '../src/kafka-failure.ts';
 import { createEventLog } from '../src/index.ts';
 
 describe('partitionOfKey', () => {
-  it('puts every key in the partition kafkajs (and Kafka\'s Java client) puts it in', () => {
-    const kafkajs = Partitioners.DefaultPartitioner();
+  // Kafka's Java client's partition (murmur2, sign bit cleared), which kafkajs's DefaultPartitioner also
+  // gave when it wrote the topics of earlier hub releases: an object's later events must land in the
+  // partition of its earlier ones. The digest is of the partitions kafkajs 2.2.4 gave these 2,000 keys.
+  it('puts every key in the partition Kafka\'s Java client (and kafkajs before) puts it in', () => {
+    const partitionsGiven: number[] = [];
     for (const partitions of [1, 3, 6, 12]) {
-      const partitionMetadata = Array.from({ length: partitions }, (_, i): PartitionMetadata => ({ partitionId: i, leader: 0, replicas: [], isr: [], offlineReplicas: [], partitionErrorCode: 0 }));
-      for (let i = 0; i < 500; i++) {
-        const key = `NL/CPO/LOC${i}/${'é'.repeat(i % 3)}${i * 7919}`;
-        assert.equal(partitionOfKey(key, partitions), kafkajs({ topic: 't', partitionMetadata, message: { key, value: null } }), key);
-      }
+      for (let i = 0; i < 500; i++) partitionsGiven.push(partitionOfKey(`NL/CPO/LOC${i}/${'é'.repeat(i % 3)}${i * 7919}`, partitions));
     }
+    assert.equal(createHash('sha256').update(partitionsGiven.join(',')).digest('hex'), '1904634b982fe377dac68f30b34e89e1e881db6231871e8d38f8c577de02d2e5');
+    const samples: Array<[string, number]> = [['NL/CPO/LOC0/0', 5], ['NL/CPO/LOC1/é7919', 9], ['NL/CPO/LOC2/éé15838', 5], ['NL/CPO/LOC3/23757', 4], ['NL/CPO/LOC4/é31676', 9], ['NL/CPO/LOC5/éé39595', 0]];
+    for (const [key, partition] of samples) assert.equal(partitionOfKey(key, 12), partition, key);
   });
 });
 
@@ -90,12 +92,10 @@ describe('fetchPositions', () => {
 });
 
 describe('createEventLog', () => {
-  it('makes an event log on either client without connecting, and closes it', async () => {
+  it('makes an event log without connecting, and closes it', async () => {
     const logger = { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined };
-    for (const client of ['kafkajs', 'platformatic'] as const) {
-      const log = await createEventLog({ client, brokers: ['127.0.0.1:1'], clientId: 'unit', topicPrefix: 'p', logger });
-      assert.equal(log.physical('ocpi.sessions.v1'), 'p.ocpi.sessions.v1');
-      await log.close();
-    }
+    const log = await createEventLog({ brokers: ['127.0.0.1:1'], clientId: 'unit', topicPrefix: 'p', logger });
+    assert.equal(log.physical('ocpi.sessions.v1'), 'p.ocpi.sessions.v1');
+    await log.close();
   });
 });

@@ -1,4 +1,4 @@
-import { configReader, type ConfigReader, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS, readHubParty, readKafkaClient, readKafkaSecurity, readSecretKey, type Env, type KafkaClientName, type KafkaSecurity } from '@hub/config';
+import { configReader, type ConfigReader, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS, readHubParty, readKafkaSecurity, readSecretKey, type Env, type KafkaSecurity } from '@hub/config';
 
 // hubctl's settings (docs/reference/configuration.md): main.ts hands it the environment.
 
@@ -7,8 +7,6 @@ export interface HubctlConfig {
   readonly brokers: string[];
   readonly topicPrefix: string;
   readonly kafkaSecurity: KafkaSecurity;
-  /** The Kafka client behind the event log (KAFKA_CLIENT). */
-  readonly kafkaClient: KafkaClientName;
   /** Empty without HUB_SECRET_KEY: only partner check opens partner tokens, and says so when the key is missing. */
   readonly secretKey: Buffer;
   readonly policy: { readonly allowHttp: boolean; readonly allowedHosts: string[] };
@@ -22,12 +20,11 @@ export function readHubctlConfig(env: Env, r: ConfigReader = configReader(env)):
   const brokers = r.list('KAFKA_BROKERS', DEFAULT_KAFKA_BROKERS);
   const topicPrefix = r.optionalString('TOPIC_PREFIX') ?? '';
   const kafkaSecurity = readKafkaSecurity(r);
-  const kafkaClient = readKafkaClient(r);
   // partner check calls the partner as the prober does: its key, outbound policy, timeout and hub party.
   const secretKey = r.optionalString('HUB_SECRET_KEY') === undefined ? Buffer.alloc(0) : readSecretKey(r);
   const policy = { allowHttp: r.bool('ALLOW_HTTP_PARTNER_URLS', false), allowedHosts: r.list('PARTNER_ALLOWED_HOSTS') };
   const timeoutMs = r.int('PROBE_TIMEOUT_MS', 10_000, { min: 100 });
   const hub = readHubParty(r);
   r.done();
-  return { databaseUrl, brokers, topicPrefix, kafkaSecurity, kafkaClient, secretKey, policy, timeoutMs, hub };
+  return { databaseUrl, brokers, topicPrefix, kafkaSecurity, secretKey, policy, timeoutMs, hub };
 }

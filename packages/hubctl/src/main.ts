@@ -8,13 +8,13 @@ import { createPool, drainOutbox, eraseDriverToken, postgresDriverDataKeys, post
 import { runHubctl } from './cli.ts';
 import { readHubctlConfig } from './config.ts';
 
-const { databaseUrl, brokers, topicPrefix, kafkaSecurity, kafkaClient, secretKey, policy, timeoutMs, hub } = readHubctlConfig(process.env);
+const { databaseUrl, brokers, topicPrefix, kafkaSecurity, secretKey, policy, timeoutMs, hub } = readHubctlConfig(process.env);
 
 const logger = createLogger({ service: 'hubctl', level: 'error', stream: process.stderr });
 // Five: a rebuild's three transactions at once, its progress reads and its ANALYZE.
 const pool = createPool(databaseUrl, { max: 5, application: 'hubctl', onIdleError: (err) => logger.error('idle Postgres connection lost', { err }) });
 const kafkaOptions = { brokers, ...kafkaSecurity, clientId: 'hubctl', topicPrefix, logger };
-const eventLog = await createEventLog({ ...kafkaOptions, client: kafkaClient });
+const eventLog = await createEventLog(kafkaOptions);
 // Replays and rebuilds read drivers' personal fields as the services do (opened with their data
 // key, the placeholder once erased: docs/decisions/0013-erasure-by-destroying-data-keys.md); without
 // HUB_SECRET_KEY they see only the pseudonymous ids the events carry.
@@ -22,7 +22,7 @@ const keyring = secretKey.length === 0 ? undefined : driverDataKeyring(secretKey
 const objectLog = keyring ? driverDataEventLog(eventLog, postgresDriverDataKeys(pool, keyring, { ttlMs: 0, maxEntries: 10_000 })) : eventLog;
 let code = 1;
 try {
-  await verifyKafkaAccessAtStart({ ...kafkaOptions, client: kafkaClient });
+  await verifyKafkaAccessAtStart(kafkaOptions);
   code = await runHubctl(process.argv.slice(2), {
     store: postgresRegistryStore(pool),
     source: `hubctl@${hostname()}`,

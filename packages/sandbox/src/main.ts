@@ -2,7 +2,7 @@
 // only place that reads process.env. Every variable: docs/reference/configuration.md, Sandbox.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { configReader, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS, readKafkaClient, readKafkaSecurity } from '@hub/config';
+import { configReader, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS, readKafkaSecurity } from '@hub/config';
 import { appendInOrder, createEventLog } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
 import { createPool, drainOutbox, postgresRegistryStore } from '@hub/store';
@@ -13,7 +13,6 @@ const databaseUrl = r.url('DATABASE_URL', DEFAULT_DATABASE_URL);
 const brokers = r.list('KAFKA_BROKERS', DEFAULT_KAFKA_BROKERS);
 const topicPrefix = r.optionalString('TOPIC_PREFIX') ?? '';
 const kafkaSecurity = readKafkaSecurity(r);
-const kafkaClient = readKafkaClient(r);
 const hubUrl = r.url('SANDBOX_HUB_URL', 'http://127.0.0.1:8090').replace(/\/+$/, '');
 const host = r.string('SANDBOX_HOST', '127.0.0.1');
 const port = r.int('SANDBOX_PORT', 8091, { min: 0, max: 65535 });
@@ -39,7 +38,7 @@ r.done();
 const logger = createLogger({ service: 'sandbox', level });
 const pool = createPool(databaseUrl, { max: 2, application: 'sandbox', onIdleError: (err) => logger.warn('idle Postgres connection lost', { err }) });
 // The client's own notices (e.g. on the idempotent producer's retries) are no sandbox news: errors only.
-const eventLog = await createEventLog({ brokers, ...kafkaSecurity, client: kafkaClient, clientId: 'sandbox', topicPrefix, logger: createLogger({ service: 'sandbox', level: 'error' }) });
+const eventLog = await createEventLog({ brokers, ...kafkaSecurity, clientId: 'sandbox', topicPrefix, logger: createLogger({ service: 'sandbox', level: 'error' }) });
 
 const sandbox = await startSandbox({
   hubUrl,

@@ -65,8 +65,8 @@ export async function startServiceShell(name: string, config: CommonConfig, opti
     ...(options.lingerMs !== undefined ? { lingerMs: options.lingerMs } : {}),
   };
   // A secured cluster refusing our certificate trust or credentials stops the start with one clear error.
-  await verifyKafkaAccessAtStart({ ...kafkaOptions, client: config.kafkaClient });
-  const kafkaLog: EventLog = await createEventLog({ ...kafkaOptions, client: config.kafkaClient, onAppendSettled: createAppendMetrics(metrics) });
+  await verifyKafkaAccessAtStart(kafkaOptions);
+  const kafkaLog: EventLog = await createEventLog({ ...kafkaOptions, onAppendSettled: createAppendMetrics(metrics) });
   const eventLog = options.secretKey ? driverDataEventLog(kafkaLog, postgresDriverDataKeys(pool, driverDataKeyring(options.secretKey))) : kafkaLog;
   const problemSources: Array<() => Promise<HealthProblem[]>> = [];
   const operator = await startOperatorServer({

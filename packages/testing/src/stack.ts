@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createEventLog, ensureTopics, readTopicDefinitions, type EventLogClient, type KafkaEventLog, type TopicDefinition } from '@hub/event-log';
+import { createEventLog, ensureTopics, readTopicDefinitions, type KafkaEventLog, type TopicDefinition } from '@hub/event-log';
 import { createLogger } from '@hub/observability';
 import type pg from 'pg';
 import { createPool, dropDatabase, ensureDatabase, migrate, type Database } from '@hub/store';
@@ -49,7 +49,7 @@ export function topicDefinitions(): TopicDefinition[] {
 }
 
 /** fullReplication: the brokers form a quorum big enough for every topic's defined replication (no clamping). */
-export async function createTestStack(label: string, options: { brokers?: string[]; fullReplication?: boolean; client?: EventLogClient } = {}): Promise<TestStack> {
+export async function createTestStack(label: string, options: { brokers?: string[]; fullReplication?: boolean } = {}): Promise<TestStack> {
   // Brokers of the test's own (the cluster tier starts its own and no shared broker): Postgres only.
   const { brokers, serverUrl } = options.brokers ? { brokers: options.brokers, serverUrl: process.env['TEST_DATABASE_URL'] ?? testEnv().serverUrl } : testEnv();
   const suffix = randomBytes(4).toString('hex');
@@ -69,8 +69,7 @@ export async function createTestStack(label: string, options: { brokers?: string
   );
   await migrate(pool, join(repoRoot, 'infra', 'migrations'));
   const topicPrefix = `t${suffix}`;
-  const client = options.client ?? testKafkaClient();
-  const eventLog = await createEventLog({ brokers, client, clientId: `test-${label}`, topicPrefix, logger: createLogger({ service: 'test', level: 'error' }) });
+  const eventLog = await createEventLog({ brokers, clientId: `test-${label}`, topicPrefix, logger: createLogger({ service: 'test', level: 'error' }) });
   try {
     const admin = eventLog.topicAdmin();
     await ensureTopics(admin, topicDefinitions(), topicPrefix, undefined, options.fullReplication ? { fullReplicationWithinMs: 60_000 } : {});
@@ -95,8 +94,6 @@ export async function createTestStack(label: string, options: { brokers?: string
       // drivers' data keys: docs/decisions/0013-erasure-by-destroying-data-keys.md).
       HUB_SECRET_KEY: secretKey,
       LOG_LEVEL: 'info',
-      // The client the test tier runs with (KAFKA_CLIENT), so a tier runs every service on either client.
-      KAFKA_CLIENT: client,
       OPERATOR_PORT: '0',
       // The test runner's compile cache (infra/stack/test-tiers.ts) for the services and hubctl runs too.
       ...(process.env['NODE_COMPILE_CACHE'] ? { NODE_COMPILE_CACHE: process.env['NODE_COMPILE_CACHE'] } : {}),
@@ -109,14 +106,3 @@ export async function createTestStack(label: string, options: { brokers?: string
     },
   };
 }
-
-/**
- * The Kafka client a test run uses (KAFKA_CLIENT, as the services read it with @hub/config
- * readKafkaClient): the test's own event logs and every service it starts run on it.
- */
-export function testKafkaClient(): EventLogClient {
-  const v = process.env['KAFKA_CLIENT']?.trim().toLowerCase() || 'platformatic';
-  if (v !== 'kafkajs' && v !== 'platformatic') throw new Error(`KAFKA_CLIENT must be kafkajs or platformatic, got "${v}"`);
-  return v;
-}
-

@@ -143,7 +143,7 @@ describe('Kafka subscriptions', () => {
   });
   it('hand over nothing before the stored positions, even what was fetched before the seek to them took effect', async () => {
     // A first deploy of a consumer whose positions were set at the topic's end (the dispatcher's
-    // registry consumer): the group has no committed offsets, so kafkajs fetches from the beginning
+    // registry consumer): the group has no committed offsets, so a consumer could fetch from the beginning
     // as soon as it joined; the stored positions arrive later (here 1.5 s: a slow Postgres).
     const storedTopic = topics.tariffs;
     for (let n = 0; n < 30; n++) await stack.eventLog.append(storedTopic, [cdrEvent(`OLD-${n}`)]);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import { AppendTimeoutError, translateKafkaError } from '@hub/event-log';
+import { AppendTimeoutError, KafkaRequestFailed } from '@hub/event-log';
 import { translatePostgresError } from '@hub/store';
 import { HubError } from '@hub/ocpi';
 import { DependencyUnavailable } from '@hub/core';
@@ -81,7 +81,7 @@ describe('errorMiddleware: dependencies unavailable are 503 with Retry-After', (
     ['Postgres connection failure (08006)', translatePostgresError(pgError('08006'))],
     ['Postgres cannot connect now (08001)', translatePostgresError(pgError('08001'))],
     ['Postgres refusing connections (ECONNREFUSED)', translatePostgresError(pgError('ECONNREFUSED'))],
-    ['a Kafka client error', translateKafkaError(Object.assign(new Error('Connection error: connect ECONNREFUSED'), { name: 'KafkaJSConnectionError' }))],
+    ['a Kafka request that failed', new KafkaRequestFailed('Kafka: Connection to 127.0.0.1:9092 failed.', { retriable: true })],
     ['an append timeout', new AppendTimeoutError('ocpi.sessions.v1', 2000)],
     ['DependencyUnavailable', new DependencyUnavailable('postgres', 'Postgres unavailable')],
   ];
