@@ -219,7 +219,6 @@ describe('readCommonConfig', () => {
       TOPIC_PREFIX: 'run42',
       LOG_LEVEL: 'debug',
       OPERATOR_PORT: '0',
-      KAFKA_CLIENT: 'Platformatic',
     });
     assert.deepEqual(readCommonConfig(r, 9101), {
       kafkaBrokers: ['k1:9092', 'k2:9092'],

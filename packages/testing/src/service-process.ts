@@ -20,8 +20,7 @@ export interface ServiceProcess {
 // a failure of the service: the default wait is 60 s.
 export async function startService(name: string, env: Record<string, string>, ready: RegExp, readyTimeoutMs = 60_000): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [...process.execArgv.filter((a) => !a.startsWith('--test')), join(repoRoot, 'services', name, 'src', 'main.ts')], {
-    // KAFKA_CLIENT passes on, so a test tier runs its services on the client it was started with.
-    env: { PATH: process.env['PATH'] ?? '', ...(process.env['KAFKA_CLIENT'] ? { KAFKA_CLIENT: process.env['KAFKA_CLIENT'] } : {}), ...env },
+    env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   detachFromTestFile(child);
