@@ -15,6 +15,12 @@ import { startBroker, type RunningBroker } from '../stack/kafka.ts';
 import { local } from '../stack/paths.ts';
 import { freePort } from '../stack/proc.ts';
 
+/**
+ * The appends' bound: the refused one waits it out, and the first append and the one after the restart
+ * (a new connection, a new producer id) must fit in it on a loaded machine (1 s did not, once in CI).
+ */
+const APPEND_TIMEOUT_MS = 5_000;
+
 /** Longer than the client's longest pause between retries, 5 s (platformatic-connection.ts). */
 const RETRY_PAUSE_OUTLASTED_MS = 8_000;
 
@@ -30,7 +36,7 @@ describe('a refused append', () => {
     const ports = { port: await freePort(), controllerPort: await freePort() };
     broker = await startBroker({ home, ...ports, heapMb: 384 });
     const topicPrefix = 'refused_';
-    const log = await createEventLog({ brokers: [broker.brokers], clientId: 'refused-append-test', topicPrefix, appendTimeoutMs: 1_000, logger: createLogger({ service: 'test', level: 'error' }) });
+    const log = await createEventLog({ brokers: [broker.brokers], clientId: 'refused-append-test', topicPrefix, appendTimeoutMs: APPEND_TIMEOUT_MS, logger: createLogger({ service: 'test', level: 'error' }) });
     try {
       const admin = log.topicAdmin();
       await ensureTopics(admin, topicDefinitions(), topicPrefix);
