@@ -85,10 +85,13 @@ describe('OCPI 2.1.1 locations and tariffs beside 2.2.1', () => {
   });
 
   it('a 2.2.1 eMSP pulls both CPOs as valid 2.2.1 objects, the 2.1.1 one with its owner and tariff_ids, never the hub-private member', async () => {
+    // Both locations, and the 2.1.1 CPO's PATCHes applied (its connector's tariff last): the eMSP's pull
+    // sees them once their projection has caught up (docs/reference/partner-api.md, Read-your-writes).
+    const patched = (ls: Json[]) => ls.some((l) => JSON.stringify(l['evses'] ?? []).includes('"tariff_ids":["13"]'));
     let pulled: Json[] = [];
-    for (let i = 0; i < 50 && pulled.length < 2; i++) {
+    for (let i = 0; i < 50 && !(pulled.length === 2 && patched(pulled)); i++) {
       pulled = (await followPages<Json>(hub, v221('locations'), emsp221.token)).items;
-      if (pulled.length < 2) await new Promise((r) => setTimeout(r, 200));
+      if (!(pulled.length === 2 && patched(pulled))) await new Promise((r) => setTimeout(r, 200));
     }
     assert.equal(pulled.length, 2);
     for (const l of pulled) {
@@ -101,7 +104,13 @@ describe('OCPI 2.1.1 locations and tariffs beside 2.2.1', () => {
     assert.equal(evses.find((e) => e['uid'] === '3256')?.['status'], 'CHARGING');
     const connector = ((evses.find((e) => e['uid'] === '3257')?.['connectors'] as Json[]) ?? [])[0] ?? {};
     assert.deepEqual(connector['tariff_ids'], ['13']);
-    const tariffs = (await followPages<Json>(hub, v221('tariffs'), emsp221.token)).items;
+    // Read-your-writes is the owner's (docs/reference/partner-api.md, Read-your-writes); another party's pull sees the
+    // tariffs once their projection has caught up, so it asks again for a while, as for the locations.
+    let tariffs: Json[] = [];
+    for (let i = 0; i < 50 && tariffs.length < 2; i++) {
+      tariffs = (await followPages<Json>(hub, v221('tariffs'), emsp221.token)).items;
+      if (tariffs.length < 2) await new Promise((r) => setTimeout(r, 200));
+    }
     assert.equal(tariffs.length, 2);
     for (const t of tariffs) await assertValid('ocpi/tariff.json', t);
   });
