@@ -31,6 +31,12 @@ export interface ProjectionRule {
    * upper-cased id; Kafka keys are not): a snapshot written from the read model keys it so.
    */
   objectId(document: Json): string | undefined;
+  /**
+   * Its objects carry prices that 2.2.1 and 2.1.1 give excluding taxes: the boolean column saying so
+   * (migration 032). A list narrowed to `pricesExcludeTaxes` (ListNarrowing, @hub/core) keeps only the
+   * rows where it is true (docs/decisions/0012-ocpi-2.3.0-through-the-2.2.1-canonical-form.md).
+   */
+  readonly pricesExcludeTaxesColumn?: 'prices_exclude_taxes';
 }
 
 

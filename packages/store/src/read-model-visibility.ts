@@ -21,11 +21,15 @@ export const LIST_ORDER = 'created_at, country_code, party_id, id';
 export type ListKey = readonly [createdAt: string, countryCode: string, partyId: string, id: string];
 
 
-/** Whether the narrowing applies to the model (only tariffs have prices). */
-const priced = (model: ReadModel, narrow: ListNarrowing | undefined): boolean => model === 'tariffs' && narrow?.pricesExcludeTaxes === true;
+/**
+ * The column a list narrowed to prices excluding taxes filters by, when the narrowing applies to the
+ * model (its projection rule names one: only objects with prices). From the module table, so it can be inlined.
+ */
+const priced = (model: ReadModel, narrow: ListNarrowing | undefined): string | undefined =>
+  narrow?.pricesExcludeTaxes === true ? projectionOf(model).pricesExcludeTaxesColumn : undefined;
 
 /** The narrowing as part of a cache key (list cursors, rank anchors): lists narrowed differently differ. */
-export const narrowingKey = (model: ReadModel, narrow: ListNarrowing | undefined): string => (priced(model, narrow) ? 'prices-exclude-taxes' : '');
+export const narrowingKey = (model: ReadModel, narrow: ListNarrowing | undefined): string => (priced(model, narrow) !== undefined ? 'prices-exclude-taxes' : '');
 
 /**
  * CTEs `visible_owners` and `matching` (the keys of the caller's list) over parameters $1 platform id,
@@ -36,6 +40,7 @@ export const narrowingKey = (model: ReadModel, narrow: ListNarrowing | undefined
 export function visibleMatching(model: ReadModel, options: { materialized: boolean; narrow?: ListNarrowing }): string {
   const { table } = projectionOf(model);
   const { owner, reader } = sides(model);
+  const column = priced(model, options.narrow);
   return `
       with visible_owners as (
         select a.${owner}_country_code as cc, a.${owner}_party_id as pid from (${ACTIVE_ROUTES}) a where a.${reader}_platform_id = $1
@@ -46,7 +51,7 @@ export function visibleMatching(model: ReadModel, options: { materialized: boole
          where t.generation = $2
            and t.country_code || chr(31) || t.party_id = any(array(select cc || chr(31) || pid from visible_owners))
            and ($3::timestamptz is null or t.last_updated >= $3)
-           and ($4::timestamptz is null or t.last_updated < $4)${priced(model, options.narrow) ? '\n           and t.prices_exclude_taxes' : ''}
+           and ($4::timestamptz is null or t.last_updated < $4)${column !== undefined ? `\n           and t.${column}` : ''}
       )`;
 }
 
@@ -59,9 +64,10 @@ export function visibleTotal(model: ReadModel, narrow?: ListNarrowing): string {
   const counted = `select coalesce(sum(c.n), 0) from read_model_counts c
             where c.model = '${model}' and c.generation = $2
               and c.country_code || chr(31) || c.party_id = any(array(select cc || chr(31) || pid from visible_owners))`;
-  if (!priced(model, narrow)) return counted;
-  return `(${counted}) - (select count(*) from tariffs x
-            where x.generation = $2 and not x.prices_exclude_taxes
+  const column = priced(model, narrow);
+  if (column === undefined) return counted;
+  return `(${counted}) - (select count(*) from ${projectionOf(model).table} x
+            where x.generation = $2 and not x.${column}
               and x.country_code || chr(31) || x.party_id = any(array(select cc || chr(31) || pid from visible_owners)))`;
 }
 
@@ -71,8 +77,9 @@ export function visibleTotal(model: ReadModel, narrow?: ListNarrowing): string {
  * the rank anchors (read-model-anchors.ts) compare this too before they trust their ranks.
  */
 export function narrowedOut(model: ReadModel, narrow?: ListNarrowing): string {
-  if (!priced(model, narrow)) return "''";
-  return `(select '|' || md5(coalesce(string_agg(x.country_code || '/' || x.party_id || '/' || x.id, ',' order by x.country_code, x.party_id, x.id), '')) from tariffs x
-            where x.generation = $2 and not x.prices_exclude_taxes
+  const column = priced(model, narrow);
+  if (column === undefined) return "''";
+  return `(select '|' || md5(coalesce(string_agg(x.country_code || '/' || x.party_id || '/' || x.id, ',' order by x.country_code, x.party_id, x.id), '')) from ${projectionOf(model).table} x
+            where x.generation = $2 and not x.${column}
               and x.country_code || chr(31) || x.party_id = any(array(select cc || chr(31) || pid from visible_owners)))`;
 }

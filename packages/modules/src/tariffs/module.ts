@@ -66,5 +66,8 @@ export const tariffsModule = {
     replacesWholeObject: (type) => type === tariffEventTypes.tariffPut,
     find: (document) => document,
     objectId: (document) => stringMember(document, 'id'),
+    // A 2.3.0 tariff's prices may include taxes at no given rate (ocpi-2.3.0/mod_tariffs.asciidoc,
+    // PriceComponent): a 2.2.1 or 2.1.1 reader is not given it (decision 0012).
+    pricesExcludeTaxesColumn: 'prices_exclude_taxes',
   },
 } as const satisfies OcpiModule;
