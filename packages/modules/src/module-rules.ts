@@ -85,6 +85,13 @@ export interface DeliveryRule {
    * interface, PUT).
    */
   readonly interfaceRole?: 'SENDER';
+  /**
+   * The member of its object that names the eMSP it goes to: a Session's or CDR's cdr_token, whose
+   * country_code and party_id are the eMSP's that owns the driver's Token (mod_cdrs.asciidoc, CdrToken
+   * class). A 2.1.1 CPO names the driver only by auth_id, so such a row may be held for the hub until
+   * the auth_id is attributed (dispatcher, delivery-attribution.ts; docs/reference/version-mapping.md).
+   */
+  readonly emspNamedBy?: 'cdr_token';
 }
 
 export interface OcpiModule {

@@ -7,6 +7,7 @@ import { locationEventTypes, tariffEventTypes, topics } from '@hub/events';
 import { hubErrors } from '@hub/ocpi';
 import {
   consumedDeliveryModules,
+  deliveredKinds,
   deliveryRuleOf,
   isProjectedModule,
   modulesServedIn,
@@ -161,6 +162,15 @@ describe('the module table', () => {
     assert.deepEqual([deliveryRuleOf('active_charging_profile').method, deliveryRuleOf('active_charging_profile').keeps, deliveryRuleOf('active_charging_profile').interfaceRole], ['PUT', { newestBy: 'start_date_time' }, 'SENDER']);
     assert.equal(moduleOfDelivery('active_charging_profile').id, 'chargingprofiles');
     assert.equal(moduleOfDelivery('charging_profile_result').id, 'chargingprofiles');
+  });
+
+  it('declares what the store and the dispatcher do differently per kind and read model, so neither names one', () => {
+    // A Session and a CDR name their eMSP by cdr_token (mod_cdrs.asciidoc, CdrToken class): what a
+    // 2.1.1 row held for the hub is attributed by.
+    assert.deepEqual(deliveredKinds.filter((k) => deliveryRuleOf(k).emspNamedBy === 'cdr_token'), ['session', 'cdr']);
+    // Decision 0012: only tariffs have prices a 2.2.1 or 2.1.1 reader is given excluding taxes.
+    assert.deepEqual(projectedModules.filter((m) => projectionOf(m).pricesExcludeTaxesColumn !== undefined), ['tariffs']);
+    assert.equal(projectionOf('tariffs').pricesExcludeTaxesColumn, 'prices_exclude_taxes');
   });
 
   it('turns the sessions, CDRs and tokens topics into deliveries in the dispatcher', () => {

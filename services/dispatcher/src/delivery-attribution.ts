@@ -1,5 +1,6 @@
 import type { PartyRef } from '@hub/ocpi';
 import type { Delivery } from '@hub/core';
+import { deliveryRuleOf, isDeliveredKind } from '@hub/modules';
 import { cdrTokenFromAuthId, HUB_VERSION_FIELDS, type Token } from '@hub/versions';
 
 // A 2.1.1 CPO names the driver of a session or CDR only by auth_id. One the hub could not attribute
@@ -19,12 +20,16 @@ export interface AttributionDeps {
 
 export type Attribution = { readonly ok: true; readonly delivery: Delivery } | { readonly ok: false; readonly reason: string };
 
-/** A session or CDR row of a 2.1.1 CPO whose cdr_token names the hub: its driver is not attributed yet. */
+/**
+ * A session or CDR row (its delivery rule names the eMSP by cdr_token) of a 2.1.1 CPO whose cdr_token
+ * names the hub: its driver is not attributed yet. A kind without a rule here is none (the worker parks it).
+ */
 export function isUnattributed(d: Delivery, hub: PartyRef): boolean {
-  if ((d.kind !== 'session' && d.kind !== 'cdr') || d.recipientRole !== 'EMSP') return false;
+  const namedBy = isDeliveredKind(d.kind) ? deliveryRuleOf(d.kind).emspNamedBy : undefined;
+  if (namedBy === undefined || d.recipientRole !== 'EMSP') return false;
   if (d.emsp.countryCode !== hub.countryCode || d.emsp.partyId !== hub.partyId) return false;
   const fields = d.payload[HUB_VERSION_FIELDS] as Json | undefined;
-  return fields?.['2.1.1'] !== undefined && typeof (d.payload['cdr_token'] as Json | undefined)?.['contract_id'] === 'string';
+  return fields?.['2.1.1'] !== undefined && typeof (d.payload[namedBy] as Json | undefined)?.['contract_id'] === 'string';
 }
 
 /** The row given to the eMSP its auth_id names now, or why it cannot be (the auth_id itself is personal data and not in the reason). */

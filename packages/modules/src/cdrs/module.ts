@@ -37,5 +37,13 @@ export const cdrsModule = {
     routes,
   },
   topics: [eventTopic(topics.cdrs, 12, RETAIN_FOREVER, 'CDRs posted by CPOs; key cpo_cc/cpo_pid/cdr_id; the analytics contract')],
-  delivery: { kind: 'cdr', receiverModule: 'cdrs', recipient: 'EMSP', method: 'POST', url: (receiverUrl) => stripSlashes(receiverUrl), keeps: 'every' },
+  delivery: {
+    kind: 'cdr',
+    receiverModule: 'cdrs',
+    recipient: 'EMSP',
+    method: 'POST',
+    url: (receiverUrl) => stripSlashes(receiverUrl),
+    keeps: 'every',
+    emspNamedBy: 'cdr_token',
+  },
 } as const satisfies OcpiModule;

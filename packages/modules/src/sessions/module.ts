@@ -47,5 +47,6 @@ export const sessionsModule = {
     method: 'PUT',
     url: (receiverUrl, { cpo, objectId }) => `${stripSlashes(receiverUrl)}/${cpo.countryCode}/${cpo.partyId}/${encodeURIComponent(objectId)}`,
     keeps: { newestBy: 'last_updated' },
+    emspNamedBy: 'cdr_token',
   },
 } as const satisfies OcpiModule;
