@@ -48,6 +48,18 @@ export interface DeliveredObject {
   readonly payload: Json;
 }
 
+/**
+ * How the dispatcher sends a delivery's object to a receiver of another OCPI version than the canonical
+ * 2.2.1 (docs/decisions/0008-one-canonical-form-translated-at-the-edge.md): by the version adapter's
+ * translation of the OCPI object it is (@hub/versions adapter.ts), a Session or CDR with the path of
+ * its Location's id, since a 2.1.1 one carries the whole Location (ocpi-2.1.1/mod_sessions.md 3.1,
+ * mod_cdrs.md 3.1); or unchanged in the one other version that has it.
+ */
+export type DeliveryTranslation =
+  | { readonly object: 'Session' | 'CDR'; readonly locationIdAt: readonly [string, ...string[]] }
+  | { readonly object: 'Token' | 'CommandResult' }
+  | { readonly unchangedIn: '2.3.0' };
+
 export interface DeliveryRule {
   readonly kind: DeliveryKind;
   /** The module of the recipient's receiver endpoint (version details, operator overrides). */
@@ -68,6 +80,8 @@ export interface DeliveryRule {
    * its own delivery (a CDR is immutable).
    */
   readonly keeps: { readonly newestBy: 'last_updated' | 'start_date_time' } | 'every';
+  /** For a receiver of another version than 2.2.1 (DeliveryTranslation). */
+  readonly translation: DeliveryTranslation;
   /**
    * What must join the row's pair when it is delivered: an active route ('active', the default: an
    * enabled rule, neither party suspended) or only an enabled rule ('rule': a ClientInfo announces

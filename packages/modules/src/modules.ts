@@ -11,7 +11,7 @@ import { chargingProfilesModule } from './chargingprofiles/module.ts';
 import { tokensModule } from './tokens/module.ts';
 import { hubClientInfoModule } from './hubclientinfo/module.ts';
 
-export type { DeliveredObject, DeliveryRule, OcpiModule, ProjectionRule } from './module-rules.ts';
+export type { DeliveredObject, DeliveryRule, DeliveryTranslation, OcpiModule, ProjectionRule } from './module-rules.ts';
 
 // The module table: one folder per OCPI module the hub carries (docs/explanation/architecture.md, OCPI modules; decision 0016), each
 // declaring its HTTP surface, topics, events, read model and deliveries. Whatever differs between

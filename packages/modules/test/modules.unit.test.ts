@@ -168,6 +168,11 @@ describe('the module table', () => {
     // A Session and a CDR name their eMSP by cdr_token (mod_cdrs.asciidoc, CdrToken class): what a
     // 2.1.1 row held for the hub is attributed by.
     assert.deepEqual(deliveredKinds.filter((k) => deliveryRuleOf(k).emspNamedBy === 'cdr_token'), ['session', 'cdr']);
+    // Decision 0008: translated at the edge; 2.1.1 Sessions and CDRs carry their whole Location.
+    assert.deepEqual(deliveryRuleOf('session').translation, { object: 'Session', locationIdAt: ['location_id'] });
+    assert.deepEqual(deliveryRuleOf('cdr').translation, { object: 'CDR', locationIdAt: ['cdr_location', 'id'] });
+    assert.deepEqual([deliveryRuleOf('token').translation, deliveryRuleOf('command_result').translation], [{ object: 'Token' }, { object: 'CommandResult' }]);
+    for (const k of ['client_info', 'charging_profile_result', 'active_charging_profile'] as const) assert.deepEqual(deliveryRuleOf(k).translation, { unchangedIn: '2.3.0' }, k);
     // Decision 0012: only tariffs have prices a 2.2.1 or 2.1.1 reader is given excluding taxes.
     assert.deepEqual(projectedModules.filter((m) => projectionOf(m).pricesExcludeTaxesColumn !== undefined), ['tariffs']);
     assert.equal(projectionOf('tariffs').pricesExcludeTaxesColumn, 'prices_exclude_taxes');

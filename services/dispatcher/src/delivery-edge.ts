@@ -1,6 +1,7 @@
 import type { DeliveryKind } from '@hub/core';
+import { deliveryRuleOf, isDeliveredKind, type DeliveryTranslation } from '@hub/modules';
 import type { OcpiVersion, PartyRef } from '@hub/ocpi';
-import { adapterFor, isNotRepresentable, versionFields, withoutVersionFields, type Location } from '@hub/versions';
+import { adapterFor, isNotRepresentable, versionFields, withoutVersionFields, type Location, type VersionAdapter } from '@hub/versions';
 
 // What a delivery sends, in the receiver's OCPI version (docs/decisions/0008-one-canonical-form-translated-at-the-edge.md):
 // the record's canonical object translated by the version's adapter, without the hub-private member for
@@ -13,6 +14,17 @@ export type DeliveryBody = { readonly ok: true; readonly body: unknown } | { rea
 
 /** The canonical Location a session or CDR happened at, from the locations read model. */
 export type LocationOf = (cpo: PartyRef, locationId: string) => Promise<Json | undefined>;
+
+/** The version adapters' translations of the OCPI objects a delivery sends (its rule's translation). */
+const translateOut: Record<Extract<DeliveryTranslation, { object: string }>['object'], (adapter: VersionAdapter, payload: Json, at: Location | undefined) => unknown> = {
+  Session: (adapter, payload, at) => adapter.sessionOut(payload as never, at),
+  CDR: (adapter, payload, at) => adapter.cdrOut(payload as never, at),
+  Token: (adapter, payload) => adapter.tokenOut(payload as never),
+  CommandResult: (adapter, payload) => adapter.commandResultOut(payload as never),
+};
+
+/** The member at `path` of the payload (a Location's id), undefined where a step is missing. */
+const memberAt = (payload: Json, path: readonly string[]): unknown => path.reduce<unknown>((at, key) => (at as Json | null | undefined)?.[key], payload);
 
 export async function deliveryBody(kind: DeliveryKind, version: OcpiVersion, payload: Json, cpo: PartyRef, locationOf: LocationOf): Promise<DeliveryBody> {
   if (version === '2.2.1') return { ok: true, body: withoutVersionFields(payload) };
@@ -28,32 +40,19 @@ export async function deliveryBody(kind: DeliveryKind, version: OcpiVersion, pay
     return found ?? 'missing';
   };
   const missing = (id: unknown): DeliveryBody => ({ ok: false, retry: true, reason: `Location ${cpo.countryCode}/${cpo.partyId}/${String(id)} is not in the read model (yet): OCPI ${version} needs it` });
+  // How the kind goes to another version: its delivery rule (@hub/modules). A kind without one (a
+  // newer version of the hub wrote it) is not delivered in another version.
+  const translation = isDeliveredKind(kind) ? deliveryRuleOf(kind).translation : undefined;
   try {
-    switch (kind) {
-      case 'session': {
-        const at = await location(payload['location_id']);
-        return at === 'missing' ? missing(payload['location_id']) : { ok: true, body: adapter.sessionOut(payload as never, at) };
-      }
-      case 'cdr': {
-        const id = (payload['cdr_location'] as Json | undefined)?.['id'];
-        const at = await location(id);
-        return at === 'missing' ? missing(id) : { ok: true, body: adapter.cdrOut(payload as never, at) };
-      }
-      case 'token':
-        return { ok: true, body: adapter.tokenOut(payload as never) };
-      case 'command_result':
-        return { ok: true, body: adapter.commandResultOut(payload as never) };
-      // ocpi-2.3.0/mod_hub_client_info.asciidoc ClientInfo object: the same members as 2.2.1's (2.1.1
-      // has no hubclientinfo: its parties are no recipients, postgres-client-info-recipients.ts), and
-      // ocpi-2.3.0/mod_charging_profiles.asciidoc: the same objects as 2.2.1's (the ingress holds them in that form).
-      case 'charging_profile_result':
-      case 'active_charging_profile':
-      case 'client_info':
-        if (version === '2.3.0') return { ok: true, body: withoutVersionFields(payload) };
-        return { ok: false, reason: `OCPI ${String(version)} has no ${kind} to deliver` };
-      default:
-        return { ok: false, reason: `OCPI ${version} has no ${String(kind)} to deliver` };
+    if (translation === undefined || 'unchangedIn' in translation) {
+      if (translation?.unchangedIn === version) return { ok: true, body: withoutVersionFields(payload) };
+      return { ok: false, reason: `OCPI ${String(version)} has no ${String(kind)} to deliver` };
     }
+    const out = translateOut[translation.object];
+    if (!('locationIdAt' in translation)) return { ok: true, body: out(adapter, payload, undefined) };
+    const id = memberAt(payload, translation.locationIdAt);
+    const at = await location(id);
+    return at === 'missing' ? missing(id) : { ok: true, body: out(adapter, payload, at) };
   } catch (e) {
     if (isNotRepresentable(e)) return { ok: false, reason: e.message };
     throw e;

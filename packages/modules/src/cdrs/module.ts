@@ -45,5 +45,6 @@ export const cdrsModule = {
     url: (receiverUrl) => stripSlashes(receiverUrl),
     keeps: 'every',
     emspNamedBy: 'cdr_token',
+    translation: { object: 'CDR', locationIdAt: ['cdr_location', 'id'] },
   },
 } as const satisfies OcpiModule;

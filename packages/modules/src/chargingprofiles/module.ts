@@ -71,7 +71,9 @@ export const chargingProfilesModule = {
       'ChargingProfile set, get and clear requested, CPO response, result received, timed out (key request_id); ActiveChargingProfile pushed by CPOs (key CPO_CC/PID/SESSION_ID); 7 days',
     ),
   ],
-  delivery: { kind: 'charging_profile_result', receiverModule: 'chargingprofiles', recipient: 'EMSP', method: 'POST', url: (responseUrl) => responseUrl, keeps: 'every' },
+  // ocpi-2.3.0/mod_charging_profiles.asciidoc: the same objects as 2.2.1's (the ingress holds them in
+  // that form); 2.1.1 has no such module.
+  delivery: { kind: 'charging_profile_result', receiverModule: 'chargingprofiles', recipient: 'EMSP', method: 'POST', url: (responseUrl) => responseUrl, keeps: 'every', translation: { unchangedIn: '2.3.0' } },
   moreDeliveries: [
     {
       kind: 'active_charging_profile',
@@ -81,6 +83,7 @@ export const chargingProfilesModule = {
       method: 'PUT',
       url: (senderUrl, { objectId }) => `${stripSlashes(senderUrl)}/${encodeURIComponent(objectId)}`,
       keeps: { newestBy: 'start_date_time' },
+      translation: { unchangedIn: '2.3.0' },
     },
   ],
 } as const satisfies OcpiModule;

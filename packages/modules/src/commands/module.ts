@@ -50,5 +50,5 @@ export const commandsModule = {
     routes,
   },
   topics: [eventTopic(topics.commands, 6, RETAIN_7_DAYS, 'Command requested, CPO response, result received, timed out; key command_id; 7 days')],
-  delivery: { kind: 'command_result', receiverModule: 'commands', recipient: 'EMSP', method: 'POST', url: (responseUrl) => responseUrl, keeps: 'every' },
+  delivery: { kind: 'command_result', receiverModule: 'commands', recipient: 'EMSP', method: 'POST', url: (responseUrl) => responseUrl, keeps: 'every', translation: { object: 'CommandResult' } },
 } as const satisfies OcpiModule;

@@ -52,5 +52,8 @@ export const hubClientInfoModule = {
     keeps: { newestBy: 'last_updated' },
     route: 'rule',
     routingHeaders: false,
+    // ocpi-2.3.0/mod_hub_client_info.asciidoc: the same ClientInfo as 2.2.1's; 2.1.1 has no such
+    // module (its parties are no recipients, postgres-client-info-recipients.ts).
+    translation: { unchangedIn: '2.3.0' },
   },
 } as const satisfies OcpiModule;

@@ -48,5 +48,6 @@ export const sessionsModule = {
     url: (receiverUrl, { cpo, objectId }) => `${stripSlashes(receiverUrl)}/${cpo.countryCode}/${cpo.partyId}/${encodeURIComponent(objectId)}`,
     keeps: { newestBy: 'last_updated' },
     emspNamedBy: 'cdr_token',
+    translation: { object: 'Session', locationIdAt: ['location_id'] },
   },
 } as const satisfies OcpiModule;

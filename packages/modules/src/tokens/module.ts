@@ -105,5 +105,6 @@ export const tokensModule = {
       return `${stripSlashes(receiverUrl)}/${emsp.countryCode}/${emsp.partyId}/${encodeURIComponent(uid)}?type=${encodeURIComponent(type)}`;
     },
     keeps: { newestBy: 'last_updated' },
+    translation: { object: 'Token' },
   },
 } as const satisfies OcpiModule;
