@@ -1,5 +1,5 @@
 import { mergeSessionPatch } from './session-patch.ts';
-import type { DeliveryInput } from './delivery-records.ts';
+import type { DeliveryInput, DeliveryKind } from './delivery-records.ts';
 import { utcTime } from './utc-time.ts';
 
 // Session PATCH events turned into full sessions for delivery (mod_sessions.asciidoc, PATCH Method;
@@ -64,11 +64,13 @@ function emspOf(payload: Json, fallback: Party): Party {
 }
 
 /**
+ * `kind`: the rows folded, those whose delivery rule merges a PATCH into the owner's object
+ * (@hub/modules, patchMergesInto: sessions); rows of other kinds pass as they are, in their place.
  * `replayTo`: an operator replay to this eMSP (hubctl replay, enqueueForced). Only its sessions are
  * touched, and a PATCH whose event is the version a row holds already makes that row pending again
  * as it is (merging it again would add its charging periods twice), as a replayed PUT does.
  */
-export function foldSessionEvents(inputs: readonly DeliveryInput[], stored: readonly StoredSession[], replayTo?: Party): SessionFold {
+export function foldSessionEvents(inputs: readonly DeliveryInput[], stored: readonly StoredSession[], kind: DeliveryKind, replayTo?: Party): SessionFold {
   const latest = new Map<string, Version>();
   const keep = (key: string, v: Version) => {
     const seen = latest.get(key);
@@ -79,10 +81,10 @@ export function foldSessionEvents(inputs: readonly DeliveryInput[], stored: read
   const unapplied: UnappliedPatch[] = [];
   let applied = 0;
   for (const input of inputs) {
-    const time = input.kind === 'session' ? utcTime(input.payload['last_updated'], 'utc') : null;
-    if (input.kind !== 'session' || !input.patch) {
+    const time = input.kind === kind ? utcTime(input.payload['last_updated'], 'utc') : null;
+    if (input.kind !== kind || !input.patch) {
       rows.push(input);
-      if (input.kind === 'session') keep(sessionKey(input.cpo, input.objectId), { emsp: input.emsp, objectId: input.objectId, partition: input.partition, offset: input.offset, time, payload: input.payload });
+      if (input.kind === kind) keep(sessionKey(input.cpo, input.objectId), { emsp: input.emsp, objectId: input.objectId, partition: input.partition, offset: input.offset, time, payload: input.payload });
       continue;
     }
     const key = sessionKey(input.cpo, input.objectId);

@@ -1,5 +1,5 @@
 import { mergePatch } from './merge-patch.ts';
-import type { DeliveryInput } from './delivery-records.ts';
+import type { DeliveryInput, DeliveryKind } from './delivery-records.ts';
 import { utcTime } from './utc-time.ts';
 
 // Token events into token delivery rows (mod_tokens.asciidoc, Receiver interface). One event
@@ -33,14 +33,18 @@ export interface StoredToken {
 const newer = (a: { time: string | null; offset: string }, b: { time: string | null; offset: string }) =>
   a.time !== null && b.time !== null && a.time !== b.time ? a.time > b.time : BigInt(a.offset) > BigInt(b.offset);
 
-/** Folds the token PATCHes of rows (in order) into the full token each CPO holds; others pass as they are. */
-export function foldTokenPatches(rows: readonly DeliveryInput[], stored: readonly StoredToken[]): { rows: DeliveryInput[]; unapplied: number } {
+/**
+ * Folds the PATCHes of `kind` in rows (in order) into the full token each CPO holds; others pass as they
+ * are. `kind`: the rows whose delivery rule merges a PATCH into the recipient's row (@hub/modules,
+ * patchMergesInto: tokens).
+ */
+export function foldTokenPatches(rows: readonly DeliveryInput[], stored: readonly StoredToken[], kind: DeliveryKind): { rows: DeliveryInput[]; unapplied: number } {
   const latest = new Map<string, { time: string | null; offset: string; payload: Json }>();
   for (const s of stored) latest.set(tokenRowKey(s), { time: s.sourceTime, offset: s.offset, payload: s.payload });
   const out: DeliveryInput[] = [];
   let unapplied = 0;
   for (const r of rows) {
-    if (r.kind !== 'token') {
+    if (r.kind !== kind) {
       out.push(r);
       continue;
     }

@@ -106,6 +106,22 @@ export interface DeliveryRule {
    * the auth_id is attributed (dispatcher, delivery-attribution.ts; docs/reference/version-mapping.md).
    */
   readonly emspNamedBy?: 'cdr_token';
+  /**
+   * An eMSP's object for CPOs whose event names no CPO (no OCPI-to), or the hub (a Broadcast Push,
+   * transport_and_format.asciidoc, Message Routing), goes to every CPO with an active routing rule to
+   * the eMSP that implements the receiverModule (mod_tokens.asciidoc, Receiver interface): the store
+   * makes one row per receiving CPO, keyed by the id upper-cased (a CiString, types.asciidoc;
+   * @hub/store token-rows.ts).
+   */
+  readonly toEveryRoutedCpo?: true;
+  /**
+   * What a PATCH of its object is merged into before it is delivered as the full object (by `method`):
+   * 'owners-object', the newest full object its owner pushed, whichever eMSP's row holds it, as a
+   * Session PATCH is (mod_sessions.asciidoc, PATCH Method; @hub/core session-fold.ts); 'recipients-row',
+   * the full object the receiving party's row holds, as a Token PATCH is (mod_tokens.asciidoc, Receiver
+   * interface, PATCH Method; @hub/core token-fold.ts). Unset: its events are never PATCHes.
+   */
+  readonly patchMergesInto?: 'owners-object' | 'recipients-row';
 }
 
 export interface OcpiModule {

@@ -173,6 +173,10 @@ describe('the module table', () => {
     assert.deepEqual(deliveryRuleOf('cdr').translation, { object: 'CDR', locationIdAt: ['cdr_location', 'id'] });
     assert.deepEqual([deliveryRuleOf('token').translation, deliveryRuleOf('command_result').translation], [{ object: 'Token' }, { object: 'CommandResult' }]);
     for (const k of ['client_info', 'charging_profile_result', 'active_charging_profile'] as const) assert.deepEqual(deliveryRuleOf(k).translation, { unchangedIn: '2.3.0' }, k);
+    // mod_tokens.asciidoc: an eMSP's token goes to every routed CPO unless OCPI-to names one, a PATCH
+    // merged into the token each CPO holds; mod_sessions.asciidoc, PATCH Method: into the CPO's session.
+    assert.deepEqual(deliveredKinds.filter((k) => deliveryRuleOf(k).toEveryRoutedCpo === true), ['token']);
+    assert.deepEqual(deliveredKinds.flatMap((k) => (deliveryRuleOf(k).patchMergesInto ? [[k, deliveryRuleOf(k).patchMergesInto]] : [])), [['session', 'owners-object'], ['token', 'recipients-row']]);
     // Decision 0012: only tariffs have prices a 2.2.1 or 2.1.1 reader is given excluding taxes.
     assert.deepEqual(projectedModules.filter((m) => projectionOf(m).pricesExcludeTaxesColumn !== undefined), ['tariffs']);
     assert.equal(projectionOf('tariffs').pricesExcludeTaxesColumn, 'prices_exclude_taxes');

@@ -1,13 +1,14 @@
 import { inTransaction, type Pool, type PoolClient } from './pg-pool.ts';
 import { quarantineInsertSql, quarantineParam } from './consumer-quarantine.ts';
-import { foldSessionEvents, foldTokenPatches, isNewer, sessionKey, sourceTime, type DeliveryInput, type DeliveryPosition, type EnqueueReport, type QuarantineEntry, type StoredSession } from '@hub/core';
-import { deliveryRuleOf } from '@hub/modules';
+import { foldSessionEvents, foldTokenPatches, isNewer, sessionKey, sourceTime, type DeliveryInput, type DeliveryKind, type DeliveryPosition, type EnqueueReport, type QuarantineEntry, type SessionFold, type StoredSession } from '@hub/core';
+import { deliveryRuleOf, type DeliveryRule } from '@hub/modules';
 import { DELIVERIES_CHANNEL } from './delivery-rows.ts';
-import { expandTokenRows, loadTokensForUpdate } from './token-rows.ts';
+import { expandTokenRows, loadTokensForUpdate, toEveryRoutedCpo } from './token-rows.ts';
 
 // Consumed events into delivery rows (postgres-delivery-queue.ts, enqueue and enqueueForced): the
 // newest-wins upsert with the consumer's position and quarantined records in one statement, and the
-// Session PATCH fold (session-fold.ts) in one transaction when the batch has PATCHes.
+// Session and Token PATCH folds (session-fold.ts, token-fold.ts) in one transaction when the batch has
+// PATCHes. Which kinds fan out and how their PATCHes fold is their delivery rules' (@hub/modules).
 
 type Json = Record<string, unknown>;
 
@@ -98,43 +99,67 @@ async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], fo
   );
   return Number(result.rows[0]?.n ?? 0);
 }
-// Batches with Session PATCHes: read the sessions they patch (locked until commit, so nothing
-// changes them between the read and the write), fold the batch in its order, upsert the result.
-// Batches without one keep the single statement.
-// A forced (replay) batch is for one eMSP: the eMSP of its rows.
-export async function enqueueFolded(pool: Pool, consumed: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition, quarantine: readonly QuarantineEntry[] = []): Promise<{ n: number; report: EnqueueReport }> {
-  // Token events become one row per receiving CPO (token-fold.ts).
-  const input = consumed.some((r) => r.kind === 'token') ? await expandTokenRows(pool, consumed) : consumed;
-  const patches = input.filter((r) => r.kind === 'session' && r.patch);
-  const tokenPatches = input.some((r) => r.kind === 'token' && r.patch);
-  if (patches.length === 0 && !tokenPatches) return { n: await upsert(pool, input, forced, position ? [position] : [], quarantine), report: { applied: 0, unapplied: [] } };
-  const replayTo = forced ? patches[0]?.emsp : undefined;
-  return inTransaction(pool, async (client) => {
-    const tokenFold = tokenPatches ? foldTokenPatches(input, await loadTokensForUpdate(client, input)) : { rows: [...input], unapplied: 0 };
-    const tokens = tokenFold.rows;
-    const tokenReport = tokenFold.unapplied > 0 ? { tokenPatchesUnapplied: tokenFold.unapplied } : {};
-    if (patches.length === 0) return { n: await upsert(client, tokens, forced, position ? [position] : [], quarantine), report: { applied: 0, unapplied: [], ...tokenReport } };
-    const sessions = [...new Map(patches.map((r) => [sessionKey(r.cpo, r.objectId), r])).values()];
-    const { rows } = await client.query<{ emsp_country_code: string; emsp_party_id: string; cpo_country_code: string; cpo_party_id: string; object_id: string; source_partition: number; source_offset: string; source_time: Date | null; payload: Json }>(
-      `select emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id, source_partition, source_offset, source_time, payload
+
+/** The kinds, in batch order, of the PATCH rows whose delivery rule merges them into `into`. */
+const patchedKinds = (rows: readonly DeliveryInput[], into: DeliveryRule['patchMergesInto']): DeliveryKind[] => [
+  ...new Set(rows.filter((r) => r.patch === true && deliveryRuleOf(r.kind).patchMergesInto === into).map((r) => deliveryRuleOf(r.kind).kind)),
+];
+
+// The sessions the PATCHes of `kind` patch (any eMSP's row; locked until commit, so nothing changes
+// them between the read and the write), and the rows with those PATCHes folded in (session-fold.ts).
+async function foldOwnersObjects(client: PoolClient, input: readonly DeliveryInput[], kind: DeliveryKind, replayTo: DeliveryInput['emsp'] | undefined): Promise<SessionFold> {
+  const patches = input.filter((r) => r.kind === kind && r.patch);
+  const sessions = [...new Map(patches.map((r) => [sessionKey(r.cpo, r.objectId), r])).values()];
+  // The kind is the module table's (a closed set), so it can be inlined.
+  const { rows } = await client.query<{ emsp_country_code: string; emsp_party_id: string; cpo_country_code: string; cpo_party_id: string; object_id: string; source_partition: number; source_offset: string; source_time: Date | null; payload: Json }>(
+    `select emsp_country_code, emsp_party_id, cpo_country_code, cpo_party_id, object_id, source_partition, source_offset, source_time, payload
          from deliveries
-        where kind = 'session'
+        where kind = '${kind}'
           and (cpo_country_code, cpo_party_id, upper(object_id)) in (select * from unnest($1::text[], $2::text[], $3::text[]))
         order by id
         for update`,
-      [sessions.map((r) => r.cpo.countryCode.toUpperCase()), sessions.map((r) => r.cpo.partyId.toUpperCase()), sessions.map((r) => r.objectId.toUpperCase())],
-    );
-    const stored: StoredSession[] = rows.map((r) => ({
-      emsp: { countryCode: r.emsp_country_code, partyId: r.emsp_party_id },
-      cpo: { countryCode: r.cpo_country_code, partyId: r.cpo_party_id },
-      objectId: r.object_id,
-      partition: r.source_partition,
-      offset: r.source_offset,
-      sourceTime: r.source_time ? r.source_time.toISOString() : null,
-      payload: r.payload,
-    }));
-    const fold = foldSessionEvents(tokens, stored, replayTo);
-    return { n: await upsert(client, fold.rows, forced, position ? [position] : [], quarantine), report: { applied: fold.applied, unapplied: fold.unapplied, ...tokenReport } };
+    [sessions.map((r) => r.cpo.countryCode.toUpperCase()), sessions.map((r) => r.cpo.partyId.toUpperCase()), sessions.map((r) => r.objectId.toUpperCase())],
+  );
+  const stored: StoredSession[] = rows.map((r) => ({
+    emsp: { countryCode: r.emsp_country_code, partyId: r.emsp_party_id },
+    cpo: { countryCode: r.cpo_country_code, partyId: r.cpo_party_id },
+    objectId: r.object_id,
+    partition: r.source_partition,
+    offset: r.source_offset,
+    sourceTime: r.source_time ? r.source_time.toISOString() : null,
+    payload: r.payload,
+  }));
+  return foldSessionEvents(input, stored, kind, replayTo);
+}
+
+// Batches with PATCHes: read the rows they patch (locked until commit), fold the batch in its order,
+// token PATCHes first, then Session PATCHes; upsert the result. Batches without one keep the single
+// statement. A forced (replay) batch is for one eMSP: the eMSP of its rows.
+export async function enqueueFolded(pool: Pool, consumed: readonly DeliveryInput[], forced: boolean, position?: DeliveryPosition, quarantine: readonly QuarantineEntry[] = []): Promise<{ n: number; report: EnqueueReport }> {
+  // Token events become one row per receiving CPO (token-fold.ts).
+  const input = consumed.some(toEveryRoutedCpo) ? await expandTokenRows(pool, consumed) : consumed;
+  const rowPatched = patchedKinds(input, 'recipients-row');
+  const ownerPatched = patchedKinds(input, 'owners-object');
+  if (rowPatched.length === 0 && ownerPatched.length === 0) return { n: await upsert(pool, input, forced, position ? [position] : [], quarantine), report: { applied: 0, unapplied: [] } };
+  const replayTo = forced ? input.find((r) => r.patch === true && ownerPatched.includes(r.kind))?.emsp : undefined;
+  return inTransaction(pool, async (client) => {
+    let rows = [...input];
+    let tokenUnapplied = 0;
+    for (const kind of rowPatched) {
+      const fold = foldTokenPatches(rows, await loadTokensForUpdate(client, rows, kind), kind);
+      rows = fold.rows;
+      tokenUnapplied += fold.unapplied;
+    }
+    const tokenReport = tokenUnapplied > 0 ? { tokenPatchesUnapplied: tokenUnapplied } : {};
+    let applied = 0;
+    const unapplied: SessionFold['unapplied'] = [];
+    for (const kind of ownerPatched) {
+      const fold = await foldOwnersObjects(client, rows, kind, replayTo);
+      rows = fold.rows;
+      applied += fold.applied;
+      unapplied.push(...fold.unapplied);
+    }
+    return { n: await upsert(client, rows, forced, position ? [position] : [], quarantine), report: { applied, unapplied, ...tokenReport } };
   });
 }
 
@@ -145,9 +170,12 @@ export interface EnqueueCall {
   readonly quarantine?: readonly QuarantineEntry[] | undefined;
 }
 
-/** Whether a batch is a plain upsert (no Session or token PATCH to fold, no token to fan out): those can share a statement. */
+/**
+ * Whether a batch is a plain upsert (no Session or token PATCH to fold, no token to fan out: their
+ * delivery rules say so): those can share a statement.
+ */
 export function isPlainEnqueue(rows: readonly DeliveryInput[]): boolean {
-  return rows.every((r) => r.kind !== 'token' && !(r.kind === 'session' && r.patch));
+  return rows.every((r) => !toEveryRoutedCpo(r) && !(r.patch === true && deliveryRuleOf(r.kind).patchMergesInto !== undefined));
 }
 
 /**

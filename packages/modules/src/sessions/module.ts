@@ -48,6 +48,8 @@ export const sessionsModule = {
     url: (receiverUrl, { cpo, objectId }) => `${stripSlashes(receiverUrl)}/${cpo.countryCode}/${cpo.partyId}/${encodeURIComponent(objectId)}`,
     keeps: { newestBy: 'last_updated' },
     emspNamedBy: 'cdr_token',
+    // A PATCH need not carry cdr_token: it goes to the eMSP of the session it patches.
+    patchMergesInto: 'owners-object',
     translation: { object: 'Session', locationIdAt: ['location_id'] },
   },
 } as const satisfies OcpiModule;

@@ -106,5 +106,9 @@ export const tokensModule = {
     },
     keeps: { newestBy: 'last_updated' },
     translation: { object: 'Token' },
+    toEveryRoutedCpo: true,
+    // A CPO routed after the token was pushed holds no version of it: it gets the whole token from the
+    // read model (the dispatcher's re-send), not a PATCH merged into nothing.
+    patchMergesInto: 'recipients-row',
   },
 } as const satisfies OcpiModule;
