@@ -7,3 +7,4 @@ export { applyTokenEvent } from './tokens/module.ts';
 export * from './tokens/token-id.ts';
 export * from './cdrs/cdr-event.ts';
 export * from './modules.ts';
+export * from './personal-data.ts';

@@ -124,6 +124,33 @@ export interface DeliveryRule {
   readonly patchMergesInto?: 'owners-object' | 'recipients-row';
 }
 
+/**
+ * A driver's personal data in a module's events (docs/decisions/0013-erasure-by-destroying-data-keys.md):
+ * sealed under the data key of the driver's token on its change topic and, if it has a read model, on
+ * its snapshot topic too (which holds the objects whole: docs/decisions/0014-snapshot-topics.md);
+ * overwritten with the placeholder in the plain copies in Postgres once the key is destroyed.
+ */
+export interface PersonalDataRule {
+  /**
+   * The object its events carry, as erasure names it: a delivery row's kind for a token, session or
+   * CDR ('token', 'session', 'cdr'), 'command' for a command request.
+   */
+  readonly object: string;
+  /**
+   * Where the driver's token is. 'subject': the objects are drivers' Tokens themselves
+   * (mod_tokens.asciidoc, Token object), named by the events' subject CC/PID/uid|TYPE, so the subject
+   * and the Kafka key name the token by its data key's id instead and the plain subject is sealed.
+   * Otherwise the path in an event's data of the Token or CdrToken it carries (eMSP country_code,
+   * party_id, uid, and type: RFID if absent); the subject and key name another object and stay.
+   */
+  readonly driverToken: 'subject' | readonly string[];
+  /**
+   * The personal fields, as paths in the canonical (OCPI 2.2.1) object, in the order their plain
+   * values are sealed. A field added later is sealed in events written after it only.
+   */
+  readonly fields: ReadonlyArray<ReadonlyArray<string>>;
+}
+
 export interface OcpiModule {
   /** The OCPI module identifier (version_information_endpoint.asciidoc, ModuleID). */
   readonly id: string;
@@ -155,6 +182,8 @@ export interface OcpiModule {
   readonly delivery?: DeliveryRule;
   /** A module that delivers more than one kind (chargingprofiles: results and ActiveChargingProfile updates). */
   readonly moreDeliveries?: readonly DeliveryRule[];
+  /** The driver's personal data its events carry, if any. */
+  readonly personalData?: PersonalDataRule;
 }
 
 /** A registered endpoint URL without its trailing slashes, for the delivery URL built on it. */

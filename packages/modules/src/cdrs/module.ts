@@ -47,4 +47,11 @@ export const cdrsModule = {
     emspNamedBy: 'cdr_token',
     translation: { object: 'CDR', locationIdAt: ['cdr_location', 'id'] },
   },
+  // As a Session's (mod_cdrs.asciidoc, CDR object: cdr_token): the topic is the analytics contract,
+  // which reads the data key's id as a pseudonymous driver id (decision 0013).
+  personalData: {
+    object: 'cdr',
+    driverToken: ['cdr_token'],
+    fields: [['cdr_token', 'uid'], ['cdr_token', 'contract_id'], ['hub_version_fields', '2.1.1', 'kept', 'auth_id']],
+  },
 } as const satisfies OcpiModule;

@@ -2,6 +2,7 @@ import { commandEventTypes, topics } from '@hub/events';
 import type { OcpiModule } from '../module-rules.ts';
 import { V221, type RouteSpec } from '../route-spec.ts';
 import { eventTopic, RETAIN_7_DAYS } from '../topic-definitions.ts';
+import { TOKEN_PERSONAL_FIELDS } from '../tokens/personal-fields.ts';
 
 // The names this module adds to core's ports (declaration merging; decision 0016).
 declare module '@hub/core' {
@@ -51,4 +52,11 @@ export const commandsModule = {
   },
   topics: [eventTopic(topics.commands, 6, RETAIN_7_DAYS, 'Command requested, CPO response, result received, timed out; key command_id; 7 days')],
   delivery: { kind: 'command_result', receiverModule: 'commands', recipient: 'EMSP', method: 'POST', url: (responseUrl) => responseUrl, keeps: 'every', translation: { object: 'CommandResult' } },
+  // A requested event's START_SESSION and RESERVE_NOW carry the driver's Token (mod_commands.asciidoc,
+  // StartSession and ReserveNow objects); no Postgres table holds it (decision 0013).
+  personalData: {
+    object: 'command',
+    driverToken: ['request', 'token'],
+    fields: TOKEN_PERSONAL_FIELDS.map((path) => ['request', 'token', ...path]),
+  },
 } as const satisfies OcpiModule;

@@ -52,4 +52,12 @@ export const sessionsModule = {
     patchMergesInto: 'owners-object',
     translation: { object: 'Session', locationIdAt: ['location_id'] },
   },
+  // The driver is named by the CdrToken (mod_sessions.asciidoc, Session object): its uid and
+  // contract_id (a 2.1.1 auth_id is the contract_id), and an auth_id should hub_version_fields ever
+  // keep one (docs/reference/version-mapping.md; decision 0013).
+  personalData: {
+    object: 'session',
+    driverToken: ['cdr_token'],
+    fields: [['cdr_token', 'uid'], ['cdr_token', 'contract_id'], ['hub_version_fields', '2.1.1', 'kept', 'auth_id']],
+  },
 } as const satisfies OcpiModule;

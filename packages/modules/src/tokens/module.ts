@@ -5,6 +5,7 @@ import { stringMember } from '../object-events.ts';
 import { LIST_ERRORS, PUSH_ERRORS, V221, type RouteSpec } from '../route-spec.ts';
 import { backedBy, eventTopic, RETAIN_30_DAYS, snapshotTopic } from '../topic-definitions.ts';
 import { splitTokenObjectId, tokenObjectId } from './token-id.ts';
+import { TOKEN_PERSONAL_FIELDS } from './personal-fields.ts';
 
 // The names this module adds to core's ports (declaration merging; decision 0016).
 declare module '@hub/core' {
@@ -111,4 +112,6 @@ export const tokensModule = {
     // read model (the dispatcher's re-send), not a PATCH merged into nothing.
     patchMergesInto: 'recipients-row',
   },
+  // The objects are drivers' tokens: their events' subject and key name the token (decision 0013).
+  personalData: { object: 'token', driverToken: 'subject', fields: TOKEN_PERSONAL_FIELDS },
 } as const satisfies OcpiModule;
