@@ -1,5 +1,6 @@
 import type { DriverToken } from '@hub/core';
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
+import { personalFieldsOf, type PersonalObjectKind } from '@hub/modules';
 
 // Personal data of a driver's token, sealed per token so that destroying one data key erases that
 // driver from immutable topics (docs/decisions/0013-erasure-by-destroying-data-keys.md). Each token
@@ -12,23 +13,9 @@ import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, ra
 export const ERASED_PLACEHOLDER = 'ERASED';
 
 
-/**
- * The personal fields erasure covers, as paths in the canonical (OCPI 2.2.1) object. A Token
- * (mod_tokens.asciidoc, Token object): uid, visual_number, contract_id, group_id, and the contract of
- * its energy_contract; a Session or CDR (mod_sessions.asciidoc, mod_cdrs.asciidoc): the CdrToken's
- * uid and contract_id (an OCPI 2.1.1 auth_id is the contract_id: docs/reference/version-mapping.md), and an
- * auth_id should hub_version_fields ever keep one
- * (docs/reference/version-mapping.md).
- */
-export const PERSONAL_FIELDS = {
-  token: [['uid'], ['visual_number'], ['contract_id'], ['group_id'], ['energy_contract', 'contract_id']],
-  session: [['cdr_token', 'uid'], ['cdr_token', 'contract_id'], ['hub_version_fields', '2.1.1', 'kept', 'auth_id']],
-  cdr: [['cdr_token', 'uid'], ['cdr_token', 'contract_id'], ['hub_version_fields', '2.1.1', 'kept', 'auth_id']],
-  // A command request event (ocpi.commands.requested.v1): START_SESSION and RESERVE_NOW carry the
-  // driver's Token (mod_commands.asciidoc, StartSession and ReserveNow objects).
-  command: [['request', 'token', 'uid'], ['request', 'token', 'visual_number'], ['request', 'token', 'contract_id'], ['request', 'token', 'group_id'], ['request', 'token', 'energy_contract', 'contract_id']],
-} as const satisfies Record<string, ReadonlyArray<ReadonlyArray<string>>>;
-export type PersonalObjectKind = keyof typeof PERSONAL_FIELDS;
+// The personal fields of each object are declared by its module (@hub/modules, personalData in its
+// module.ts; decision 0016): 'token', 'session', 'cdr' and 'command' name them here.
+export type { PersonalObjectKind } from '@hub/modules';
 
 /**
  * The sealed personal fields of one event, as its hub-sealed-driver-data header carries them:
@@ -124,7 +111,7 @@ function getPath(obj: JsonObject, path: ReadonlyArray<string>): { parent: JsonOb
 function copyAlong(object: object, kind: PersonalObjectKind): JsonObject {
   const root: JsonObject = { ...(object as JsonObject) };
   const copied = new Set<object>([root]);
-  for (const path of PERSONAL_FIELDS[kind]) {
+  for (const path of personalFieldsOf(kind)) {
     let cur = root;
     for (const step of path.slice(0, -1)) {
       const next = cur[step];
@@ -150,7 +137,7 @@ export function sealPersonalFields<T extends object>(kind: PersonalObjectKind, o
   const copy = copyAlong(object, kind);
   // Extra entries ('@'-prefixed: no OCPI field is) seal what is not a field, e.g. a token event's subject.
   const plain: Record<string, string> = { ...extra };
-  for (const path of PERSONAL_FIELDS[kind]) {
+  for (const path of personalFieldsOf(kind)) {
     const at = getPath(copy, path);
     if (!at || typeof at.parent[at.name] !== 'string') continue;
     plain[path.join('.')] = at.parent[at.name] as string;
@@ -173,7 +160,7 @@ export function openPersonalFields<T extends object>(kind: PersonalObjectKind, o
   const copy = copyAlong(object, kind);
   let plain: Record<string, string> | undefined;
   if (dataKey) plain = openSealedEntries(sealed, dataKey);
-  for (const path of PERSONAL_FIELDS[kind]) {
+  for (const path of personalFieldsOf(kind)) {
     const at = getPath(copy, path);
     if (!at || at.parent[at.name] !== keyId) continue;
     at.parent[at.name] = plain?.[path.join('.')] ?? ERASED_PLACEHOLDER;
@@ -194,7 +181,7 @@ export function openSealedEntries(sealed: SealedDriverData, dataKey: Buffer): Re
  */
 export function erasePersonalFields<T extends object>(kind: PersonalObjectKind, object: T): T {
   const copy = copyAlong(object, kind);
-  for (const path of PERSONAL_FIELDS[kind]) {
+  for (const path of personalFieldsOf(kind)) {
     const at = getPath(copy, path);
     if (at && typeof at.parent[at.name] === 'string') at.parent[at.name] = ERASED_PLACEHOLDER;
   }
