@@ -1,52 +1,44 @@
 import type { ConsumedRecord, DriverDataKeys, DriverToken, EventLog } from '@hub/core';
-import { topics, type HubEvent } from '@hub/events';
-import { objectKey, parseSubject, pathSubject, splitTokenObjectId, tokenObjectId } from '@hub/modules';
-import { openPersonalFields, openSealedEntries, sealPersonalFields, sealedKeyId, type PersonalObjectKind } from '@hub/registry';
+import type { HubEvent } from '@hub/events';
+import { objectKey, parseSubject, pathSubject, personalDataOnTopic, splitTokenObjectId, tokenObjectId, type DeclaredPersonalData } from '@hub/modules';
+import { openPersonalFields, openSealedEntries, sealPersonalFields, sealedKeyId } from '@hub/registry';
 
 // The one place events meet drivers' data keys (docs/decisions/0013-erasure-by-destroying-data-keys.md):
-// every service's and hubctl's event log is wrapped by this, so what is appended to the tokens,
-// sessions, CDRs and commands topics carries its personal fields sealed under the token's data key, and what
-// any consumer (projector, dispatcher, hubctl replay and rebuild) reads has them opened again, or
-// reads ERASED_PLACEHOLDER once the key is destroyed. A token event's key and subject name the token
-// by its data key's id instead of its uid, so the Kafka key holds no uid either; the plain subject
-// travels sealed.
+// every service's and hubctl's event log is wrapped by this, so what is appended to a topic whose module
+// declares personal data (@hub/modules personalData: tokens, sessions, CDRs, commands; a snapshot topic
+// as its change topic, docs/decisions/0014-snapshot-topics.md) carries its personal fields sealed
+// under the token's data key, and what any consumer (projector, dispatcher, hubctl replay and
+// rebuild) reads has them opened again, or reads ERASED_PLACEHOLDER once the key is destroyed. An
+// event whose subject names the driver's token (a token's) names it by its data key's id instead of
+// its uid, in the Kafka key too; the plain subject travels sealed.
 
 const SUBJECT = '@subject';
-
-function kindOf(topic: string): PersonalObjectKind | undefined {
-  // Snapshot records of tokens are sealed as the token events are (docs/decisions/0014-snapshot-topics.md).
-  if (topic === topics.tokens || topic === topics.tokensSnapshot) return 'token';
-  if (topic === topics.sessions) return 'session';
-  if (topic === topics.cdrs) return 'cdr';
-  if (topic === topics.commands) return 'command';
-  return undefined;
-}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The driver's token an event is about: the token itself, the cdr_token of a session or CDR, or a command's token. */
-function driverTokenOf(kind: PersonalObjectKind, event: HubEvent): DriverToken | undefined {
-  if (kind === 'token') {
+/** The driver's token an event is about: the token its subject names, or the Token or CdrToken at the declared path of its data. */
+function driverTokenOf(rule: DeclaredPersonalData, event: HubEvent): DriverToken | undefined {
+  if (rule.driverToken === 'subject') {
     const path = parseSubject(event.subject);
     if (!path) return undefined;
     const { uid, type } = splitTokenObjectId(path.id);
     return { countryCode: path.countryCode, partyId: path.partyId, uid, type };
   }
-  const request = kind === 'command' && isObject(event.data) ? event.data['request'] : undefined;
-  const token = kind === 'command' ? (isObject(request) ? request['token'] : undefined) : isObject(event.data) ? event.data['cdr_token'] : undefined;
+  const token = rule.driverToken.reduce<unknown>((at, step) => (isObject(at) ? at[step] : undefined), event.data);
   if (!isObject(token)) return undefined;
   const { country_code: countryCode, party_id: partyId, uid, type } = token;
   if (typeof countryCode !== 'string' || typeof partyId !== 'string' || typeof uid !== 'string') return undefined;
   return { countryCode, partyId, uid, type: typeof type === 'string' ? type : 'RFID' };
 }
 
-async function sealEvent(keys: DriverDataKeys, kind: PersonalObjectKind, event: HubEvent): Promise<HubEvent> {
-  const token = driverTokenOf(kind, event);
+async function sealEvent(keys: DriverDataKeys, rule: DeclaredPersonalData, event: HubEvent): Promise<HubEvent> {
+  const token = driverTokenOf(rule, event);
   if (!token) return event;
+  const bySubject = rule.driverToken === 'subject';
   if (!isObject(event.data)) {
-    if (kind !== 'token') return event;
+    if (!bySubject) return event;
     // A token's tombstone (snapshot topics) carries no fields but must not name the uid either: it
     // takes the pseudonymous key and subject of the records it removes.
     const key = await keys.keyFor(token);
@@ -55,13 +47,13 @@ async function sealEvent(keys: DriverDataKeys, kind: PersonalObjectKind, event: 
     return { ...event, subject: pathSubject(pseudonymous), key: objectKey(pseudonymous) };
   }
   const key = await keys.keyFor(token);
-  if (kind !== 'token') {
-    const { object, sealed } = sealPersonalFields(kind, event.data, key.plain, key.keyId);
+  if (!bySubject) {
+    const { object, sealed } = sealPersonalFields(rule.object, event.data, key.plain, key.keyId);
     return sealed ? { ...event, data: object, sealedDriverData: sealed } : event;
   }
   const path = parseSubject(event.subject)!;
   const pseudonymous = { countryCode: path.countryCode, partyId: path.partyId, id: tokenObjectId(key.keyId, token.type) };
-  const { object, sealed } = sealPersonalFields(kind, event.data, key.plain, key.keyId, { [SUBJECT]: event.subject });
+  const { object, sealed } = sealPersonalFields(rule.object, event.data, key.plain, key.keyId, { [SUBJECT]: event.subject });
   return { ...event, subject: pathSubject(pseudonymous), key: objectKey(pseudonymous), data: object, sealedDriverData: sealed };
 }
 
@@ -72,14 +64,14 @@ async function sealEvent(keys: DriverDataKeys, kind: PersonalObjectKind, event: 
  * the record is handed over as not an event, so the consumer quarantines it instead of retrying it
  * for ever.
  */
-async function openEvent(keys: DriverDataKeys, kind: PersonalObjectKind, event: HubEvent): Promise<HubEvent | undefined> {
+async function openEvent(keys: DriverDataKeys, rule: DeclaredPersonalData, event: HubEvent): Promise<HubEvent | undefined> {
   const sealed = event.sealedDriverData;
   const keyId = sealedKeyId(sealed);
   if (!isObject(event.data) || !sealed || !keyId) return event;
   const dataKey = await keys.keyById(keyId);
   try {
-    const data = openPersonalFields(kind, event.data, sealed, dataKey);
-    if (kind !== 'token' || !dataKey) return { ...event, data };
+    const data = openPersonalFields(rule.object, event.data, sealed, dataKey);
+    if (rule.driverToken !== 'subject' || !dataKey) return { ...event, data };
     const subject = openSealedEntries(sealed, dataKey)[SUBJECT] ?? event.subject;
     const path = parseSubject(subject);
     return { ...event, subject, key: path ? objectKey(path) : event.key, data };
@@ -105,21 +97,21 @@ export function driverDataEventLog(log: EventLog, keys: DriverDataKeys): EventLo
     physicalGroup: (group) => log.physicalGroup(group),
     close: () => log.close(),
     async append(topic, events) {
-      const kind = kindOf(topic);
-      if (!kind) return log.append(topic, events);
-      return log.append(topic, await Promise.all(events.map((e) => sealEvent(keys, kind, e))));
+      const rule = personalDataOnTopic(topic);
+      if (!rule) return log.append(topic, events);
+      return log.append(topic, await Promise.all(events.map((e) => sealEvent(keys, rule, e))));
     },
     subscribe(options) {
       return log.subscribe({
         ...options,
         onBatch: async (batch) => {
           const logical = options.topics.find((t) => log.physical(t) === batch.topic) ?? batch.topic;
-          const kind = kindOf(logical);
-          if (!kind) return options.onBatch(batch);
+          const rule = personalDataOnTopic(logical);
+          if (!rule) return options.onBatch(batch);
           const records: ConsumedRecord[] = await Promise.all(
             batch.records.map(async (r): Promise<ConsumedRecord> => {
               if (!r.event) return r;
-              const event = await openEvent(keys, kind, r.event);
+              const event = await openEvent(keys, rule, r.event);
               return event ? { ...r, event } : { ...r, event: undefined };
             }),
           );
