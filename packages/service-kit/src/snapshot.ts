@@ -1,6 +1,6 @@
 import type { EventLog, ObjectChange, ReadModel, ReadModelStore, RecordBatch, RestoredObject } from '@hub/core';
 import { CHANGE_POSITION_HEADER, newEvent, topics, type HubEvent } from '@hub/events';
-import { objectKey, parseSubject, pathSubject, projectionOf, topicOf } from '@hub/modules';
+import { objectKey, parseSubject, pathSubject, personalDataOf, projectionOf, topicOf } from '@hub/modules';
 import { ERASED_PLACEHOLDER } from '@hub/registry';
 
 // The snapshot topics (docs/decisions/0014-snapshot-topics.md): one compacted record per live object
@@ -222,13 +222,16 @@ export async function fillSnapshot(
   options: { chunkSize?: number; source?: string; onProgress?: (objects: number) => void } = {},
 ): Promise<SnapshotFill> {
   const started = Date.now();
+  const objectsAreDriverTokens = personalDataOf(model)?.driverToken === 'subject';
   let skipped = 0;
   let appended = 0;
   await deps.store.liveObjects(model, options.chunkSize ?? 500, async (chunk) => {
     const position = [...chunk.positions].sort(([a], [b]) => a - b).map(([p, next]) => `${p}:${next.toString()}`).join(',');
     // An erased token's row is named by its data key's id and holds no personal field: sealing it
-    // would ask for a key of a uid that is not one. It stays out (ADR 0014, Consequences).
-    const objects = chunk.objects.filter((o) => !(model === 'tokens' && o.document['uid'] === ERASED_PLACEHOLDER));
+    // would ask for a key of a uid that is not one. It stays out (ADR 0014, Consequences). Such rows
+    // are a model's whose objects are drivers' Tokens (personalData by 'subject'), erased when the
+    // Token's uid (mod_tokens.asciidoc, Token object) reads the placeholder.
+    const objects = chunk.objects.filter((o) => !(objectsAreDriverTokens && o.document['uid'] === ERASED_PLACEHOLDER));
     skipped += chunk.objects.length - objects.length;
     const events = objects.map((o) =>
       newEvent<unknown>({ type: projectionOf(model).snapshot.type, source: options.source ?? 'hubctl', subject: pathSubject(o.path), key: objectKey(o.path), data: o.document, time: o.createdAt, changePosition: position }),
