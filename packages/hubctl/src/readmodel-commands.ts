@@ -1,4 +1,4 @@
-import { isProjectedModule, projectedModules } from '@hub/modules';
+import { isProjectedModule, personalDataOf, projectedModules } from '@hub/modules';
 import { need, type CommandContext } from './command-context.ts';
 import { fillSnapshot } from '@hub/service-kit';
 import { progressBar, rebuildReadModel } from './rebuild.ts';
@@ -36,8 +36,8 @@ export async function runReadmodelCommand(action: string, ctx: CommandContext): 
       const model = need(values, 'model');
       if (!isProjectedModule(model)) throw new UsageError(`--model must be ${projectedModules.join(' or ')}`);
       const readModels = deps.readModels();
-      // Without the key the tokens would reach the topic with their uids in plain (ADR 0013).
-      if (model === 'tokens' && !readModels.sealsDriverData) throw new UsageError('readmodel snapshot --model tokens needs HUB_SECRET_KEY, to seal drivers\' personal fields');
+      // Without the key a model's personal data (tokens' uids) would reach the topic in plain (ADR 0013).
+      if (personalDataOf(model) && !readModels.sealsDriverData) throw new UsageError(`readmodel snapshot --model ${model} needs HUB_SECRET_KEY, to seal drivers' personal fields`);
       let lastLine = 0;
       const result = await fillSnapshot(readModels, model, {
         source: deps.source,
