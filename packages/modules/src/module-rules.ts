@@ -151,6 +151,21 @@ export interface PersonalDataRule {
   readonly fields: ReadonlyArray<ReadonlyArray<string>>;
 }
 
+/**
+ * The GET the partner check (docs/how-to/partner-check.md) probes a partner's receiver of this module
+ * with: the receiver's own GET of one object (Receiver interface, GET, of the module's chapter), for an
+ * object no partner has, so nothing is stored and a well-formed "unknown object" answer passes.
+ */
+export interface ReceiverProbeRule {
+  /** The path after the receiver's URL; `hub` is the hub's own party, the sender in object paths. */
+  path(hub: { readonly countryCode: string; readonly partyId: string }, objectId: string): string;
+  /**
+   * false: the receiver has no GET and any other method would act (mod_commands.asciidoc), so the
+   * probe checks reachability only and any HTTP answer passes.
+   */
+  readonly answersWithEnvelope?: false;
+}
+
 export interface OcpiModule {
   /** The OCPI module identifier (version_information_endpoint.asciidoc, ModuleID). */
   readonly id: string;
@@ -184,6 +199,8 @@ export interface OcpiModule {
   readonly moreDeliveries?: readonly DeliveryRule[];
   /** The driver's personal data its events carry, if any. */
   readonly personalData?: PersonalDataRule;
+  /** How the partner check probes a partner's receiver of it, if partners serve one. */
+  readonly receiverProbe?: ReceiverProbeRule;
 }
 
 /** A registered endpoint URL without its trailing slashes, for the delivery URL built on it. */

@@ -54,4 +54,7 @@ export const cdrsModule = {
     driverToken: ['cdr_token'],
     fields: [['cdr_token', 'uid'], ['cdr_token', 'contract_id'], ['hub_version_fields', '2.1.1', 'kept', 'auth_id']],
   },
+  // mod_cdrs.asciidoc, Receiver interface, GET: the URL is the eMSP's to define (its POST answer's
+  // Location); probed in the form of the chapter's example, {url}/{id}.
+  receiverProbe: { path: (_hub, id) => `/${id}` },
 } as const satisfies OcpiModule;

@@ -59,4 +59,7 @@ export const commandsModule = {
     driverToken: ['request', 'token'],
     fields: TOKEN_PERSONAL_FIELDS.map((path) => ['request', 'token', ...path]),
   },
+  // mod_commands.asciidoc has no GET on the Receiver interface and a POST would start a command: the
+  // URL a START_SESSION is posted to is probed for reachability only.
+  receiverProbe: { path: () => '/START_SESSION', answersWithEnvelope: false },
 } as const satisfies OcpiModule;

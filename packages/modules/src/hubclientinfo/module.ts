@@ -56,4 +56,6 @@ export const hubClientInfoModule = {
     // module (its parties are no recipients, postgres-client-info-recipients.ts).
     translation: { unchangedIn: '2.3.0' },
   },
+  // mod_hub_client_info.asciidoc, Receiver interface, GET {url}/{country_code}/{party_id}: the hub's own ClientInfo.
+  receiverProbe: { path: (hub) => `/${hub.countryCode}/${hub.partyId}` },
 } as const satisfies OcpiModule;

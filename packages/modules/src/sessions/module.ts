@@ -60,4 +60,6 @@ export const sessionsModule = {
     driverToken: ['cdr_token'],
     fields: [['cdr_token', 'uid'], ['cdr_token', 'contract_id'], ['hub_version_fields', '2.1.1', 'kept', 'auth_id']],
   },
+  // mod_sessions.asciidoc, Receiver interface, GET {url}/{country_code}/{party_id}/{session_id}: the hub as the CPO.
+  receiverProbe: { path: (hub, id) => `/${hub.countryCode}/${hub.partyId}/${id}` },
 } as const satisfies OcpiModule;

@@ -114,4 +114,6 @@ export const tokensModule = {
   },
   // The objects are drivers' tokens: their events' subject and key name the token (decision 0013).
   personalData: { object: 'token', driverToken: 'subject', fields: TOKEN_PERSONAL_FIELDS },
+  // mod_tokens.asciidoc, Receiver interface, GET {url}/{country_code}/{party_id}/{token_uid}[?type=]: the hub as the eMSP.
+  receiverProbe: { path: (hub, id) => `/${hub.countryCode}/${hub.partyId}/${id}?type=RFID` },
 } as const satisfies OcpiModule;
