@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ocpiModules, type OcpiModule } from '@hub/modules';
 import { authorizationHeader, isOcpiVersion, OCPI_VERSION } from '@hub/ocpi';
 import { PartnerCallError } from '@hub/registry';
 import { checkOutboundUrl, type OutboundPolicy } from './outbound-policy.ts';
@@ -94,27 +95,16 @@ function envelopeProblem(e: Envelope): string | undefined {
 const ms = (started: number) => Math.round(performance.now() - started);
 
 /**
- * The GET each receiver is probed with (an object id no partner has): the receiver's own GET of one
- * object (mod_sessions.asciidoc, mod_cdrs.asciidoc, mod_tokens.asciidoc, mod_hub_client_info.asciidoc:
- * Receiver interface, GET). mod_commands.asciidoc has no GET on the receiver and any other method
- * would start a command, so commands is probed for reachability only: any HTTP answer is a pass.
+ * The GET each receiver is probed with (an object id no partner has), as its module declares it
+ * (@hub/modules receiverProbe: the receiver's own GET of one object, or reachability only where a
+ * receiver has no GET); a module that declares none is probed at the receiver's URL.
  */
 export function probeOf(module: string, url: string, hub: CheckedParty): { url: string; needsEnvelope: boolean } {
   const base = url.replace(/\/+$/, '');
-  switch (module) {
-    case 'sessions':
-      return { url: `${base}/${hub.countryCode}/${hub.partyId}/${PROBE_OBJECT_ID}`, needsEnvelope: true };
-    case 'cdrs':
-      return { url: `${base}/${PROBE_OBJECT_ID}`, needsEnvelope: true };
-    case 'tokens':
-      return { url: `${base}/${hub.countryCode}/${hub.partyId}/${PROBE_OBJECT_ID}?type=RFID`, needsEnvelope: true };
-    case 'hubclientinfo':
-      return { url: `${base}/${hub.countryCode}/${hub.partyId}`, needsEnvelope: true };
-    case 'commands':
-      return { url: `${base}/START_SESSION`, needsEnvelope: false };
-    default:
-      return { url: base, needsEnvelope: true };
-  }
+  // The identifier comes from the partner's version details: an own property only ("toString" is none).
+  const probe = Object.hasOwn(ocpiModules, module) ? (ocpiModules as Record<string, OcpiModule>)[module]?.receiverProbe : undefined;
+  if (!probe) return { url: base, needsEnvelope: true };
+  return { url: `${base}${probe.path(hub, PROBE_OBJECT_ID)}`, needsEnvelope: probe.answersWithEnvelope !== false };
 }
 
 /**
