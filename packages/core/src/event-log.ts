@@ -2,7 +2,7 @@ import { eventFromRecord, type HubEvent } from '@hub/events';
 
 // The EventLog port (reference design, Layout): appending events durably and consuming them in a
 // consumer group. A consumer declares what it reads and where it stands; the adapter
-// (packages/event-log, kafka-subscription.ts) owns the driver: group membership, seeking to
+// (packages/event-log, platformatic-subscription.ts) owns the driver: group membership, seeking to
 // the positions the caller stores, heartbeats, commits, pausing a partition for a backoff, lag. The
 // callers (projector, dispatcher, hubctl rebuild and replay) see only these types.
 
@@ -149,11 +149,11 @@ export interface EventLog {
   offsetsAt(topic: string, time: Date): Promise<Map<number, bigint>>;
   /**
    * The ce_ids of the wanted events already in a topic, each searched in its key's partition from its
-   * `since` time to the end (kafka-lookup.ts; docs/decisions/0003-each-cdr-once.md). Bounded like an
+   * `since` time to the end (platformatic-lookup.ts; docs/decisions/0003-each-cdr-once.md). Bounded like an
    * append: fails with DependencyUnavailable when Kafka does not serve the partitions in time.
    */
   findEvents(topic: string, wanted: readonly WantedEvent[]): Promise<Set<string>>;
-  /** Joins a consumer group over logical topics (SubscribeOptions; the adapter: packages/event-log, kafka-subscription.ts); resolves once it consumes or refuses. */
+  /** Joins a consumer group over logical topics (SubscribeOptions; the adapter: packages/event-log, platformatic-subscription.ts); resolves once it consumes or refuses. */
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   /**
    * Checks stored positions against the topics as they are (position-check.ts) and, when they match,

@@ -1,4 +1,4 @@
-// How the Kafka adapter's subscriptions batch (kafka-subscription.ts):
+// How the Kafka adapter's subscriptions batch (platformatic-subscription.ts, platformatic-consume-loop.ts):
 // - offsets are committed on an interval and when the subscription stops, no longer after every
 //   batch. What a consumer without stored positions relies on: a member that stopped cleanly left the
 //   group's offsets after everything it handled, so the next member of the group starts there;
