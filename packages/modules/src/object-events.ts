@@ -41,3 +41,12 @@ export function stringMember(document: Record<string, unknown>, name: string): s
   const value = document[name];
   return typeof value === 'string' ? value : undefined;
 }
+
+/**
+ * The member at `path` of an event's object (a delivery rule's Location id, a personal-data rule's
+ * driver token), or undefined where a step is missing or not an object: another platform's event may
+ * carry anything there.
+ */
+export function memberAt(value: unknown, path: readonly string[]): unknown {
+  return path.reduce<unknown>((at, step) => (typeof at === 'object' && at !== null && !Array.isArray(at) ? (at as Record<string, unknown>)[step] : undefined), value);
+}

@@ -1,6 +1,6 @@
 import type { ConsumedRecord, DriverDataKeys, DriverToken, EventLog } from '@hub/core';
 import type { HubEvent } from '@hub/events';
-import { objectKey, parseSubject, pathSubject, personalDataOnTopic, splitTokenObjectId, tokenObjectId, type DeclaredPersonalData } from '@hub/modules';
+import { memberAt, objectKey, parseSubject, pathSubject, personalDataOnTopic, splitTokenObjectId, tokenObjectId, type DeclaredPersonalData } from '@hub/modules';
 import { openPersonalFields, openSealedEntries, sealPersonalFields, sealedKeyId } from '@hub/registry';
 
 // The one place events meet drivers' data keys (docs/decisions/0013-erasure-by-destroying-data-keys.md):
@@ -26,7 +26,7 @@ function driverTokenOf(rule: DeclaredPersonalData, event: HubEvent): DriverToken
     const { uid, type } = splitTokenObjectId(path.id);
     return { countryCode: path.countryCode, partyId: path.partyId, uid, type };
   }
-  const token = rule.driverToken.reduce<unknown>((at, step) => (isObject(at) ? at[step] : undefined), event.data);
+  const token = memberAt(event.data, rule.driverToken);
   if (!isObject(token)) return undefined;
   const { country_code: countryCode, party_id: partyId, uid, type } = token;
   if (typeof countryCode !== 'string' || typeof partyId !== 'string' || typeof uid !== 'string') return undefined;

@@ -1,5 +1,5 @@
 import type { DeliveryKind } from '@hub/core';
-import { deliveryRuleOf, isDeliveredKind, type DeliveryTranslation } from '@hub/modules';
+import { deliveryRuleOf, isDeliveredKind, memberAt, type DeliveryTranslation } from '@hub/modules';
 import type { OcpiVersion, PartyRef } from '@hub/ocpi';
 import { adapterFor, isNotRepresentable, versionFields, withoutVersionFields, type Location, type VersionAdapter } from '@hub/versions';
 
@@ -22,9 +22,6 @@ const translateOut: Record<Extract<DeliveryTranslation, { object: string }>['obj
   Token: (adapter, payload) => adapter.tokenOut(payload as never),
   CommandResult: (adapter, payload) => adapter.commandResultOut(payload as never),
 };
-
-/** The member at `path` of the payload (a Location's id), undefined where a step is missing. */
-const memberAt = (payload: Json, path: readonly string[]): unknown => path.reduce<unknown>((at, key) => (at as Json | null | undefined)?.[key], payload);
 
 export async function deliveryBody(kind: DeliveryKind, version: OcpiVersion, payload: Json, cpo: PartyRef, locationOf: LocationOf): Promise<DeliveryBody> {
   if (version === '2.2.1') return { ok: true, body: withoutVersionFields(payload) };
