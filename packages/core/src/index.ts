@@ -30,3 +30,4 @@ export * from './registry.ts';
 export * from './health.ts';
 export * from './routing.ts';
 export * from './failures.ts';
+export * from './partner-calls.ts';

@@ -129,3 +129,13 @@ export interface ReadModelStore {
    */
   maintain(model: ReadModel): Promise<void>;
 }
+
+/**
+ * Whether a read model has applied everything appended to its topic so far (read-your-writes): the
+ * ingress asks it before answering a PATCH of an object it may not see yet, the dispatcher before
+ * re-sending an eMSP's tokens from the tokens read model (@hub/service-kit's projectionWait).
+ */
+export interface ProjectionWait {
+  /** Resolves true once the read model has applied everything appended to the topic so far; false after the bound. */
+  caughtUp(model: ReadModel): Promise<boolean>;
+}

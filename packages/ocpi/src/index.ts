@@ -3,3 +3,4 @@ export * from './envelope.ts';
 export * from './credentials-token.ts';
 export * from './types.ts';
 export * from './date-time.ts';
+export * from './partner-headers.ts';

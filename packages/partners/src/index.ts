@@ -2,4 +2,3 @@ export * from './outbound-policy.ts';
 export * from './ocpi-partner-client.ts';
 export * from './partner-check.ts';
 export * from './tls-inspect.ts';
-export * from './version-headers.ts';

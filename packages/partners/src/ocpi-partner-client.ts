@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
 import { authorizationHeader, OCPI_SUCCESS, OCPI_VERSION, type OcpiVersion } from '@hub/ocpi';
-import { PartnerCallError } from '@hub/registry';
-import type { DiscoveredEndpoint, PartnerDirectory, RequestIds } from '@hub/core';
+import { PartnerCallError, type DiscoveredEndpoint, type OcpiCallResult, type OcpiPartnerClient, type RequestIds } from '@hub/core';
 import { checkOutboundUrl, guardedLookup, type OutboundPolicy } from './outbound-policy.ts';
 
 // Outbound OCPI client on undici: one keep-alive pool per partner origin, a timeout on every call,
@@ -18,17 +17,8 @@ export interface PartnerClientOptions {
   readonly ca?: string;
 }
 
-export interface OcpiCallResult {
-  readonly httpStatus: number;
-  readonly envelope: { status_code?: unknown; status_message?: unknown; data?: unknown };
-}
-
-export interface OcpiPartnerClient extends PartnerDirectory {
-  /** One OCPI call: policy check, Token header (Base64), fresh X-Request-ID, the caller's correlation id. */
-  /** A 2.1.1 partner gets its token as it is (authorizationHeader): pass `{ authorization: authorizationHeader(token, '2.1.1') }` in extraHeaders. */
-  call(method: 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE', url: string, token: string, ids: RequestIds, body?: unknown, extraHeaders?: Record<string, string>): Promise<OcpiCallResult>;
-  close(): Promise<void>;
-}
+// The port it implements is core's (OcpiPartnerClient, OcpiCallResult); re-exported for its callers.
+export type { OcpiCallResult, OcpiPartnerClient };
 
 // Long because: the partner client's OCPI calls over one HTTP agent; it holds `call` (one request,
 // below) and a short method per OCPI request.

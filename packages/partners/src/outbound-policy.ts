@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { PartnerCallError } from '@hub/registry';
+import { PartnerCallError } from '@hub/core';
 
 // Every URL the hub calls is one a partner registered (credentials, endpoints) or the operator set;
 // even so, the hub never calls loopback, link-local, private or otherwise special addresses unless the

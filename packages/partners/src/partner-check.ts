@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ocpiModules, type OcpiModule } from '@hub/modules';
 import { authorizationHeader, isOcpiVersion, OCPI_VERSION } from '@hub/ocpi';
-import { PartnerCallError } from '@hub/registry';
+import { PartnerCallError } from '@hub/core';
 import { checkOutboundUrl, type OutboundPolicy } from './outbound-policy.ts';
 import { inspectTls } from './tls-inspect.ts';
 import { ocpiPartnerClient, type OcpiPartnerClient } from './ocpi-partner-client.ts';

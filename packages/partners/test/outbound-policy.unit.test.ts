@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import { describe, it } from 'node:test';
-import { PartnerCallError } from '@hub/registry';
+import { PartnerCallError } from '@hub/core';
 import { checkOutboundUrl, guardedLookup, isSpecialAddress, type OutboundPolicy } from '../src/outbound-policy.ts';
 
 const strict: OutboundPolicy = { allowHttp: false, allowedHosts: [] };

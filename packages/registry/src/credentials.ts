@@ -1,9 +1,8 @@
 import { newEvent, registryEventTypes, topics } from '@hub/events';
 import { HubError, OCPI_VERSION, generateCredentialsToken, hashCredentialsToken, partyKey, sameParty, type OcpiVersion, type PartnerRole, type PartyRef, type PartyRole } from '@hub/ocpi';
 import type { Credentials } from '@hub/schemas/generated/ocpi/credentials';
-import type { Caller, OutboxEvent, PartnerDirectory, PartnerEndpoint, RegistryStore, RequestIds, TokenCipher } from '@hub/core';
+import { PartnerCallError, type Caller, type OutboxEvent, type PartnerDirectory, type PartnerEndpoint, type RegistryStore, type RequestIds, type TokenCipher } from '@hub/core';
 import { endpointRoleIn211 } from './versions.ts';
-import { PartnerCallError } from './partner-call-error.ts';
 
 // Credentials module, OCPI 2.2.1 credentials.asciidoc. The hub is the Receiver of the registration:
 // the partner POSTs with the initial token (CREDENTIALS_TOKEN_A); the hub fetches the partner's

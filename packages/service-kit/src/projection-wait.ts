@@ -1,13 +1,10 @@
-import type { EventLog, ReadModel, ReadModelStore } from '@hub/core';
+import type { EventLog, ProjectionWait, ReadModel, ReadModelStore } from '@hub/core';
+
+export type { ProjectionWait };
 
 // Whether a read model has applied everything appended to its topic so far (read-your-writes): the
 // ingress asks it before answering a PATCH of an object it may not see yet, the dispatcher before
 // re-sending an eMSP's tokens from the tokens read model.
-
-export interface ProjectionWait {
-  /** Resolves true once the read model has applied everything appended to the topic so far; false after the bound. */
-  caughtUp(model: ReadModel): Promise<boolean>;
-}
 
 export function projectionWait(
   eventLog: Pick<EventLog, 'latestOffsets'>,

@@ -1,9 +1,9 @@
 import { Counter, Histogram } from '@hub/observability';
-import { isSuccessCode } from '@hub/ocpi';
+import { isSuccessCode, partnerHeaders } from '@hub/ocpi';
 import { deliveryRuleOf, isDeliveredKind, type DeliveryRule } from '@hub/modules';
-import { ocpiPartnerClient, partnerHeaders } from '@hub/partners';
-import { aesGcmTokenCipher, PartnerCallError } from '@hub/registry';
-import { cachedLookup, recipientOfDelivery, type Delivery, type DeliveryQueue, type RoutingDirectory } from '@hub/core';
+import { ocpiPartnerClient } from '@hub/partners';
+import { aesGcmTokenCipher } from '@hub/registry';
+import { cachedLookup, PartnerCallError, recipientOfDelivery, type Delivery, type DeliveryQueue, type RoutingDirectory } from '@hub/core';
 import type { ServiceShell } from '@hub/service-kit';
 import { DELIVERIES_CHANNEL, listen } from '@hub/store';
 import type { DispatcherConfig } from './config.ts';

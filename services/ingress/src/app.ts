@@ -3,20 +3,11 @@ import { HubError, OCPI_VERSIONS, type OcpiVersion } from '@hub/ocpi';
 import { modulesServedIn, type ModuleId } from '@hub/modules';
 import { requestContext, type HttpMetrics, type Logger } from '@hub/observability';
 import type { CredentialsDeps } from '@hub/registry';
-import type { CallerLookup, RegistryStore, RoutingDirectory } from '@hub/core';
-import type { SchemaValidator } from '@hub/schemas';
-import type { ObjectRoutesDeps } from './routes/locations.ts';
-import type { CdrAppendDeps } from './routes/sessions-cdrs.ts';
-import type { TokensDeps } from './routes/tokens.ts';
-import type { CommandsDeps } from './routes/commands.ts';
-import type { ChargingProfilesDeps } from './routes/charging-profiles.ts';
+import type { CallerLookup } from '@hub/core';
+import { moduleRoutes, versionEdges, type ModuleRouteDeps } from '@hub/modules/http';
 import { authenticate } from './authenticate.ts';
-import type { IngressDeliveries } from './ports.ts';
-import type { DispatcherWait } from './known-sessions.ts';
 import { errorMiddleware } from './http.ts';
-import { versionEdges } from './version-edge.ts';
 import { credentialsRouter } from './routes/credentials.ts';
-import { moduleMounts } from './module-mounts.ts';
 import { registerVersionRoutes, type ModuleEndpoint, type ModulesByVersion } from './routes/versions.ts';
 
 export interface IngressLimits {
@@ -26,28 +17,16 @@ export interface IngressLimits {
   readonly maxPageLimit: number;
 }
 
-export interface IngressDeps {
+/** The app's ports and settings: the module routes' (ModuleRouteDeps, @hub/modules/http) and the hub's own. */
+export interface IngressDeps extends ModuleRouteDeps {
   readonly callers: CallerLookup;
-  readonly store: RegistryStore;
   readonly credentials: Omit<CredentialsDeps, 'store'>;
-  readonly validator: SchemaValidator;
-  readonly publicBaseUrl: string;
   readonly logger: Logger;
   readonly httpMetrics: HttpMetrics;
   readonly accessLog: 'all' | 'errors';
   readonly limits: IngressLimits;
   /** Called after a registry change so the outbox is published promptly. */
   readonly onRegistryChange: () => void;
-  readonly objects: Omit<ObjectRoutesDeps, 'validator' | 'publicBaseUrl'>;
-  readonly deliveries: IngressDeliveries;
-  /** CDR appends, each CDR once in ocpi.cdrs.v1 (docs/decisions/0003-each-cdr-once.md). */
-  readonly cdrs: CdrAppendDeps;
-  /** Who receives what, and where (tokens and commands forwards). */
-  readonly routing: RoutingDirectory;
-  readonly dispatcherWait: DispatcherWait;
-  readonly tokens: Omit<TokensDeps, 'validator' | 'targets' | 'readModels' | 'rateLimiter'>;
-  readonly commands: Pick<CommandsDeps, 'commands' | 'policy' | 'perMinute' | 'graceSeconds' | 'responseUrlHosts'>;
-  readonly chargingProfiles: Pick<ChargingProfilesDeps, 'chargingProfiles' | 'perMinute' | 'forwarded' | 'results'>;
   /** A sandbox hub marks every answer (docs/how-to/sandbox.md, Which hub am I talking to); production answers are unchanged. */
   readonly sandbox?: boolean;
 }
@@ -94,13 +73,12 @@ export function createIngressApp(deps: IngressDeps): Express {
   registerVersionRoutes(app, deps.publicBaseUrl, MODULES, withInitial, withInitialIn);
   const credentialsDeps = { ...deps.credentials, store: deps.store, validator: deps.validator, onChange: deps.onRegistryChange };
   const edges = versionEdges(deps.validator, deps.credentials.hub);
-  const mounts = moduleMounts(deps);
   // 2.2.1 first: the canonical version most partners speak; express tries mounts in order.
   for (const version of MOUNT_ORDER) {
     app.use(`/ocpi/${version}/credentials`, withInitialIn(version), json, credentialsRouter(credentialsDeps, version));
     const hubToken = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version });
     for (const module of modulesServedIn(version)) {
-      for (const mount of mounts[module.id as ModuleId](version, edges[version])) {
+      for (const mount of moduleRoutes[module.id as ModuleId](deps, version, edges[version])) {
         app.use(`/ocpi/${version}/${mount.path}`, ...(mount.authenticated ? [hubToken] : []), ...(mount.json ? [json] : []), ...mount.handlers);
       }
     }

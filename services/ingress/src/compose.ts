@@ -1,10 +1,11 @@
 import type { DeliveryStore, EventLog, ReadModelStore } from '@hub/core';
 import { createHttpMetrics, Counter, type Logger, type Registry } from '@hub/observability';
 import { topicOf } from '@hub/modules';
+import { dispatcherWait } from '@hub/modules/http';
+import { checkOutboundUrl } from '@hub/partners';
 import { projectionWait } from '@hub/service-kit';
 import { createIngressApp, type IngressDeps } from './app.ts';
 import type { IngressConfig } from './config.ts';
-import { dispatcherWait } from './known-sessions.ts';
 
 // The ingress's composition root: the one place the app is put together from its ports and settings.
 // start.ts hands it the Postgres and Kafka adapters, the in-process route tests
@@ -108,7 +109,7 @@ export function composeIngressApp(ports: IngressPorts, settings: IngressSettings
     dispatcherWait: dispatcherWait(ports.eventLog, ports.deliveries, settings.dispatcherGroupId, settings.readYourWritesTimeoutMs),
     commands: {
       commands: ports.commands,
-      policy,
+      checkOutboundUrl: (raw: string) => checkOutboundUrl(policy, raw),
       perMinute: settings.commandsPerMinute,
       graceSeconds: settings.commandGraceSeconds,
       responseUrlHosts: settings.responseUrlAllowedHosts,

@@ -10,7 +10,7 @@ import { translatePostgresError } from '@hub/store';
 import { HubError } from '@hub/ocpi';
 import { DependencyUnavailable } from '@hub/core';
 import { errorMiddleware, RETRY_AFTER_SECONDS } from '../src/http.ts';
-import { notServed, refuseOtherMethods } from '../src/method-not-allowed.ts';
+import { notServed, refuseOtherMethods } from '@hub/modules/http';
 
 interface Answer {
   status: number;

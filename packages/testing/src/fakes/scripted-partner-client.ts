@@ -1,5 +1,5 @@
 import type { OcpiCallResult, OcpiPartnerClient } from '@hub/partners';
-import { PartnerCallError } from '@hub/registry';
+import { PartnerCallError } from '@hub/core';
 
 // The OcpiPartnerClient port (@hub/partners) without a network: each call is answered by `answer`
 // (by default a network failure, as from a partner that is not there) and recorded, so a test states

@@ -12,9 +12,7 @@ import {
 } from '@hub/registry';
 import type { SchemaValidator } from '@hub/schemas';
 import { adapterFor } from '@hub/versions';
-import { handle, ok, okEmpty } from '../http.ts';
-import { refuseOtherMethods } from '../method-not-allowed.ts';
-import { validateBody, type OcpiBodies } from '../ocpi-objects.ts';
+import { handle, ok, okEmpty, refuseOtherMethods, validateBody, type OcpiBodies } from '@hub/modules/http';
 
 // Credentials module (OCPI 2.2.1 credentials.asciidoc, 2.1.1 credentials.md, 2.3.0 credentials.asciidoc;
 // interface document, Credentials). The exchange is the same in every version; only the Credentials object differs.

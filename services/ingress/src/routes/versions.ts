@@ -1,7 +1,6 @@
 import type { Express, RequestHandler } from 'express';
 import { OCPI_VERSIONS, type InterfaceRole, type OcpiVersion } from '@hub/ocpi';
-import { okPreserialized } from '../http.ts';
-import { methodNotAllowed } from '../method-not-allowed.ts';
+import { methodNotAllowed, okPreserialized } from '@hub/modules/http';
 
 // Versions (OCPI 2.2.1 version_information_endpoint.asciidoc, 2.1.1 version_information_endpoint.md;
 // interface document, Versions): both require authentication here; the initial token may call them

@@ -1,19 +1,21 @@
 import { Router, type Request, type Response } from 'express';
 import { tokenEventTypes, topics } from '@hub/events';
 import { HubError, partyKey, sameParty, type PartyRef } from '@hub/ocpi';
-import { DEFAULT_TOKEN_TYPE, tokenObjectId } from '@hub/modules';
+import { DEFAULT_TOKEN_TYPE, tokenObjectId } from '../index.ts';
 import type { ObjectPath, RoutingDirectory } from '@hub/core';
 import type { Token, TokenType } from '@hub/schemas/generated/ocpi/token';
-import type { VersionEdge } from '../version-edge.ts';
-import { handle, namedReceiver, okEmpty } from '../http.ts';
-import { notServed, refuseOtherMethods } from '../method-not-allowed.ts';
-import { appendObjectEvent, objectPath, refuseEmptySegments, requireExisting, requireOwnParty, requireSameIds, type OcpiPatch } from '../ocpi-objects.ts';
-import { listObjects, objectDetail, type ObjectRoutesDeps } from '../object-reads.ts';
+import type { VersionEdge } from '../http/version-edge.ts';
+import { handle, namedReceiver, okEmpty } from '../http/answers.ts';
+import { notServed, refuseOtherMethods } from '../http/method-not-allowed.ts';
+import { appendObjectEvent, objectPath, refuseEmptySegments, requireExisting, requireOwnParty, requireSameIds, type OcpiPatch } from '../http/ocpi-objects.ts';
+import { listObjects, objectDetail, type ObjectRoutesDeps } from '../http/object-reads.ts';
+import { at, objectRoutesDeps, type ModuleMounts } from '../http/mounts.ts';
+import { tokensRouter } from './authorize-routes.ts';
 
 // Tokens as objects (mod_tokens.asciidoc): the eMSP pushes its tokens to the hub as to a
 // CPO's Receiver interface (PUT, PATCH {tokens}/{country_code}/{party_id}/{token_uid}[?type=]), each an
 // event on ocpi.tokens.v1 the dispatcher delivers to the routed CPOs; CPOs pull them from the hub as
-// from an eMSP's Sender interface (GET {tokens}, paginated). Real-time authorization is in tokens.ts.
+// from an eMSP's Sender interface (GET {tokens}, paginated). Real-time authorization is in authorize-routes.ts.
 
 export interface TokenObjectsDeps extends ObjectRoutesDeps {
   /** Whether a CPO named in the OCPI-to headers can receive the eMSP's tokens. */
@@ -94,3 +96,9 @@ export function tokenObjectsRouter(deps: TokenObjectsDeps, edge: VersionEdge): R
   router.delete(path, notServed('tokens are not deleted: PUT or PATCH the token with valid false'));
   return refuseOtherMethods(router);
 }
+
+export const tokensMounts: ModuleMounts = (deps, _version, edge) => {
+  const objects = objectRoutesDeps(deps);
+  const authorizeDeps = { ...deps.tokens, validator: deps.validator, targets: deps.routing, readModels: deps.objects.readModels, rateLimiter: deps.objects.rateLimiter };
+  return [at('tokens', tokensRouter(authorizeDeps, edge), tokenObjectsRouter({ ...objects, targets: deps.routing, hub: deps.credentials.hub }, edge))];
+};

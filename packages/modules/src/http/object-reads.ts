@@ -1,9 +1,9 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { HubError, partyKey, sameParty, type PartyRole } from '@hub/ocpi';
-import { ocpiModules, projectionOf } from '@hub/modules';
+import { ocpiModules, projectionOf } from '../index.ts';
 import type { ListNarrowing, ObjectPath, RateLimiter, ReadModel } from '@hub/core';
 import type { SchemaValidator } from '@hub/schemas';
-import { handle, namedSender, ok, okPreserializedList } from './http.ts';
+import { handle, namedSender, ok, okPreserializedList } from './answers.ts';
 import { objectPath, type ProjectionWait } from './ocpi-objects.ts';
 import { parsePage, setPageHeaders } from './pagination.ts';
 import type { EventAppender, ReadModelReads } from './ports.ts';

@@ -1,4 +1,5 @@
-import { authorizationHeader, type OcpiVersion, type PartyRef } from '@hub/ocpi';
+import { authorizationHeader } from './credentials-token.ts';
+import type { OcpiVersion, PartyRef } from './types.ts';
 
 /**
  * The headers of a call to a partner of `version`: OCPI 2.2.1's routing headers from one party to another

@@ -3,17 +3,16 @@ import { Router, type Request, type Response } from 'express';
 import { chargingProfileEventTypes, newEvent, topics } from '@hub/events';
 import { acknowledged, HubError, isSuccessCode, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
 import type { Counter } from '@hub/observability';
-import { PartnerCallError } from '@hub/registry';
-import { describeViolations } from '@hub/schemas';
-import type { ChargingProfileOperation, ChargingProfileStore } from '@hub/core';
+import { PartnerCallError, type ChargingProfileOperation, type ChargingProfileStore } from '@hub/core';
 import type { ActiveChargingProfile } from '@hub/schemas/generated/ocpi/active_charging_profile';
 import type { ChargingProfileResponse } from '@hub/schemas/generated/ocpi/charging_profile_response';
-import type { ChargingProfileResult } from '@hub/schemas/generated/ocpi/charging_profile_result';
-import { handle, namedReceiver, namedSender, send } from '../http.ts';
-import { refuseOtherMethods } from '../method-not-allowed.ts';
-import { asJson, validateBody } from '../ocpi-objects.ts';
-import { checkResponseUrl } from '../response-url.ts';
-import type { RelayedRequestDeps } from '../relayed-requests.ts';
+import { handle, namedReceiver, namedSender, send } from '../http/answers.ts';
+import { refuseOtherMethods } from '../http/method-not-allowed.ts';
+import { asJson, validateBody } from '../http/ocpi-objects.ts';
+import { checkResponseUrl } from '../http/response-url.ts';
+import { relayedRequestDeps, type RelayedRequestDeps } from '../http/relayed-requests.ts';
+import { callback, at, type ModuleMounts } from '../http/mounts.ts';
+import { chargingProfileCallbackRouter } from './callback-routes.ts';
 
 // ChargingProfiles (mod_charging_profiles.asciidoc), relayed like commands (routes/commands.ts): the
 // hub is the Receiver for eMSPs (PUT, GET, DELETE {session_id}), forwards each in real time to the CPO
@@ -248,52 +247,17 @@ function nextOffset(): string {
   return lastOffset.toString();
 }
 
-/** POST /ocpi/{2.2.1,2.3.0}/chargingprofiles/callback/{request_id}: the CPO's result; no authentication, as the commands callback. */
-export function chargingProfileCallbackRouter(deps: Pick<ChargingProfilesDeps, 'chargingProfiles' | 'deliveries' | 'eventLog' | 'validator' | 'results'>, version: ChargingProfilesVersion = '2.2.1'): Router {
-  const router = Router();
-  router.post(
-    '/:id',
-    handle(async (req: Request, res: Response) => {
-      const id = String(req.params['id']);
-      // Refused without a trace of whether the id exists: a guessed id learns nothing.
-      const inVersion = version === '2.3.0' ? deps.validator.validate('ocpi-2.3.0/charging_profile_result.json', req.body).violations : [];
-      const { document, violations } = deps.validator.validate('ocpi/charging_profile_result.json', req.body);
-      if (inVersion.length > 0 || violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: describeViolations(inVersion.length > 0 ? inVersion : violations) });
-      const result = document as ChargingProfileResult;
-      const { outcome, request } = await deps.chargingProfiles.result(id, asJson(result));
-      if (outcome === 'unknown' || !request) throw new HubError('NOT_FOUND', { detail: 'no charging profile request waits for a result under this id' });
-      await deps.eventLog.append(topics.chargingProfiles, [
-        newEvent({
-          type: chargingProfileEventTypes.resultReceived,
-          source: 'ingress',
-          subject: id,
-          key: id,
-          data: { operation: request.operation, result, forwarded: outcome === 'forward' },
-          correlationId: request.correlationId ?? req.ctx.correlationId,
-          from: partyKey(request.cpo),
-          to: partyKey(request.emsp),
-        }),
-      ]);
-      if (outcome === 'forward') {
-        await deps.deliveries.enqueue([
-          {
-            kind: 'charging_profile_result',
-            emsp: request.emsp,
-            cpo: request.cpo,
-            objectId: id,
-            partition: 0,
-            offset: '0',
-            payload: asJson(result),
-            correlationId: request.correlationId,
-            eventTime: new Date().toISOString(),
-            targetUrl: request.responseUrl,
-          },
-        ]);
-      }
-      deps.results?.inc({ kind: request.operation.toLowerCase(), outcome: outcome === 'forward' ? 'forwarded' : 'late' });
-      // A result after the hub already answered for the CPO is recorded, not forwarded.
-      send(res, 200, { status_code: 1000, timestamp: new Date().toISOString(), ...(outcome === 'late' ? { status_message: 'recorded; the request had timed out and the eMSP was told so' } : {}) });
-    }),
-  );
-  return refuseOtherMethods(router);
-}
+export const chargingProfilesMounts: ModuleMounts = (deps, version) => {
+  const profilesDeps: ChargingProfilesDeps = {
+    ...deps.chargingProfiles,
+    ...relayedRequestDeps(deps),
+    // The response_url rules and the CPO's grace are the commands' (mod_charging_profiles.asciidoc,
+    // Flow: "similar to the Commands module").
+    checkOutboundUrl: deps.commands.checkOutboundUrl,
+    graceSeconds: deps.commands.graceSeconds,
+    responseUrlHosts: deps.commands.responseUrlHosts,
+  };
+  // Charging profiles exist in 2.2.1 and 2.3.0 only (the module declares no 2.1.1 endpoint).
+  const profilesVersion: ChargingProfilesVersion = version === '2.3.0' ? '2.3.0' : '2.2.1';
+  return [callback('chargingprofiles/callback', chargingProfileCallbackRouter(profilesDeps, profilesVersion)), at('chargingprofiles', chargingProfilesRouter(profilesDeps, profilesVersion))];
+};

@@ -1,12 +1,15 @@
 import { HubError } from '@hub/ocpi';
-import { checkOutboundUrl, type OutboundPolicy } from '@hub/partners';
 
 // The response_url an eMSP gives with a command or a charging profile request (mod_commands.asciidoc
 // and mod_charging_profiles.asciidoc, Request Body and Parameters): the dispatcher will POST the
 // result there, so it is held to the SSRF rules of every outbound URL.
 
 export interface ResponseUrlRules {
-  readonly policy: OutboundPolicy;
+  /**
+   * The outbound policy every URL the hub calls is held to (@hub/partners checkOutboundUrl: https, no
+   * special address unless allowed): the URL parsed, or a throw saying why not.
+   */
+  readonly checkOutboundUrl: (raw: string) => URL;
   /** Hosts (host:port) the eMSP registered: its versions URL and endpoint URLs. */
   readonly registeredHosts: (platformId: string) => Promise<string[]>;
   /** Operator allow-list of response_url hosts beyond the ones the eMSP registered (host or host:port). */
@@ -17,7 +20,7 @@ export interface ResponseUrlRules {
 export async function checkResponseUrl(rules: ResponseUrlRules, platformId: string, responseUrl: string): Promise<URL> {
   let url: URL;
   try {
-    url = checkOutboundUrl(rules.policy, responseUrl);
+    url = rules.checkOutboundUrl(responseUrl);
   } catch (e) {
     throw new HubError('INVALID_PARAMETERS', { detail: `response_url: ${(e as Error).message}` });
   }

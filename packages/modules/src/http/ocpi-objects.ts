@@ -1,10 +1,9 @@
 import type { Request, RequestHandler } from 'express';
 import { newEvent } from '@hub/events';
-import type { ProjectionWait } from '@hub/service-kit';
-export type { ProjectionWait };
 import { HubError, partyKey, sameParty } from '@hub/ocpi';
-import { objectKey, ocpiModules, pathSubject } from '@hub/modules';
-import type { ObjectPath, ReadModel, ReadModelStore } from '@hub/core';
+import { objectKey, ocpiModules, pathSubject } from '../index.ts';
+import type { ObjectPath, ProjectionWait, ReadModel, ReadModelStore } from '@hub/core';
+export type { ProjectionWait };
 import { describeViolations, type SchemaValidator } from '@hub/schemas';
 import type { EventAppender } from './ports.ts';
 import type { OcpiBodies } from '@hub/schemas/generated/ocpi-bodies';

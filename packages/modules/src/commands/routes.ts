@@ -1,21 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import { commandEventTypes, newEvent, topics } from '@hub/events';
-import { HubError, isSuccessCode, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
+import { HubError, isSuccessCode, partnerHeaders, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
 import { adapterFor, isNotRepresentable, type VersionAdapter } from '@hub/versions';
-import type { VersionEdge } from '../version-edge.ts';
-import { PartnerCallError } from '@hub/registry';
-import { partnerHeaders } from '@hub/partners';
+import type { VersionEdge } from '../http/version-edge.ts';
 import { describeViolations, type SchemaValidator } from '@hub/schemas';
-import type { CommandStore } from '@hub/core';
-import type { ReadModelReads } from '../ports.ts';
-import { handle, namedSender, send } from '../http.ts';
-import { refuseOtherMethods } from '../method-not-allowed.ts';
+import { PartnerCallError, type CommandStore } from '@hub/core';
+import type { ReadModelReads } from '../http/ports.ts';
+import { handle, namedSender, send } from '../http/answers.ts';
+import { refuseOtherMethods } from '../http/method-not-allowed.ts';
 import type { CommandResponse } from '@hub/schemas/generated/ocpi/command_response';
 import type { CommandResult } from '@hub/schemas/generated/ocpi/command_result';
-import { asJson, validateBody, type OcpiBodies } from '../ocpi-objects.ts';
-import { checkResponseUrl } from '../response-url.ts';
-import type { RelayedRequestDeps } from '../relayed-requests.ts';
+import { asJson, validateBody, type OcpiBodies } from '../http/ocpi-objects.ts';
+import { checkResponseUrl } from '../http/response-url.ts';
+import { relayedRequestDeps, type RelayedRequestDeps } from '../http/relayed-requests.ts';
+import { callback, at, type ModuleMounts } from '../http/mounts.ts';
 
 // Commands (interface document, Commands, Command request/response, Errors, Limits; OCPI 2.2.1
 // mod_commands.asciidoc). The hub forwards the command to the CPO with response_url rewritten to its
@@ -228,3 +227,10 @@ export function commandCallbackRouter(deps: Pick<CommandsDeps, 'commands' | 'del
   );
   return refuseOtherMethods(router);
 }
+
+// A CPO posts its CommandResult to the callback of its own version: the response_url the commands
+// route gives it (mod_commands.asciidoc, CommandResult).
+export const commandsMounts: ModuleMounts = (deps, _version, edge) => {
+  const commandsDeps: CommandsDeps = { ...deps.commands, ...relayedRequestDeps(deps), readModels: deps.objects.readModels };
+  return [callback('commands/callback', commandCallbackRouter(commandsDeps, edge)), at('commands', commandsRouter(commandsDeps, edge))];
+};

@@ -1,33 +1,19 @@
 import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import { sessionEventTypes, topics } from '@hub/events';
-import { HubError, partyKey } from '@hub/ocpi';
-import { appendCdrEventsOnce, cdrPostedEvent, type CdrEventLog } from '@hub/modules';
+import { topics } from '@hub/events';
+import { HubError } from '@hub/ocpi';
 import type { Counter } from '@hub/observability';
-import type { SchemaValidator } from '@hub/schemas';
-import { handle, ok, okEmpty } from '../http.ts';
-import { refuseOtherMethods } from '../method-not-allowed.ts';
-import { KnownSessions, requireKnownSession, type DispatcherWait } from '../known-sessions.ts';
-import type { EventAppender, IngressDeliveries, ReadModelReads } from '../ports.ts';
-import type { VersionEdge } from '../version-edge.ts';
-import type { CdrToken } from '@hub/schemas/generated/ocpi/cdr_token';
 import type { Cdr } from '@hub/schemas/generated/ocpi/cdr';
-import type { Session } from '@hub/schemas/generated/ocpi/session';
-import { appendObjectEvent, asJson, objectPath, refuseEmptySegments, requireOwnCpo, requireSameIds, type OcpiPatch } from '../ocpi-objects.ts';
+import { appendCdrEventsOnce, cdrPostedEvent, type CdrEventLog } from './cdr-event.ts';
+import { handle, ok, okEmpty } from '../http/answers.ts';
+import { refuseOtherMethods } from '../http/method-not-allowed.ts';
+import type { VersionEdge } from '../http/version-edge.ts';
+import { asJson, objectPath, refuseEmptySegments, requireOwnCpo } from '../http/ocpi-objects.ts';
+import { requireEmspToken, sessionCdrDeps, type SessionCdrDeps } from '../http/charging-objects.ts';
+import { at, type ModuleMounts } from '../http/mounts.ts';
 
-// Sessions and CDRs (interface document, Sessions, CDRs; OCPI 2.2.1 mod_sessions.asciidoc,
-// mod_cdrs.asciidoc): the CPO pushes, the hub appends an event and the dispatcher delivers it.
-
-export interface SessionCdrDeps {
-  readonly eventLog: EventAppender;
-  /** The tokens a 2.1.1 CPO's auth_id may name (version-edge.ts). */
-  readonly readModels: Pick<ReadModelReads, 'tokensByContractId'>;
-  readonly deliveries: Pick<IngressDeliveries, 'receiveCdr' | 'markCdrAppended' | 'claimCdrAppend' | 'findCdr' | 'sessionExists'>;
-  readonly validator: SchemaValidator;
-  readonly publicBaseUrl: string;
-  /** Waits for the dispatcher before a PATCH of a session not (yet) held is refused. */
-  readonly dispatcherWait: DispatcherWait;
-}
+// CDRs (interface document, CDRs; OCPI 2.2.1 mod_cdrs.asciidoc): the CPO posts, the hub appends each
+// CDR once and the dispatcher delivers it.
 
 /** How CDR events are appended once each (docs/decisions/0003-each-cdr-once.md). */
 export interface CdrAppendDeps {
@@ -39,18 +25,6 @@ export interface CdrAppendDeps {
   readonly source: string;
   /** hub_cdr_reappends_total by outcome (appended, already_present). */
   readonly reappends?: Counter<'outcome'>;
-}
-
-/**
- * cdr_token must name the eMSP (interface document, CDR token: "must identify the eMSP; used for
- * routing"): refused at once with 2001 so the CPO learns about it, rather than undeliverable later.
- */
-function requireEmspToken(token: CdrToken | null | undefined): asserts token is CdrToken {
-  const cc: unknown = token?.country_code;
-  const pid: unknown = token?.party_id;
-  if (typeof cc !== 'string' || typeof pid !== 'string' || !/^[A-Za-z]{2}$/.test(cc) || !/^[A-Za-z0-9]{3}$/.test(pid)) {
-    throw new HubError('INVALID_PARAMETERS', { detail: 'cdr_token must carry the country_code and party_id of the eMSP' });
-  }
 }
 
 /** Canonical JSON (sorted keys): an identical CDR re-POSTed with its fields in another order is the same CDR. */
@@ -71,49 +45,6 @@ function ownCpo(req: Request): { countryCode: string; partyId: string } {
   const cpo = req.caller.parties.find((p) => p.role === 'CPO' && !p.suspended);
   if (!cpo) throw new HubError('FOREIGN_PARTY', { detail: 'these credentials act as no CPO' });
   return cpo;
-}
-
-export function sessionsRouter(deps: SessionCdrDeps, edge: VersionEdge): Router {
-  const router = Router();
-  const tokensOf = (path: { countryCode: string; partyId: string }) => (contractId: string) => deps.readModels.tokensByContractId(contractId, path);
-  router.use(refuseEmptySegments(['country_code', 'party_id', 'session_id']));
-  router.put(
-    '/:cc/:pid/:id',
-    handle(async (req: Request, res: Response) => {
-      const path = objectPath(req);
-      requireOwnCpo(req, path);
-      const body = (await edge.chargingIn('session', req.body, false, path, tokensOf(path))) as unknown as Session;
-      requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, id: path.id });
-      requireEmspToken(body.cdr_token);
-      await appendObjectEvent(deps.eventLog, req, topics.sessions, sessionEventTypes.sessionPut, path, body, eMspOf(body.cdr_token));
-      okEmpty(res);
-    }),
-  );
-  // mod_sessions.asciidoc, Receiver interface, PATCH: an update of a session the hub holds. The
-  // dispatcher merges it into the full session and delivers that (the eMSP always gets full states).
-  const known = new KnownSessions();
-  router.patch(
-    '/:cc/:pid/:id',
-    handle(async (req: Request, res: Response) => {
-      const path = objectPath(req);
-      requireOwnCpo(req, path);
-      // Partial Session; last_updated required (mod_sessions.asciidoc, PATCH Method).
-      const body = (await edge.chargingIn('session', req.body, true, path, tokensOf(path))) as unknown as OcpiPatch<Session>;
-      requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, id: path.id });
-      if (body.cdr_token !== undefined) requireEmspToken(body.cdr_token);
-      // "If existing ChargingPeriod objects ... need to be replaced or removed, the Sender SHALL use the
-      // PUT method" (mod_sessions.asciidoc, PATCH Method): a PATCH only adds periods.
-      if (body.charging_periods === null) throw new HubError('INVALID_PARAMETERS', { detail: 'charging_periods cannot be removed by PATCH: PUT the whole session' });
-      await requireKnownSession(deps.deliveries, deps.dispatcherWait, known, path);
-      await appendObjectEvent(deps.eventLog, req, topics.sessions, sessionEventTypes.sessionPatched, path, body, body.cdr_token ? eMspOf(body.cdr_token) : undefined);
-      okEmpty(res);
-    }),
-  );
-  return refuseOtherMethods(router);
-}
-
-function eMspOf(token: CdrToken): string {
-  return partyKey({ countryCode: token.country_code, partyId: token.party_id });
 }
 
 export function cdrsRouter(deps: SessionCdrDeps & { cdrs: CdrAppendDeps }, edge: VersionEdge): Router {
@@ -174,3 +105,5 @@ export function cdrsRouter(deps: SessionCdrDeps & { cdrs: CdrAppendDeps }, edge:
   );
   return refuseOtherMethods(router);
 }
+
+export const cdrsMounts: ModuleMounts = (deps, _version, edge) => [at('cdrs', cdrsRouter({ ...sessionCdrDeps(deps), cdrs: deps.cdrs }, edge))];

@@ -2,7 +2,7 @@
 // connectors for a while, and not after a push that may have removed them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { KnownObjects } from '../src/ocpi-objects.ts';
+import { KnownObjects } from '../src/http/ocpi-objects.ts';
 
 const location = { countryCode: 'NL', partyId: 'CPO', id: 'LOC1' };
 const evse = { ...location, evseUid: 'E1' };

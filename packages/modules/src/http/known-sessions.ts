@@ -1,7 +1,7 @@
 import { topics } from '@hub/events';
 import type { DeliveryStore, EventLog, ObjectPath } from '@hub/core';
 import { HubError } from '@hub/ocpi';
-import { pathSubject } from '@hub/modules';
+import { pathSubject } from '../index.ts';
 
 // Whether the hub holds a session, before a PATCH of it is accepted (mod_sessions.asciidoc, PATCH
 // Method: it updates "the Session object with Session.id equal to {session_id}"). The hub holds a

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Request, Response } from 'express';
 import { HubError } from '@hub/ocpi';
-import { parsePage, setPageHeaders, type PageRequest } from '../src/pagination.ts';
+import { parsePage, setPageHeaders, type PageRequest } from '../src/http/pagination.ts';
 
 const limits = { defaultLimit: 50, maxLimit: 100 };
 const request = (query: Record<string, unknown>): Request => ({ query }) as unknown as Request;

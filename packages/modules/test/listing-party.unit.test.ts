@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Request } from 'express';
-import { listingParty } from '../src/object-reads.ts';
+import { listingParty } from '../src/http/object-reads.ts';
 
 const party = (countryCode: string, partyId: string, role: 'CPO' | 'EMSP') => ({ countryCode, partyId, role, platformId: 'p1', name: partyId, suspended: false, updatedAt: new Date(0) });
 const request = (parties: ReturnType<typeof party>[], headers: Record<string, string> = {}) =>

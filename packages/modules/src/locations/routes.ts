@@ -1,19 +1,17 @@
 import { Router, type Request, type Response } from 'express';
-import { locationEventTypes, tariffEventTypes, topics } from '@hub/events';
+import { locationEventTypes, topics } from '@hub/events';
 import { HubError } from '@hub/ocpi';
 import { mergePatch, type ObjectPath } from '@hub/core';
-import { handle, ok, okEmpty } from '../http.ts';
-import { notServed, refuseOtherMethods } from '../method-not-allowed.ts';
+import { handle, ok, okEmpty } from '../http/answers.ts';
+import { notServed, refuseOtherMethods } from '../http/method-not-allowed.ts';
 import type { Location } from '@hub/schemas/generated/ocpi/location';
-import { appendObjectEvent, asJson, KnownObjects, type OcpiPatch, objectPath, refuseEmptySegments, requireExisting, requireOwnCpo, requireSameIds } from '../ocpi-objects.ts';
-import type { VersionEdge } from '../version-edge.ts';
-import { listObjects, objectDetail, type ObjectRoutesDeps } from '../object-reads.ts';
+import { appendObjectEvent, asJson, KnownObjects, type OcpiPatch, objectPath, refuseEmptySegments, requireExisting, requireOwnCpo, requireSameIds } from '../http/ocpi-objects.ts';
+import type { VersionEdge } from '../http/version-edge.ts';
+import { listObjects, objectDetail, type ObjectRoutesDeps } from '../http/object-reads.ts';
+import { at, objectRoutesDeps, type ModuleMounts } from '../http/mounts.ts';
 
-export type { ObjectRoutesDeps } from '../object-reads.ts';
-
-// Locations and tariffs (interface document, Locations, Tariffs, Pagination, Limits; OCPI 2.2.1
-// mod_locations.asciidoc and mod_tariffs.asciidoc). Pushes become events on the topics; pulls read the
-// projected read models, filtered by routing rules.
+// Locations (interface document, Locations, Pagination, Limits; OCPI 2.2.1 mod_locations.asciidoc).
+// Pushes become events on the topic; pulls read the projected read model, filtered by routing rules.
 
 type Level = 'location' | 'evse' | 'connector';
 
@@ -113,38 +111,4 @@ export function locationsRouter(deps: ObjectRoutesDeps, edge: VersionEdge): Rout
   return refuseOtherMethods(router);
 }
 
-export function tariffsRouter(deps: ObjectRoutesDeps, edge: VersionEdge): Router {
-  const router = Router();
-  router.use(refuseEmptySegments(['country_code', 'party_id', 'tariff_id']));
-  // 2.2.1 and 2.1.1 prices exclude VAT (mod_tariffs.asciidoc 11.4.2): their readers' list leaves out a
-  // 2.3.0 tariff with tax-inclusive prices and no vat, in the query, so X-Total-Count and pages agree
-  // (docs/decisions/0012-ocpi-2.3.0-through-the-2.2.1-canonical-form.md).
-  router.get('/', listObjects(deps, 'tariffs', (documents) => edge.listOut('tariff', documents), edge.version === '2.3.0' ? {} : { pricesExcludeTaxes: true }));
-  router.get('/:cc/:pid/:id', objectDetail(deps, 'tariffs', objectPath, (document) => edge.objectOut('tariff', document)));
-  router.put(
-    '/:cc/:pid/:id',
-    handle(async (req, res) => {
-      const path = objectPath(req);
-      requireOwnCpo(req, path);
-      const body = edge.objectIn('tariff', req.body, false, path);
-      requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, id: path.id }, CI_STRING_IDS);
-      await appendObjectEvent(deps.eventLog, req, topics.tariffs, tariffEventTypes.tariffPut, path, body);
-      okEmpty(res);
-    }),
-  );
-  // mod_tariffs.asciidoc, Receiver interface, DELETE: a tariff no longer used and never used again.
-  // The hub must know it (its owner may not delete what was never pushed, or was deleted already).
-  router.delete(
-    '/:cc/:pid/:id',
-    handle(async (req, res) => {
-      const path = objectPath(req);
-      requireOwnCpo(req, path);
-      await requireExisting(deps.readModels, deps.wait, 'tariffs', path, 'tariff');
-      await appendObjectEvent(deps.eventLog, req, topics.tariffs, tariffEventTypes.tariffDeleted, path, {});
-      okEmpty(res);
-    }),
-  );
-  // Interface document, Endpoints (Summary): no PATCH for tariffs; a tariff is replaced by PUT.
-  router.patch('/:cc/:pid/:id', notServed('push the full tariff with PUT'));
-  return refuseOtherMethods(router);
-}
+export const locationsMounts: ModuleMounts = (deps, _version, edge) => [at('locations', locationsRouter(objectRoutesDeps(deps), edge))];

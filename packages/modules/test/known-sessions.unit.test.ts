@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HubError } from '@hub/ocpi';
 import type { DeliveryStore } from '@hub/core';
-import { KnownSessions, requireKnownSession, type DispatcherWait } from '../src/known-sessions.ts';
+import { KnownSessions, requireKnownSession, type DispatcherWait } from '../src/http/known-sessions.ts';
 
 const path = { countryCode: 'NL', partyId: 'CPO', id: 'Sess-1' };
 

@@ -1,7 +1,7 @@
 // The headers of a call to a partner in its version (version-headers.ts): logic without I/O.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { partnerHeaders } from '../src/version-headers.ts';
+import { partnerHeaders } from '../src/partner-headers.ts';
 
 const route = { from: { countryCode: 'NL', partyId: 'CPO' }, to: { countryCode: 'DE', partyId: 'EMS' } };
 

@@ -1,19 +1,17 @@
 import { Router, type Request, type Response } from 'express';
-import { HubError, isSuccessCode, partyKey, sameParty, statusCodeIn, success, type OcpiVersion, type PartyRef } from '@hub/ocpi';
-import { tokenObjectId } from '@hub/modules';
-import { partnerHeaders, type OcpiPartnerClient } from '@hub/partners';
-import { PartnerCallError } from '@hub/registry';
-import { cachedLookup, type RateLimiter, type RoutingDirectory, type RoutingTarget, type TokenCipher } from '@hub/core';
+import { HubError, isSuccessCode, partnerHeaders, partyKey, sameParty, statusCodeIn, success, type OcpiVersion, type PartyRef } from '@hub/ocpi';
+import { tokenObjectId } from '../index.ts';
+import { cachedLookup, PartnerCallError, type OcpiPartnerClient, type RateLimiter, type RoutingDirectory, type RoutingTarget, type TokenCipher } from '@hub/core';
 import type { SchemaValidator } from '@hub/schemas';
 import type { Counter } from '@hub/observability';
-import { handle, namedSender, send } from '../http.ts';
-import { refuseOtherMethods } from '../method-not-allowed.ts';
-import { objectPath, refuseEmptySegments, validateBody, type OcpiBodies } from '../ocpi-objects.ts';
-import type { VersionEdge } from '../version-edge.ts';
+import { handle, namedSender, send } from '../http/answers.ts';
+import { refuseOtherMethods } from '../http/method-not-allowed.ts';
+import { objectPath, refuseEmptySegments, validateBody, type OcpiBodies } from '../http/ocpi-objects.ts';
+import type { VersionEdge } from '../http/version-edge.ts';
 import type { Token } from '@hub/schemas/generated/ocpi/token';
 import { adapterFor, parseEmaId } from '@hub/versions';
 import type { LocationReferences } from '@hub/schemas/generated/ocpi/location_references';
-import type { ReadModelReads } from '../ports.ts';
+import type { ReadModelReads } from '../http/ports.ts';
 
 // Real-time token authorization, both ways, forwarded at once and answered with the other side's
 // answer unchanged. A side that cannot be reached, times out or answers garbage yields UNKNOWN.
