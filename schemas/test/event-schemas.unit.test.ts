@@ -207,7 +207,7 @@ describe('OCPI object event payloads', () => {
   });
 });
 
-// Command payloads, built as services/ingress/src/routes/commands.ts and services/dispatcher/src/worker.ts build them.
+// Command payloads, built as packages/modules/src/commands/routes.ts and services/dispatcher/src/worker.ts build them.
 const startSession = {
   response_url: 'https://emsp.example.com/ocpi/2.2.1/commands/START_SESSION/1234',
   token: { country_code: 'DE', party_id: 'XYZ', uid: '012345678', type: 'RFID', contract_id: 'DE8ACC12E46L89', issuer: 'TheNewMotion', valid: true, whitelist: 'ALLOWED', last_updated: '2018-12-10T17:16:15Z' },
@@ -223,7 +223,7 @@ const commandPayloads: ReadonlyArray<readonly [string, string, Json]> = [
   ['the hub timing out', commandEventTypes.timedOut, { result: { result: 'TIMEOUT' } }],
 ];
 
-// Charging profile payloads, built as services/ingress/src/routes/charging-profiles.ts and
+// Charging profile payloads, built as packages/modules/src/chargingprofiles/routes.ts and
 // services/dispatcher/src/charging-profile-timeouts.ts build them.
 const chargingProfile = { charging_rate_unit: 'A', min_charging_rate: 6.1, charging_profile_period: [{ start_period: 0, limit: 16 }, { start_period: 900, limit: 8.1 }] };
 const activeProfile = { start_date_time: '2026-11-26T12:00:00Z', charging_profile: chargingProfile };

@@ -80,6 +80,12 @@ export interface DeliveryRule {
    * its own delivery (a CDR is immutable).
    */
   readonly keeps: { readonly newestBy: 'last_updated' | 'start_date_time' } | 'every';
+  /**
+   * true: an object already queued or delivered is not queued again when its event is appended again
+   * (a retried append), only when an operator replays it. A CDR never changes (mod_cdrs.asciidoc, CDR
+   * object), so its receipt again is the same CDR.
+   */
+  readonly deliveredOnce?: true;
   /** For a receiver of another version than 2.2.1 (DeliveryTranslation). */
   readonly translation: DeliveryTranslation;
   /**

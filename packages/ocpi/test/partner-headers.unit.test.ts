@@ -1,4 +1,4 @@
-// The headers of a call to a partner in its version (version-headers.ts): logic without I/O.
+// The headers of a call to a partner in its version (partner-headers.ts): logic without I/O.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { partnerHeaders } from '../src/partner-headers.ts';

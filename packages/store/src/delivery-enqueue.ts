@@ -1,9 +1,15 @@
 import { inTransaction, type Pool, type PoolClient } from './pg-pool.ts';
 import { quarantineInsertSql, quarantineParam } from './consumer-quarantine.ts';
 import { foldSessionEvents, foldTokenPatches, isNewer, sessionKey, sourceTime, type DeliveryInput, type DeliveryKind, type DeliveryPosition, type EnqueueReport, type QuarantineEntry, type SessionFold, type StoredSession } from '@hub/core';
-import { deliveryRuleOf, type DeliveryRule } from '@hub/modules';
+import { deliveredKinds, deliveryRuleOf, type DeliveryRule } from '@hub/modules';
 import { DELIVERIES_CHANNEL } from './delivery-rows.ts';
 import { expandTokenRows, loadTokensForUpdate, toEveryRoutedCpo } from './token-rows.ts';
+
+/**
+ * The kinds whose rule says an object is delivered once (DeliveryRule.deliveredOnce), as SQL literals:
+ * names from the module table, never input.
+ */
+const DELIVERED_ONCE = deliveredKinds.filter((kind) => deliveryRuleOf(kind).deliveredOnce).map((kind) => `'${kind}'`).join(', ') || 'null'; // in (null): no kind
 
 // Consumed events into delivery rows (postgres-delivery-queue.ts, enqueue and enqueueForced): the
 // newest-wins upsert with the consumer's position and quarantined records in one statement, and the
@@ -64,11 +70,11 @@ async function upsert(db: Pool | PoolClient, input: readonly DeliveryInput[], fo
        source_partition = excluded.source_partition, source_offset = excluded.source_offset, payload = excluded.payload,
        correlation_id = excluded.correlation_id, event_time = excluded.event_time, source_time = excluded.source_time, from_hub = excluded.from_hub,
        state = 'pending', reason = null, attempts = 0, next_attempt_at = now(), last_error = null, updated_at = now()
-     -- Newest wins (reference design, Delivery rules). A CDR never changes (mod_cdrs.asciidoc): one
-     -- appended again is not delivered again, unless an operator replays it. A session is newer by
-     -- its last_updated, then by offset (the same key stays in one partition).
+     -- Newest wins (reference design, Delivery rules). A kind delivered once (a CDR never changes:
+     -- mod_cdrs.asciidoc) appended again is not delivered again, unless an operator replays it. A
+     -- session is newer by its last_updated, then by offset (the same key stays in one partition).
      where case
-       when excluded.kind = 'cdr' then ${forced ? 'true' : 'false'}
+       when excluded.kind in (${DELIVERED_ONCE}) then ${forced ? 'true' : 'false'}
        when excluded.source_time is not null and deliveries.source_time is not null and excluded.source_time <> deliveries.source_time
          then excluded.source_time > deliveries.source_time
        -- A re-send from the read model (offset -1: token-resend) of the version a record holds revives

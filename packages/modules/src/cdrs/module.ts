@@ -44,6 +44,7 @@ export const cdrsModule = {
     method: 'POST',
     url: (receiverUrl) => stripSlashes(receiverUrl),
     keeps: 'every',
+    deliveredOnce: true,
     emspNamedBy: 'cdr_token',
     translation: { object: 'CDR', locationIdAt: ['cdr_location', 'id'] },
   },

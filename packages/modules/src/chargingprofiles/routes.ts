@@ -14,7 +14,7 @@ import { relayedRequestDeps, type RelayedRequestDeps } from '../http/relayed-req
 import { callback, at, type ModuleMounts } from '../http/mounts.ts';
 import { chargingProfileCallbackRouter } from './callback-routes.ts';
 
-// ChargingProfiles (mod_charging_profiles.asciidoc), relayed like commands (routes/commands.ts): the
+// ChargingProfiles (mod_charging_profiles.asciidoc), relayed like commands (../commands/routes.ts): the
 // hub is the Receiver for eMSPs (PUT, GET, DELETE {session_id}), forwards each in real time to the CPO
 // of the session with response_url rewritten to its own callback, answers with the CPO's
 // ChargingProfileResponse unchanged and delivers the CPO's result to the eMSP's response_url through

@@ -1,5 +1,5 @@
 import { HubError, type OcpiVersion } from '@hub/ocpi';
-import { adapterFor, cdrTokenFromAuthId, isNotRepresentable, pricesExcludeTaxes, withoutVersionFields, HUB_VERSION_FIELDS, type CdrToken, type Owner, type Token, type VersionAdapter } from '@hub/versions';
+import { adapterFor, cdrTokenFromAuthId, isNotRepresentable, withoutVersionFields, HUB_VERSION_FIELDS, type CdrToken, type Owner, type Token, type VersionAdapter } from '@hub/versions';
 import type { SchemaValidator } from '@hub/schemas';
 import { validateBody, type OcpiBodies } from './ocpi-objects.ts';
 
@@ -71,6 +71,12 @@ const patchIn: Record<EdgeObject, In> = {
   },
   token: (a, b) => a.tokenPatchIn(b),
 };
+/** A whole Session or CDR of the version, with the cdr_token it names or was resolved to. */
+type ChargingIn = (a: VersionAdapter, document: object, owner: Owner, cdrToken: CdrToken) => object;
+const chargingFullIn: Record<'session' | 'cdr', ChargingIn> = {
+  session: (a, d, o, t) => a.sessionIn(d, o, t),
+  cdr: (a, d, o, t) => a.cdrIn(d, o, t),
+};
 type Out = (a: VersionAdapter, document: never) => object;
 const fullOut: Record<EdgeObject, Out> = {
   location: (a, d) => a.locationOut(d),
@@ -85,9 +91,9 @@ function canonicalEdge(validator: SchemaValidator): VersionEdge {
   return {
     version: '2.2.1',
     objectIn: (object, body, partial) => validateBody(validator, `ocpi/${object}.json`, body, partial) as Record<string, unknown>,
-    // A 2.3.0 tariff with tax-inclusive prices and no vat has no 2.2.1 form (v2.3.0/prices.ts
-    // pricesExcludeTaxes): not shown, as the translating edges do not show what they cannot write.
-    objectOut: (object, document) => (object === 'tariff' && !pricesExcludeTaxes(document) ? undefined : withoutVersionFields(document)),
+    // What a module's 2.2.1 readers are not shown it leaves out itself (a tax-inclusive 2.3.0 tariff:
+    // tariffs/routes.ts).
+    objectOut: (_object, document) => withoutVersionFields(document),
     // Most documents carry no hub-private member: the string is checked before anything is parsed.
     listOut: (_object, documentsJson) =>
       documentsJson.map((json) => (json.includes(`"${HUB_VERSION_FIELDS}"`) ? JSON.stringify(withoutVersionFields(JSON.parse(json) as object)) : json)),
@@ -138,8 +144,7 @@ function translatingEdge(validator: SchemaValidator, version: Exclude<OcpiVersio
       // Since 2.2 a Session and CDR carry their cdr_token (mod_sessions.asciidoc, Session object): only 2.1.1 names the driver by auth_id.
       if (version !== '2.1.1') {
         if (partial) return adapter.sessionPatchIn(document, document.cdr_token);
-        const canonical: object = object === 'cdr' ? adapter.cdrIn(document, owner, document.cdr_token as CdrToken) : adapter.sessionIn(document, owner, document.cdr_token as CdrToken);
-        return canonical as Record<string, unknown>;
+        return chargingFullIn[object](adapter, document, owner, document.cdr_token as CdrToken) as Record<string, unknown>;
       }
       const authId = document.auth_id;
       const resolved = typeof authId === 'string' ? await resolveAuthId(authId, tokens) : undefined;
@@ -147,8 +152,7 @@ function translatingEdge(validator: SchemaValidator, version: Exclude<OcpiVersio
       // The version's schema requires auth_id in a whole Session or CDR (mod_sessions.md 3.1, mod_cdrs.md 3.1).
       if (authId === undefined) throw new HubError('INVALID_PARAMETERS', { detail: 'auth_id is required' });
       const cdrToken = resolved ?? unattributedCdrToken(authId, hub);
-      const canonical: object = object === 'cdr' ? adapter.cdrIn(document, owner, cdrToken) : adapter.sessionIn(document, owner, cdrToken);
-      return canonical as Record<string, unknown>;
+      return chargingFullIn[object](adapter, document, owner, cdrToken) as Record<string, unknown>;
     },
     cdrOut(document) {
       try {

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { tariffEventTypes, topics } from '@hub/events';
+import { pricesExcludeTaxes } from '@hub/versions';
 import { handle, okEmpty } from '../http/answers.ts';
 import { notServed, refuseOtherMethods } from '../http/method-not-allowed.ts';
 import { appendObjectEvent, objectPath, refuseEmptySegments, requireExisting, requireOwnCpo, requireSameIds } from '../http/ocpi-objects.ts';
@@ -20,7 +21,11 @@ export function tariffsRouter(deps: ObjectRoutesDeps, edge: VersionEdge): Router
   // 2.3.0 tariff with tax-inclusive prices and no vat, in the query, so X-Total-Count and pages agree
   // (docs/decisions/0012-ocpi-2.3.0-through-the-2.2.1-canonical-form.md).
   router.get('/', listObjects(deps, 'tariffs', (documents) => edge.listOut('tariff', documents), edge.version === '2.3.0' ? {} : { pricesExcludeTaxes: true }));
-  router.get('/:cc/:pid/:id', objectDetail(deps, 'tariffs', objectPath, (document) => edge.objectOut('tariff', document)));
+  // A 2.3.0 tariff with tax-inclusive prices and no vat has no 2.2.1 form (v2.3.0/prices.ts
+  // pricesExcludeTaxes): not shown to a 2.2.1 reader, as the translating edges do not show what they
+  // cannot write (2.1.1's tariffOut refuses it itself).
+  const shown = (document: Record<string, unknown>) => (edge.version === '2.2.1' && !pricesExcludeTaxes(document) ? undefined : edge.objectOut('tariff', document));
+  router.get('/:cc/:pid/:id', objectDetail(deps, 'tariffs', objectPath, shown));
   router.put(
     '/:cc/:pid/:id',
     handle(async (req, res) => {
