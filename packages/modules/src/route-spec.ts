@@ -1,4 +1,5 @@
 import type { HubErrorKind, InterfaceRole, OcpiVersion } from '@hub/ocpi';
+import type { OcpiModule } from './module-rules.ts';
 
 // A module's HTTP surface as data: where the hub serves it in each OCPI version (version details) and
 // each route it answers (the API catalogue behind docs/openapi.json). The ingress derives its mounts and
@@ -61,3 +62,44 @@ export const V221 = '/ocpi/2.2.1';
 export const V211 = '/ocpi/2.1.1';
 export const PUSH_ERRORS: readonly HubErrorKind[] = ['INVALID_PARAMETERS', 'FOREIGN_PARTY'];
 export const LIST_ERRORS: readonly HubErrorKind[] = ['INVALID_PARAMETERS', 'RATE_LIMITED'];
+
+const V230 = '/ocpi/2.3.0';
+
+/** The OCPI 2.1.1 form of a 2.2.1 route served through the same handler (docs/reference/version-mapping.md). */
+export function in211(route: RouteSpec): RouteSpec {
+  const schema = (id: string) => id.replace(/^ocpi\//, 'ocpi-2.1.1/');
+  return {
+    ...route,
+    path: route.path.replace(V221, V211),
+    summary: `${route.summary} (OCPI 2.1.1 objects)`,
+    // 2.1.1 has no routing headers (transport_and_format.md, 2.1.1).
+    requestHeaders: [],
+    ...(route.body ? { body: { ...route.body, schemas: route.bodyIn211 ?? route.body.schemas.map(schema) } } : {}),
+    ...(route.data ? { data: { ...route.data, schema: schema(route.data.schema) } } : {}),
+  };
+}
+
+/** The OCPI 2.3.0 form of a 2.2.1 route served through the same handler (docs/decisions/0012-ocpi-2.3.0-through-the-2.2.1-canonical-form.md). */
+export function in230(route: RouteSpec): RouteSpec {
+  const schema = (id: string) => id.replace(/^ocpi\//, 'ocpi-2.3.0/');
+  return {
+    ...route,
+    path: route.path.replace(V221, V230),
+    summary: `${route.summary} (OCPI 2.3.0 objects)`,
+    ...(route.body ? { body: { ...route.body, schemas: route.body.schemas.map(schema) } } : {}),
+    ...(route.data ? { data: { ...route.data, schema: schema(route.data.schema) } } : {}),
+  };
+}
+
+const FORM: Readonly<Record<OcpiVersion, (route: RouteSpec) => RouteSpec>> = { '2.2.1': (route) => route, '2.1.1': in211, '2.3.0': in230 };
+
+/**
+ * A module's routes as a partner of `version` calls them: its 2.2.1 routes in that version's form,
+ * less those the version leaves out, then the routes only that version has; none where the module is
+ * not served in it. The ingress mounts exactly these (http/mounts.ts) and the API catalogue documents them.
+ */
+export function routesIn(module: OcpiModule, version: OcpiVersion): RouteSpec[] {
+  if (module.http.endpoints[version] === undefined) return [];
+  const own = module.http.routes.filter((r) => !r.notIn?.includes(version)).map(FORM[version]);
+  return [...own, ...(module.http.onlyIn ?? []).filter((r) => r.path.startsWith(`/ocpi/${version}/`))];
+}

@@ -1,11 +1,11 @@
 import type { HubErrorKind } from '@hub/ocpi';
-import { modulesServedIn, ocpiModules, V211, V221, type OcpiModule, type RouteSpec } from '@hub/modules';
+import { in211, in230, modulesServedIn, ocpiModules, V211, V221, type OcpiModule, type RouteSpec } from '@hub/modules';
 
 // The partner API's routes, for the documents (schemas/generate-api-docs.ts writes docs/openapi.json
 // from this list and the schemas): the hub's own (versions, credentials) here, each module's in its
 // folder of @hub/modules (`http.routes`, in their 2.2.1 form; the 2.1.1 and 2.3.0 forms are derived
-// below for the versions the module is served in). The handlers live in routes/, mounted by app.ts;
-// test/api-catalogue.unit.test.ts walks the express app and fails when a route is missing here or
+// below for the versions the module is served in, as @hub/modules routesIn derives them for the mounts).
+// The handlers live in each module's routes.ts, mounted by app.ts; test/api-catalogue.unit.test.ts walks the express app and fails when a route is missing here or
 // listed here without being served. Paths use OCPI's parameter names (the module chapters'
 // Receiver/Sender interface sections); schema ids are relative to schemas/. A method a module refuses
 // on purpose with its own handler (DELETE of a location) is listed with METHOD_NOT_ALLOWED; the
@@ -41,32 +41,6 @@ const HUB_ROUTES: readonly RouteSpec[] = [
   { method: 'put', path: `${V230}/credentials`, module: 'credentials', summary: 'Update the registration, or switch to 2.3.0', auth: 'initial-token', body: { schemas: ['ocpi-2.3.0/credentials.json'] }, data: { schema: 'ocpi-2.3.0/credentials.json' }, errors: [...CREDENTIALS_LINK_ERRORS, 'NOT_REGISTERED'] },
   { method: 'delete', path: `${V230}/credentials`, module: 'credentials', summary: 'Unregister', auth: 'initial-token', errors: ['NOT_REGISTERED'] },
 ];
-
-/** The OCPI 2.1.1 form of a 2.2.1 route served through the same handler (docs/reference/version-mapping.md). */
-function in211(route: RouteSpec): RouteSpec {
-  const schema = (id: string) => id.replace(/^ocpi\//, 'ocpi-2.1.1/');
-  return {
-    ...route,
-    path: route.path.replace(V, V211),
-    summary: `${route.summary} (OCPI 2.1.1 objects)`,
-    // 2.1.1 has no routing headers (transport_and_format.md, 2.1.1).
-    requestHeaders: [],
-    ...(route.body ? { body: { ...route.body, schemas: route.bodyIn211 ?? route.body.schemas.map(schema) } } : {}),
-    ...(route.data ? { data: { ...route.data, schema: schema(route.data.schema) } } : {}),
-  };
-}
-
-/** The OCPI 2.3.0 form of a 2.2.1 route served through the same handler (docs/decisions/0012-ocpi-2.3.0-through-the-2.2.1-canonical-form.md). */
-function in230(route: RouteSpec): RouteSpec {
-  const schema = (id: string) => id.replace(/^ocpi\//, 'ocpi-2.3.0/');
-  return {
-    ...route,
-    path: route.path.replace(V, V230),
-    summary: `${route.summary} (OCPI 2.3.0 objects)`,
-    ...(route.body ? { body: { ...route.body, schemas: route.body.schemas.map(schema) } } : {}),
-    ...(route.data ? { data: { ...route.data, schema: schema(route.data.schema) } } : {}),
-  };
-}
 
 /** A module's 2.2.1 routes in `version`'s form, where the module is served in it and the route not left out. */
 function formsIn(version: '2.1.1' | '2.3.0', form: (route: RouteSpec) => RouteSpec): RouteSpec[] {

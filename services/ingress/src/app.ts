@@ -4,7 +4,7 @@ import { modulesServedIn, type ModuleId } from '@hub/modules';
 import { requestContext, type HttpMetrics, type Logger } from '@hub/observability';
 import type { CredentialsDeps } from '@hub/registry';
 import type { CallerLookup } from '@hub/core';
-import { moduleRoutes, versionEdges, type ModuleRouteDeps } from '@hub/modules/http';
+import { moduleRoutes, mountsOf, versionEdges, type ModuleRouteDeps } from '@hub/modules/http';
 import { authenticate } from './authenticate.ts';
 import { errorMiddleware } from './http.ts';
 import { credentialsRouter } from './routes/credentials.ts';
@@ -78,7 +78,7 @@ export function createIngressApp(deps: IngressDeps): Express {
     app.use(`/ocpi/${version}/credentials`, withInitialIn(version), json, credentialsRouter(credentialsDeps, version));
     const hubToken = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version });
     for (const module of modulesServedIn(version)) {
-      for (const mount of moduleRoutes[module.id as ModuleId](deps, version, edges[version])) {
+      for (const mount of mountsOf(module, version, moduleRoutes[module.id as ModuleId](deps, version, edges[version]))) {
         app.use(`/ocpi/${version}/${mount.path}`, ...(mount.authenticated ? [hubToken] : []), ...(mount.json ? [json] : []), ...mount.handlers);
       }
     }

@@ -45,7 +45,7 @@ function servedRoutes(): Set<string> {
 
 /** Parameter names differ (express :cc, OCPI {country_code}): compare the shapes. */
 function shape(path: string): string {
-  return path.replace(/:[A-Za-z]+/g, '{}').replace(/\{[a-z_]+\}/g, '{}');
+  return path.replace(/:[A-Za-z_]+/g, '{}').replace(/\{[a-z_]+\}/g, '{}');
 }
 
 describe('API_CATALOGUE (docs/openapi.json)', () => {

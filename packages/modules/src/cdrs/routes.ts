@@ -1,16 +1,14 @@
 import { createHash } from 'node:crypto';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { topics } from '@hub/events';
 import { HubError } from '@hub/ocpi';
 import type { Counter } from '@hub/observability';
 import type { Cdr } from '@hub/schemas/generated/ocpi/cdr';
 import { appendCdrEventsOnce, cdrPostedEvent, type CdrEventLog } from './cdr-event.ts';
 import { handle, ok, okEmpty } from '../http/answers.ts';
-import { refuseOtherMethods } from '../http/method-not-allowed.ts';
-import type { VersionEdge } from '../http/version-edge.ts';
-import { asJson, objectPath, refuseEmptySegments, requireOwnCpo } from '../http/ocpi-objects.ts';
+import { asJson, objectPath, requireOwnCpo } from '../http/ocpi-objects.ts';
 import { requireEmspToken, sessionCdrDeps, type SessionCdrDeps } from '../http/charging-objects.ts';
-import { at, type ModuleMounts } from '../http/mounts.ts';
+import type { ModuleRoutes } from '../http/mounts.ts';
 
 // CDRs (interface document, CDRs; OCPI 2.2.1 mod_cdrs.asciidoc): the CPO posts, the hub appends each
 // CDR once and the dispatcher delivers it.
@@ -47,12 +45,12 @@ function ownCpo(req: Request): { countryCode: string; partyId: string } {
   return cpo;
 }
 
-export function cdrsRouter(deps: SessionCdrDeps & { cdrs: CdrAppendDeps }, edge: VersionEdge): Router {
-  const router = Router();
-  router.use(refuseEmptySegments(['country_code', 'party_id', 'cdr_id']));
-  router.post(
-    '/',
-    handle(async (req: Request, res: Response) => {
+// Long because: the CDR POST, which appends each CDR once (decision 0003), and the owner's GET, as
+// closures over deps and the edge.
+export const cdrsRoutes: ModuleRoutes = (moduleDeps, _version, edge) => {
+  const deps: SessionCdrDeps & { cdrs: CdrAppendDeps } = { ...sessionCdrDeps(moduleDeps), cdrs: moduleDeps.cdrs };
+  return {
+    'POST cdrs': handle(async (req: Request, res: Response) => {
       // A 2.2.1 CDR names its owner; a 2.1.1 one is the caller's (mod_cdrs.md 2.2.2, 2.1.1).
       const owner = edge.version === '2.2.1' ? { countryCode: '', partyId: '' } : ownCpo(req);
       const body = (await edge.chargingIn('cdr', req.body, false, owner, (contractId) => deps.readModels.tokensByContractId(contractId, owner))) as unknown as Cdr;
@@ -90,11 +88,8 @@ export function cdrsRouter(deps: SessionCdrDeps & { cdrs: CdrAppendDeps }, edge:
       res.setHeader('Location', `${deps.publicBaseUrl}/ocpi/${edge.version}/cdrs/${path.countryCode}/${path.partyId}/${encodeURIComponent(path.id)}`);
       okEmpty(res);
     }),
-  );
-  router.get(
-    '/:cc/:pid/:id',
-    handle(async (req: Request, res: Response) => {
-      const path = objectPath(req, 39);
+    'GET cdrs/{country_code}/{party_id}/{cdr_id}': handle(async (req: Request, res: Response) => {
+      const path = objectPath(req, 'cdr_id', 39);
       // Interface document: no GET of CDRs for eMSPs; the owning CPO may verify what the hub holds.
       requireOwnCpo(req, path);
       const cdr = await deps.deliveries.findCdr(path);
@@ -102,8 +97,5 @@ export function cdrsRouter(deps: SessionCdrDeps & { cdrs: CdrAppendDeps }, edge:
       if (!shown) throw new HubError('NOT_FOUND', { detail: `no CDR ${path.id}` });
       ok(res, shown);
     }),
-  );
-  return refuseOtherMethods(router);
-}
-
-export const cdrsMounts: ModuleMounts = (deps, _version, edge) => [at('cdrs', cdrsRouter({ ...sessionCdrDeps(deps), cdrs: deps.cdrs }, edge))];
+  };
+};

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Router, type Request, type Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { chargingProfileEventTypes, newEvent, topics } from '@hub/events';
 import { acknowledged, HubError, isSuccessCode, partyKey, sameParty, success, type PartyRef } from '@hub/ocpi';
 import type { Counter } from '@hub/observability';
@@ -7,12 +7,11 @@ import { PartnerCallError, type ChargingProfileOperation, type ChargingProfileSt
 import type { ActiveChargingProfile } from '@hub/schemas/generated/ocpi/active_charging_profile';
 import type { ChargingProfileResponse } from '@hub/schemas/generated/ocpi/charging_profile_response';
 import { handle, namedReceiver, namedSender, send } from '../http/answers.ts';
-import { refuseOtherMethods } from '../http/method-not-allowed.ts';
 import { asJson, validateBody } from '../http/ocpi-objects.ts';
 import { checkResponseUrl } from '../http/response-url.ts';
 import { relayedRequestDeps, type RelayedRequestDeps } from '../http/relayed-requests.ts';
-import { callback, at, type ModuleMounts } from '../http/mounts.ts';
-import { chargingProfileCallbackRouter } from './callback-routes.ts';
+import type { ModuleRoutes } from '../http/mounts.ts';
+import { chargingProfileCallbackHandlers } from './callback-routes.ts';
 
 // ChargingProfiles (mod_charging_profiles.asciidoc), relayed like commands (../commands/routes.ts): the
 // hub is the Receiver for eMSPs (PUT, GET, DELETE {session_id}), forwards each in real time to the CPO
@@ -56,7 +55,7 @@ function callerCpo(req: Request): PartyRef {
 
 /** session_id: CiString(36) (mod_charging_profiles.asciidoc, Request Parameters). */
 function sessionIdOf(req: Request): string {
-  const sessionId = String(req.params['sessionId']);
+  const sessionId = String(req.params['session_id']);
   if (sessionId.length === 0 || sessionId.length > 36) throw new HubError('INVALID_PARAMETERS', { detail: 'session_id must be 1 to 36 characters' });
   return sessionId;
 }
@@ -85,8 +84,8 @@ function validated<T>(deps: Pick<ChargingProfilesDeps, 'validator'>, version: Ch
 
 // Long because: it declares the module's routes (the eMSP's set, get and clear; the CPO's sender and
 // callbacks) as closures over deps; the handlers are short and share relay() below.
-export function chargingProfilesRouter(deps: ChargingProfilesDeps, version: ChargingProfilesVersion = '2.2.1'): Router {
-  const router = Router();
+export function chargingProfileHandlers(deps: ChargingProfilesDeps, version: ChargingProfilesVersion = '2.2.1'): Record<string, RequestHandler> {
+  const handlers: Record<string, RequestHandler> = {};
 
   /** One eMSP request, from the session lookup to the CPO's answer. Long because: it reads in the order it is checked and relayed. */
   async function relay(req: Request, res: Response, operation: ChargingProfileOperation, readRequest: () => { responseUrl: string; body?: Record<string, unknown>; duration?: number }): Promise<void> {
@@ -168,75 +167,63 @@ export function chargingProfilesRouter(deps: ChargingProfilesDeps, version: Char
   // mod_charging_profiles.asciidoc, Sender interface, PUT: the CPO's updated ActiveChargingProfile of a
   // session, for the session's eMSP. Its own path (the hub's chargingprofiles SENDER endpoint) keeps it
   // apart from an eMSP's SetChargingProfile PUT.
-  router.put(
-    '/sender/:sessionId',
-    handle(async (req: Request, res: Response) => {
-      const cpo = callerCpo(req);
-      const sessionId = sessionIdOf(req);
-      const profile = validated<ActiveChargingProfile>(deps, version, 'active_charging_profile', req.body);
-      const emsps = await deps.chargingProfiles.sessionEmsps(cpo, sessionId);
-      const named = namedReceiver(req);
-      if (emsps.length === 0) throw new HubError('UNKNOWN_SESSION', { detail: `unknown session ${sessionId}: CPO ${partyKey(cpo)} pushed no session of that id` });
-      const recipients = named ? emsps.filter((e) => sameParty(e, named)) : emsps;
-      if (recipients.length === 0) throw new HubError('INVALID_PARAMETERS', { detail: `OCPI-to names ${partyKey(named ?? cpo)}, but session ${sessionId} is of eMSP ${emsps.map(partyKey).join(', ')}` });
-      const key = `${cpo.countryCode}/${cpo.partyId}/${sessionId}`.toUpperCase();
-      await deps.eventLog.append(
-        topics.chargingProfiles,
-        recipients.map((emsp) =>
-          newEvent({ type: chargingProfileEventTypes.activeProfilePut, source: 'ingress', subject: `${cpo.countryCode}/${cpo.partyId}/${encodeURIComponent(sessionId)}`, key, data: profile, correlationId: req.ctx.correlationId, from: partyKey(cpo), to: partyKey(emsp) }),
-        ),
-      );
-      // One row per session and eMSP holding the newest profile by start_date_time (the module
-      // table's 'newest'); the offset orders two pushes of the same start_date_time and tells a
-      // delivery in flight from a newer version (postgres-delivery-queue.ts, delivered).
-      const offset = nextOffset();
-      await deps.deliveries.enqueue(
-        recipients.map((emsp) => ({
-          kind: 'active_charging_profile' as const,
-          emsp,
-          cpo,
-          objectId: sessionId,
-          partition: 0,
-          offset,
-          payload: asJson(profile),
-          correlationId: req.ctx.correlationId,
-          eventTime: new Date().toISOString(),
-        })),
-      );
-      deps.results?.inc({ kind: 'active_profile', outcome: 'queued' });
-      send(res, 200, acknowledged());
+  handlers['PUT chargingprofiles/sender/{session_id}'] = handle(async (req: Request, res: Response) => {
+    const cpo = callerCpo(req);
+    const sessionId = sessionIdOf(req);
+    const profile = validated<ActiveChargingProfile>(deps, version, 'active_charging_profile', req.body);
+    const emsps = await deps.chargingProfiles.sessionEmsps(cpo, sessionId);
+    const named = namedReceiver(req);
+    if (emsps.length === 0) throw new HubError('UNKNOWN_SESSION', { detail: `unknown session ${sessionId}: CPO ${partyKey(cpo)} pushed no session of that id` });
+    const recipients = named ? emsps.filter((e) => sameParty(e, named)) : emsps;
+    if (recipients.length === 0) throw new HubError('INVALID_PARAMETERS', { detail: `OCPI-to names ${partyKey(named ?? cpo)}, but session ${sessionId} is of eMSP ${emsps.map(partyKey).join(', ')}` });
+    const key = `${cpo.countryCode}/${cpo.partyId}/${sessionId}`.toUpperCase();
+    await deps.eventLog.append(
+      topics.chargingProfiles,
+      recipients.map((emsp) =>
+        newEvent({ type: chargingProfileEventTypes.activeProfilePut, source: 'ingress', subject: `${cpo.countryCode}/${cpo.partyId}/${encodeURIComponent(sessionId)}`, key, data: profile, correlationId: req.ctx.correlationId, from: partyKey(cpo), to: partyKey(emsp) }),
+      ),
+    );
+    // One row per session and eMSP holding the newest profile by start_date_time (the module
+    // table's 'newest'); the offset orders two pushes of the same start_date_time and tells a
+    // delivery in flight from a newer version (postgres-delivery-queue.ts, delivered).
+    const offset = nextOffset();
+    await deps.deliveries.enqueue(
+      recipients.map((emsp) => ({
+        kind: 'active_charging_profile' as const,
+        emsp,
+        cpo,
+        objectId: sessionId,
+        partition: 0,
+        offset,
+        payload: asJson(profile),
+        correlationId: req.ctx.correlationId,
+        eventTime: new Date().toISOString(),
+      })),
+    );
+    deps.results?.inc({ kind: 'active_profile', outcome: 'queued' });
+    send(res, 200, acknowledged());
+  });
+
+  handlers['PUT chargingprofiles/{session_id}'] = handle((req, res) =>
+    relay(req, res, 'SET', () => {
+      const body = validated<{ response_url: string }>(deps, version, 'set_charging_profile', req.body);
+      return { responseUrl: body.response_url, body: { ...body } };
     }),
   );
-
-  router.put(
-    '/:sessionId',
-    handle((req, res) =>
-      relay(req, res, 'SET', () => {
-        const body = validated<{ response_url: string }>(deps, version, 'set_charging_profile', req.body);
-        return { responseUrl: body.response_url, body: { ...body } };
-      }),
-    ),
+  handlers['GET chargingprofiles/{session_id}'] = handle((req, res) =>
+    relay(req, res, 'GET', () => {
+      const responseUrl = responseUrlQuery(req);
+      const raw = queryString(req, 'duration');
+      if (raw === undefined || !/^\d{1,9}$/.test(raw)) throw new HubError('INVALID_PARAMETERS', { detail: 'duration: required query parameter, a whole number of seconds' });
+      return { responseUrl, duration: Number(raw) };
+    }),
   );
-  router.get(
-    '/:sessionId',
-    handle((req, res) =>
-      relay(req, res, 'GET', () => {
-        const responseUrl = responseUrlQuery(req);
-        const raw = queryString(req, 'duration');
-        if (raw === undefined || !/^\d{1,9}$/.test(raw)) throw new HubError('INVALID_PARAMETERS', { detail: 'duration: required query parameter, a whole number of seconds' });
-        return { responseUrl, duration: Number(raw) };
-      }),
-    ),
+  handlers['DELETE chargingprofiles/{session_id}'] = handle((req, res) =>
+    relay(req, res, 'CLEAR', () => {
+      return { responseUrl: responseUrlQuery(req) };
+    }),
   );
-  router.delete(
-    '/:sessionId',
-    handle((req, res) =>
-      relay(req, res, 'CLEAR', () => {
-        return { responseUrl: responseUrlQuery(req) };
-      }),
-    ),
-  );
-  return refuseOtherMethods(router);
+  return handlers;
 }
 
 let lastOffset = 0n;
@@ -247,7 +234,7 @@ function nextOffset(): string {
   return lastOffset.toString();
 }
 
-export const chargingProfilesMounts: ModuleMounts = (deps, version) => {
+export const chargingProfilesRoutes: ModuleRoutes = (deps, version) => {
   const profilesDeps: ChargingProfilesDeps = {
     ...deps.chargingProfiles,
     ...relayedRequestDeps(deps),
@@ -259,5 +246,5 @@ export const chargingProfilesMounts: ModuleMounts = (deps, version) => {
   };
   // Charging profiles exist in 2.2.1 and 2.3.0 only (the module declares no 2.1.1 endpoint).
   const profilesVersion: ChargingProfilesVersion = version === '2.3.0' ? '2.3.0' : '2.2.1';
-  return [callback('chargingprofiles/callback', chargingProfileCallbackRouter(profilesDeps, profilesVersion)), at('chargingprofiles', chargingProfilesRouter(profilesDeps, profilesVersion))];
+  return { ...chargingProfileHandlers(profilesDeps, profilesVersion), ...chargingProfileCallbackHandlers(profilesDeps, profilesVersion) };
 };

@@ -4,7 +4,7 @@ import { ocpiModules, projectionOf } from '../index.ts';
 import type { ListNarrowing, ObjectPath, RateLimiter, ReadModel } from '@hub/core';
 import type { SchemaValidator } from '@hub/schemas';
 import { handle, namedSender, ok, okPreserializedList } from './answers.ts';
-import { objectPath, type ProjectionWait } from './ocpi-objects.ts';
+import type { ProjectionWait } from './ocpi-objects.ts';
 import { parsePage, setPageHeaders } from './pagination.ts';
 import type { EventAppender, ReadModelReads } from './ports.ts';
 
@@ -80,7 +80,7 @@ export function listObjects(
 export function objectDetail(
   deps: ObjectRoutesDeps,
   model: ReadModel,
-  pathOf: (req: Request) => ObjectPath = objectPath,
+  pathOf: (req: Request) => ObjectPath,
   out: (document: Record<string, unknown>, path: ObjectPath) => unknown = (d) => d,
 ): RequestHandler {
   const { owner } = ocpiModules[model];

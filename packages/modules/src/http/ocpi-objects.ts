@@ -19,10 +19,14 @@ const PRINTABLE = /^[\x21-\x7e]+$/;
 
 /**
  * Path segments as OCPI defines them (CiString(2), CiString(3), CiString(36)); country/party
- * upper-cased. A CDR id may be 39 long (mod_cdrs.asciidoc, CDR Object: credit CDRs add a suffix).
+ * upper-cased. `idParameter` is the OCPI name of the object's id in the route (location_id,
+ * tariff_id, session_id, cdr_id, token_uid); a location's EVSE and connector are evse_uid and
+ * connector_id. A CDR id may be 39 long (mod_cdrs.asciidoc, CDR Object: credit CDRs add a suffix).
  */
-export function objectPath(req: Request, maxIdLength = 36): ObjectPath {
-  const { cc = '', pid = '', id = '', evseUid, connectorId } = req.params as Record<string, string | undefined>;
+export function objectPath(req: Request, idParameter: string, maxIdLength = 36): ObjectPath {
+  const params = req.params as Record<string, string | undefined>;
+  const { country_code: cc = '', party_id: pid = '', evse_uid: evseUid, connector_id: connectorId } = params;
+  const id = params[idParameter] ?? '';
   if (!COUNTRY.test(cc) || !PARTY.test(pid)) throw new HubError('INVALID_PARAMETERS', { detail: 'country_code must be 2 letters and party_id 3 letters or digits' });
   for (const [name, v] of [['id', id], ['evse_uid', evseUid], ['connector_id', connectorId]] as const) {
     const max = name === 'id' ? maxIdLength : 36;

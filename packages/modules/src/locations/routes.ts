@@ -1,14 +1,14 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { locationEventTypes, topics } from '@hub/events';
 import { HubError } from '@hub/ocpi';
 import { mergePatch, type ObjectPath } from '@hub/core';
 import { handle, ok, okEmpty } from '../http/answers.ts';
-import { notServed, refuseOtherMethods } from '../http/method-not-allowed.ts';
+import { notServed } from '../http/method-not-allowed.ts';
 import type { Location } from '@hub/schemas/generated/ocpi/location';
-import { appendObjectEvent, asJson, KnownObjects, type OcpiPatch, objectPath, refuseEmptySegments, requireExisting, requireOwnCpo, requireSameIds } from '../http/ocpi-objects.ts';
+import { appendObjectEvent, asJson, KnownObjects, type OcpiPatch, objectPath, requireExisting, requireOwnCpo, requireSameIds } from '../http/ocpi-objects.ts';
 import type { VersionEdge } from '../http/version-edge.ts';
 import { listObjects, objectDetail, type ObjectRoutesDeps } from '../http/object-reads.ts';
-import { at, objectRoutesDeps, type ModuleMounts } from '../http/mounts.ts';
+import { objectRoutesDeps, type ModuleRoutes } from '../http/mounts.ts';
 
 // Locations (interface document, Locations, Pagination, Limits; OCPI 2.2.1 mod_locations.asciidoc).
 // Pushes become events on the topic; pulls read the projected read model, filtered by routing rules.
@@ -59,7 +59,7 @@ async function requirePublishRule(deps: ObjectRoutesDeps, req: Request, path: Ob
 
 function push(deps: ObjectRoutesDeps, method: 'put' | 'patch', known: KnownObjects, edge: VersionEdge) {
   return handle(async (req: Request, res: Response) => {
-    const path = objectPath(req);
+    const path = locationPath(req);
     requireOwnCpo(req, path);
     const level = levelOf(path);
     // The body in the caller's version, validated there and translated to the canonical object.
@@ -81,8 +81,8 @@ function locationByIdForEmsp(deps: ObjectRoutesDeps, edge: VersionEdge) {
   return handle(async (req: Request, res: Response) => {
     const emsp = req.caller.parties.find((p) => p.role === 'EMSP' && !p.suspended);
     if (!emsp) throw new HubError('FOREIGN_PARTY', { detail: 'only an eMSP reads locations by their ids alone' });
-    const id = String(req.params['id']);
-    const evseUid = req.params['evseUid'] as string | undefined;
+    const id = String(req.params['location_id']);
+    const evseUid = req.params['evse_uid'] as string | undefined;
     const owners = await deps.readModels.locationOwners(id, emsp);
     if (owners.length > 1) throw new HubError('NOT_ENOUGH_INFORMATION', { detail: `several routed CPOs have location ${id}` });
     const [owner] = owners;
@@ -94,21 +94,26 @@ function locationByIdForEmsp(deps: ObjectRoutesDeps, edge: VersionEdge) {
   });
 }
 
-export function locationsRouter(deps: ObjectRoutesDeps, edge: VersionEdge): Router {
-  const router = Router();
-  router.use(refuseEmptySegments(['country_code', 'party_id', 'location_id', 'evse_uid', 'connector_id']));
-  const paths = ['/:cc/:pid/:id', '/:cc/:pid/:id/:evseUid', '/:cc/:pid/:id/:evseUid/:connectorId'];
-  router.get('/', listObjects(deps, 'locations', (documents) => edge.listOut('location', documents)));
-  // mod_locations.md 2.1.2 (2.1.1, CPO interface): an eMSP gets one Location or EVSE by its ids alone,
-  // {location_id}[/{evse_uid}]; the hub finds the routed CPO that has it.
-  if (edge.version === '2.1.1') router.get(['/:id', '/:id/:evseUid'], locationByIdForEmsp(deps, edge));
-  router.get(paths, objectDetail(deps, 'locations', objectPath, (document, path) => edge.objectOut(levelOf(path), document)));
-  const known = new KnownObjects();
-  router.put(paths, push(deps, 'put', known, edge));
-  router.patch(paths, push(deps, 'patch', known, edge));
-  // mod_locations.asciidoc, Receiver interface: no DELETE; an EVSE is removed by its status.
-  router.delete(paths, notServed('locations are not deleted: PATCH the EVSE status to REMOVED'));
-  return refuseOtherMethods(router);
-}
+const LOCATION = 'locations/{country_code}/{party_id}/{location_id}';
+/** The location, EVSE and connector paths (module.ts, LEVELS). */
+const LEVELS = [LOCATION, `${LOCATION}/{evse_uid}`, `${LOCATION}/{evse_uid}/{connector_id}`];
+const locationPath = (req: Request) => objectPath(req, 'location_id');
 
-export const locationsMounts: ModuleMounts = (deps, _version, edge) => [at('locations', locationsRouter(objectRoutesDeps(deps), edge))];
+export const locationsRoutes: ModuleRoutes = (moduleDeps, _version, edge) => {
+  const deps = objectRoutesDeps(moduleDeps);
+  const known = new KnownObjects();
+  const detail = objectDetail(deps, 'locations', locationPath, (document, path) => edge.objectOut(levelOf(path), document));
+  const put = push(deps, 'put', known, edge);
+  const patch = push(deps, 'patch', known, edge);
+  // mod_locations.asciidoc, Receiver interface: no DELETE; an EVSE is removed by its status.
+  const refused = notServed('locations are not deleted: PATCH the EVSE status to REMOVED');
+  const byId = locationByIdForEmsp(deps, edge);
+  return {
+    'GET locations': listObjects(deps, 'locations', (documents) => edge.listOut('location', documents)),
+    ...Object.fromEntries(LEVELS.flatMap((path) => [[`GET ${path}`, detail], [`PUT ${path}`, put], [`PATCH ${path}`, patch], [`DELETE ${path}`, refused]])),
+    // mod_locations.md 2.1.2 (2.1.1, CPO interface): an eMSP gets one Location or EVSE by its ids alone,
+    // {location_id}[/{evse_uid}]; the hub finds the routed CPO that has it (declared for 2.1.1 only).
+    'GET locations/{location_id}': byId,
+    'GET locations/{location_id}/{evse_uid}': byId,
+  };
+};

@@ -1,26 +1,29 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { sessionEventTypes, topics } from '@hub/events';
 import { HubError } from '@hub/ocpi';
 import { handle, okEmpty } from '../http/answers.ts';
-import { refuseOtherMethods } from '../http/method-not-allowed.ts';
 import { KnownSessions, requireKnownSession } from '../http/known-sessions.ts';
-import type { VersionEdge } from '../http/version-edge.ts';
 import type { Session } from '@hub/schemas/generated/ocpi/session';
-import { appendObjectEvent, objectPath, refuseEmptySegments, requireOwnCpo, requireSameIds, type OcpiPatch } from '../http/ocpi-objects.ts';
+import { appendObjectEvent, objectPath, requireOwnCpo, requireSameIds, type OcpiPatch } from '../http/ocpi-objects.ts';
 import { eMspOf, requireEmspToken, sessionCdrDeps, type SessionCdrDeps } from '../http/charging-objects.ts';
-import { at, type ModuleMounts } from '../http/mounts.ts';
+import type { ModuleRoutes } from '../http/mounts.ts';
 
 // Sessions (interface document, Sessions; OCPI 2.2.1 mod_sessions.asciidoc): the CPO pushes, the hub
 // appends an event and the dispatcher delivers it.
 
-export function sessionsRouter(deps: SessionCdrDeps, edge: VersionEdge): Router {
-  const router = Router();
+const SESSION = 'sessions/{country_code}/{party_id}/{session_id}';
+const sessionPath = (req: Request) => objectPath(req, 'session_id');
+
+// Long because: one handler per declared route (module.ts), each a closure over deps and the edge.
+export const sessionsRoutes: ModuleRoutes = (moduleDeps, _version, edge) => {
+  const deps: SessionCdrDeps = sessionCdrDeps(moduleDeps);
   const tokensOf = (path: { countryCode: string; partyId: string }) => (contractId: string) => deps.readModels.tokensByContractId(contractId, path);
-  router.use(refuseEmptySegments(['country_code', 'party_id', 'session_id']));
-  router.put(
-    '/:cc/:pid/:id',
-    handle(async (req: Request, res: Response) => {
-      const path = objectPath(req);
+  // mod_sessions.asciidoc, Receiver interface, PATCH: an update of a session the hub holds. The
+  // dispatcher merges it into the full session and delivers that (the eMSP always gets full states).
+  const known = new KnownSessions();
+  return {
+    [`PUT ${SESSION}`]: handle(async (req: Request, res: Response) => {
+      const path = sessionPath(req);
       requireOwnCpo(req, path);
       const body = (await edge.chargingIn('session', req.body, false, path, tokensOf(path))) as unknown as Session;
       requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, id: path.id });
@@ -28,14 +31,8 @@ export function sessionsRouter(deps: SessionCdrDeps, edge: VersionEdge): Router 
       await appendObjectEvent(deps.eventLog, req, topics.sessions, sessionEventTypes.sessionPut, path, body, eMspOf(body.cdr_token));
       okEmpty(res);
     }),
-  );
-  // mod_sessions.asciidoc, Receiver interface, PATCH: an update of a session the hub holds. The
-  // dispatcher merges it into the full session and delivers that (the eMSP always gets full states).
-  const known = new KnownSessions();
-  router.patch(
-    '/:cc/:pid/:id',
-    handle(async (req: Request, res: Response) => {
-      const path = objectPath(req);
+    [`PATCH ${SESSION}`]: handle(async (req: Request, res: Response) => {
+      const path = sessionPath(req);
       requireOwnCpo(req, path);
       // Partial Session; last_updated required (mod_sessions.asciidoc, PATCH Method).
       const body = (await edge.chargingIn('session', req.body, true, path, tokensOf(path))) as unknown as OcpiPatch<Session>;
@@ -48,8 +45,5 @@ export function sessionsRouter(deps: SessionCdrDeps, edge: VersionEdge): Router 
       await appendObjectEvent(deps.eventLog, req, topics.sessions, sessionEventTypes.sessionPatched, path, body, body.cdr_token ? eMspOf(body.cdr_token) : undefined);
       okEmpty(res);
     }),
-  );
-  return refuseOtherMethods(router);
-}
-
-export const sessionsMounts: ModuleMounts = (deps, _version, edge) => [at('sessions', sessionsRouter(sessionCdrDeps(deps), edge))];
+  };
+};

@@ -1,12 +1,11 @@
-import { Router } from 'express';
+import type { Request } from 'express';
 import { tariffEventTypes, topics } from '@hub/events';
 import { pricesExcludeTaxes } from '@hub/versions';
 import { handle, okEmpty } from '../http/answers.ts';
-import { notServed, refuseOtherMethods } from '../http/method-not-allowed.ts';
-import { appendObjectEvent, objectPath, refuseEmptySegments, requireExisting, requireOwnCpo, requireSameIds } from '../http/ocpi-objects.ts';
-import type { VersionEdge } from '../http/version-edge.ts';
+import { notServed } from '../http/method-not-allowed.ts';
+import { appendObjectEvent, objectPath, requireExisting, requireOwnCpo, requireSameIds } from '../http/ocpi-objects.ts';
 import { listObjects, objectDetail, type ObjectRoutesDeps } from '../http/object-reads.ts';
-import { at, objectRoutesDeps, type ModuleMounts } from '../http/mounts.ts';
+import { objectRoutesDeps, type ModuleRoutes } from '../http/mounts.ts';
 
 // Tariffs (interface document, Tariffs, Pagination; OCPI 2.2.1 mod_tariffs.asciidoc). Pushes become
 // events on the topic; pulls read the projected read model, filtered by routing rules.
@@ -14,44 +13,40 @@ import { at, objectRoutesDeps, type ModuleMounts } from '../http/mounts.ts';
 /** Tariff ids are CiStrings (types.asciidoc): compared case-insensitively, as country_code and party_id. */
 const CI_STRING_IDS = ['country_code', 'party_id', 'id'];
 
-export function tariffsRouter(deps: ObjectRoutesDeps, edge: VersionEdge): Router {
-  const router = Router();
-  router.use(refuseEmptySegments(['country_code', 'party_id', 'tariff_id']));
-  // 2.2.1 and 2.1.1 prices exclude VAT (mod_tariffs.asciidoc 11.4.2): their readers' list leaves out a
-  // 2.3.0 tariff with tax-inclusive prices and no vat, in the query, so X-Total-Count and pages agree
-  // (docs/decisions/0012-ocpi-2.3.0-through-the-2.2.1-canonical-form.md).
-  router.get('/', listObjects(deps, 'tariffs', (documents) => edge.listOut('tariff', documents), edge.version === '2.3.0' ? {} : { pricesExcludeTaxes: true }));
+const TARIFF = 'tariffs/{country_code}/{party_id}/{tariff_id}';
+const tariffPath = (req: Request) => objectPath(req, 'tariff_id');
+
+// Long because: one handler per declared route (module.ts), each a closure over deps and the edge.
+export const tariffsRoutes: ModuleRoutes = (moduleDeps, _version, edge) => {
+  const deps: ObjectRoutesDeps = objectRoutesDeps(moduleDeps);
   // A 2.3.0 tariff with tax-inclusive prices and no vat has no 2.2.1 form (v2.3.0/prices.ts
   // pricesExcludeTaxes): not shown to a 2.2.1 reader, as the translating edges do not show what they
   // cannot write (2.1.1's tariffOut refuses it itself).
   const shown = (document: Record<string, unknown>) => (edge.version === '2.2.1' && !pricesExcludeTaxes(document) ? undefined : edge.objectOut('tariff', document));
-  router.get('/:cc/:pid/:id', objectDetail(deps, 'tariffs', objectPath, shown));
-  router.put(
-    '/:cc/:pid/:id',
-    handle(async (req, res) => {
-      const path = objectPath(req);
+  return {
+    // 2.2.1 and 2.1.1 prices exclude VAT (mod_tariffs.asciidoc 11.4.2): their readers' list leaves out a
+    // 2.3.0 tariff with tax-inclusive prices and no vat, in the query, so X-Total-Count and pages agree
+    // (docs/decisions/0012-ocpi-2.3.0-through-the-2.2.1-canonical-form.md).
+    'GET tariffs': listObjects(deps, 'tariffs', (documents) => edge.listOut('tariff', documents), edge.version === '2.3.0' ? {} : { pricesExcludeTaxes: true }),
+    [`GET ${TARIFF}`]: objectDetail(deps, 'tariffs', tariffPath, shown),
+    [`PUT ${TARIFF}`]: handle(async (req, res) => {
+      const path = tariffPath(req);
       requireOwnCpo(req, path);
       const body = edge.objectIn('tariff', req.body, false, path);
       requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, id: path.id }, CI_STRING_IDS);
       await appendObjectEvent(deps.eventLog, req, topics.tariffs, tariffEventTypes.tariffPut, path, body);
       okEmpty(res);
     }),
-  );
-  // mod_tariffs.asciidoc, Receiver interface, DELETE: a tariff no longer used and never used again.
-  // The hub must know it (its owner may not delete what was never pushed, or was deleted already).
-  router.delete(
-    '/:cc/:pid/:id',
-    handle(async (req, res) => {
-      const path = objectPath(req);
+    // mod_tariffs.asciidoc, Receiver interface, DELETE: a tariff no longer used and never used again.
+    // The hub must know it (its owner may not delete what was never pushed, or was deleted already).
+    [`DELETE ${TARIFF}`]: handle(async (req, res) => {
+      const path = tariffPath(req);
       requireOwnCpo(req, path);
       await requireExisting(deps.readModels, deps.wait, 'tariffs', path, 'tariff');
       await appendObjectEvent(deps.eventLog, req, topics.tariffs, tariffEventTypes.tariffDeleted, path, {});
       okEmpty(res);
     }),
-  );
-  // Interface document, Endpoints (Summary): no PATCH for tariffs; a tariff is replaced by PUT.
-  router.patch('/:cc/:pid/:id', notServed('push the full tariff with PUT'));
-  return refuseOtherMethods(router);
-}
-
-export const tariffsMounts: ModuleMounts = (deps, _version, edge) => [at('tariffs', tariffsRouter(objectRoutesDeps(deps), edge))];
+    // Interface document, Endpoints (Summary): no PATCH for tariffs; a tariff is replaced by PUT.
+    [`PATCH ${TARIFF}`]: notServed('push the full tariff with PUT'),
+  };
+};

@@ -1,12 +1,11 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { HubError, isSuccessCode, partnerHeaders, partyKey, sameParty, statusCodeIn, success, type OcpiVersion, type PartyRef } from '@hub/ocpi';
 import { tokenObjectId } from '../index.ts';
 import { cachedLookup, PartnerCallError, type OcpiPartnerClient, type RateLimiter, type RoutingDirectory, type RoutingTarget, type TokenCipher } from '@hub/core';
 import type { SchemaValidator } from '@hub/schemas';
 import type { Counter } from '@hub/observability';
 import { handle, namedSender, send } from '../http/answers.ts';
-import { refuseOtherMethods } from '../http/method-not-allowed.ts';
-import { objectPath, refuseEmptySegments, validateBody, type OcpiBodies } from '../http/ocpi-objects.ts';
+import { objectPath, validateBody, type OcpiBodies } from '../http/ocpi-objects.ts';
 import type { VersionEdge } from '../http/version-edge.ts';
 import type { Token } from '@hub/schemas/generated/ocpi/token';
 import { adapterFor, parseEmaId } from '@hub/versions';
@@ -203,9 +202,8 @@ function refuseUnusable(deps: TokensDeps, target: RoutingTarget, labels: { direc
 
 // Long because: it declares the tokens routes of both interfaces (pulls, pushes, real-time authorization
 // both ways) as closures over deps; the shared forward is forwardAuthorization above.
-export function tokensRouter(deps: TokensDeps, edge: VersionEdge): Router {
-  const router = Router();
-  router.use((req, res, next) => refuseEmptySegments(req.path.split('/').length === 3 ? ['token_uid'] : ['country_code', 'party_id', 'token_uid'])(req, res, next));
+export function authorizeHandlers(deps: TokensDeps, edge: VersionEdge): Record<string, RequestHandler> {
+  const handlers: Record<string, RequestHandler> = {};
   // A usable endpoint is kept for 2 s (a driver is waiting; the same pairs repeat). A failed lookup is
   // never kept, so a fixed routing rule or URL applies at once; a disabled one within 2 s.
   type Pair = { cpo: PartyRef; emsp: PartyRef; called: 'CPO' | 'EMSP' };
@@ -219,66 +217,60 @@ export function tokensRouter(deps: TokensDeps, edge: VersionEdge): Router {
   const query = (req: Request) => (req.url.includes('?') ? `?${req.url.split('?')[1] ?? ''}` : '');
 
   // mod_tokens.md (2.1.1): the CPO interface has no real-time authorization; an eMSP asks only in 2.2.1,
-  // so 2.1.1 has no such URL.
-  if (edge.version !== '2.1.1') router.put(
-    '/:cc/:pid/:id/authorize',
-    handle(async (req: Request, res: Response) => {
-      const path = objectPath(req);
-      // The eMSP asks for its own tokens only.
-      if (!req.caller.parties.some((p) => p.role === 'EMSP' && !p.suspended && sameParty(p, path))) {
-        throw new HubError('FOREIGN_PARTY', { detail: `these credentials do not act as eMSP ${partyKey(path)}` });
-      }
-      // The shared rate-limit count and the target lookup are independent round trips: run them together.
-      // Interface document, Limits: per party, here the eMSP that issued the token (the path's party).
-      const decisionPromise = deps.rateLimiter.hit('tokens-authorize', partyKey(path), deps.perMinute);
-      decisionPromise.catch(() => undefined);
-      const body = locationReferences(deps, req, edge);
-      const emsp = { countryCode: path.countryCode, partyId: path.partyId };
-      const targetPromise = targetCpo(deps, req, emsp, body).then(async (cpo) => ({ cpo, target: await targets.get({ cpo, emsp, called: 'CPO' }) }));
-      targetPromise.catch(() => undefined);
-      requireBudget(deps, await decisionPromise);
-      const { cpo, target } = await targetPromise;
-      refuseUnusable(deps, target, {});
-      if (target.version === '2.1.1') {
-        deps.outcomes.inc({ outcome: 'no_receiver' });
-        throw new HubError('UNKNOWN_RECEIVER', { detail: `CPO ${partyKey(cpo)} speaks OCPI 2.1.1, whose CPOs take no real-time authorization (mod_tokens.md, 2.1.1)` });
-      }
-      const url = `${target.url.replace(/\/+$/, '')}/${emsp.countryCode}/${emsp.partyId}/${encodeURIComponent(path.id)}/authorize${query(req)}`;
-      // Only 2.2.1 and 2.3.0 CPOs are asked (above), whose answer carries the Token; one that leaves it
-      // out gets the eMSP's own, as the hub has it.
-      const token = () => knownToken(deps, req, emsp, path.id, typeof req.query['type'] === 'string' ? req.query['type'].toUpperCase() : undefined, cpo);
-      await forwardAuthorization(deps, req, res, { method: 'PUT', url, target, body, from: emsp, to: cpo, called: 'CPO', labels: {}, callerVersion: edge.version, token });
-    }),
-  );
+  // so 2.1.1 has no such URL (module.ts: notIn 2.1.1, so it is not mounted there).
+  handlers['PUT tokens/{country_code}/{party_id}/{token_uid}/authorize'] = handle(async (req: Request, res: Response) => {
+    const path = objectPath(req, 'token_uid');
+    // The eMSP asks for its own tokens only.
+    if (!req.caller.parties.some((p) => p.role === 'EMSP' && !p.suspended && sameParty(p, path))) {
+      throw new HubError('FOREIGN_PARTY', { detail: `these credentials do not act as eMSP ${partyKey(path)}` });
+    }
+    // The shared rate-limit count and the target lookup are independent round trips: run them together.
+    // Interface document, Limits: per party, here the eMSP that issued the token (the path's party).
+    const decisionPromise = deps.rateLimiter.hit('tokens-authorize', partyKey(path), deps.perMinute);
+    decisionPromise.catch(() => undefined);
+    const body = locationReferences(deps, req, edge);
+    const emsp = { countryCode: path.countryCode, partyId: path.partyId };
+    const targetPromise = targetCpo(deps, req, emsp, body).then(async (cpo) => ({ cpo, target: await targets.get({ cpo, emsp, called: 'CPO' }) }));
+    targetPromise.catch(() => undefined);
+    requireBudget(deps, await decisionPromise);
+    const { cpo, target } = await targetPromise;
+    refuseUnusable(deps, target, {});
+    if (target.version === '2.1.1') {
+      deps.outcomes.inc({ outcome: 'no_receiver' });
+      throw new HubError('UNKNOWN_RECEIVER', { detail: `CPO ${partyKey(cpo)} speaks OCPI 2.1.1, whose CPOs take no real-time authorization (mod_tokens.md, 2.1.1)` });
+    }
+    const url = `${target.url.replace(/\/+$/, '')}/${emsp.countryCode}/${emsp.partyId}/${encodeURIComponent(path.id)}/authorize${query(req)}`;
+    // Only 2.2.1 and 2.3.0 CPOs are asked (above), whose answer carries the Token; one that leaves it
+    // out gets the eMSP's own, as the hub has it.
+    const token = () => knownToken(deps, req, emsp, path.id, typeof req.query['type'] === 'string' ? req.query['type'].toUpperCase() : undefined, cpo);
+    await forwardAuthorization(deps, req, res, { method: 'PUT', url, target, body, from: emsp, to: cpo, called: 'CPO', labels: {}, callerVersion: edge.version, token });
+  });
 
-  router.post(
-    '/:uid/authorize',
-    handle(async (req: Request, res: Response) => {
-      const uid = String(req.params['uid']);
-      if (!PRINTABLE_UID.test(uid)) throw new HubError('INVALID_PARAMETERS', { detail: 'token_uid must be 1 to 36 printable characters' });
-      const rawType = req.query['type'];
-      if (rawType !== undefined && (typeof rawType !== 'string' || !TOKEN_TYPES.has(rawType.toUpperCase()))) {
-        throw new HubError('INVALID_PARAMETERS', { detail: `type must be one of ${[...TOKEN_TYPES].join(', ')}` });
-      }
-      const type = rawType?.toUpperCase();
-      const cpo = actingCpo(req);
-      // Limits as for the eMSP's direction, per calling CPO party, in a bucket of its own (a party id
-      // may be both a CPO and an eMSP).
-      const decisionPromise = deps.rateLimiter.hit('tokens-authorize-cpo', partyKey(cpo), deps.perMinute);
-      decisionPromise.catch(() => undefined);
-      const body = locationReferences(deps, req, edge);
-      const targetPromise = targetEmsp(deps, req, cpo, uid, type, edge.version).then(async (emsp) => ({ emsp, target: await targets.get({ cpo, emsp, called: 'EMSP' }) }));
-      targetPromise.catch(() => undefined);
-      requireBudget(deps, await decisionPromise);
-      const { emsp, target } = await targetPromise;
-      const labels = { direction: 'cpo_to_emsp' };
-      refuseUnusable(deps, target, labels);
-      // mod_tokens.asciidoc, POST Method: {tokens_endpoint_url}{token_uid}/authorize[?type={type}].
-      const url = `${target.url.replace(/\/+$/, '')}/${encodeURIComponent(uid)}/authorize${type ? `?type=${type}` : ''}`;
-      // The Token a 2.1.1 eMSP's answer does not carry (mod_tokens.md 3.2.1), nor a sloppy one's: the one it pushed.
-      const token = () => knownToken(deps, req, emsp, uid, type, emsp);
-      await forwardAuthorization(deps, req, res, { method: 'POST', url, target, body, from: cpo, to: emsp, called: 'eMSP', labels, callerVersion: edge.version, token });
-    }),
-  );
-  return refuseOtherMethods(router);
+  handlers['POST tokens/{token_uid}/authorize'] = handle(async (req: Request, res: Response) => {
+    const uid = String(req.params['token_uid']);
+    if (!PRINTABLE_UID.test(uid)) throw new HubError('INVALID_PARAMETERS', { detail: 'token_uid must be 1 to 36 printable characters' });
+    const rawType = req.query['type'];
+    if (rawType !== undefined && (typeof rawType !== 'string' || !TOKEN_TYPES.has(rawType.toUpperCase()))) {
+      throw new HubError('INVALID_PARAMETERS', { detail: `type must be one of ${[...TOKEN_TYPES].join(', ')}` });
+    }
+    const type = rawType?.toUpperCase();
+    const cpo = actingCpo(req);
+    // Limits as for the eMSP's direction, per calling CPO party, in a bucket of its own (a party id
+    // may be both a CPO and an eMSP).
+    const decisionPromise = deps.rateLimiter.hit('tokens-authorize-cpo', partyKey(cpo), deps.perMinute);
+    decisionPromise.catch(() => undefined);
+    const body = locationReferences(deps, req, edge);
+    const targetPromise = targetEmsp(deps, req, cpo, uid, type, edge.version).then(async (emsp) => ({ emsp, target: await targets.get({ cpo, emsp, called: 'EMSP' }) }));
+    targetPromise.catch(() => undefined);
+    requireBudget(deps, await decisionPromise);
+    const { emsp, target } = await targetPromise;
+    const labels = { direction: 'cpo_to_emsp' };
+    refuseUnusable(deps, target, labels);
+    // mod_tokens.asciidoc, POST Method: {tokens_endpoint_url}{token_uid}/authorize[?type={type}].
+    const url = `${target.url.replace(/\/+$/, '')}/${encodeURIComponent(uid)}/authorize${type ? `?type=${type}` : ''}`;
+    // The Token a 2.1.1 eMSP's answer does not carry (mod_tokens.md 3.2.1), nor a sloppy one's: the one it pushed.
+    const token = () => knownToken(deps, req, emsp, uid, type, emsp);
+    await forwardAuthorization(deps, req, res, { method: 'POST', url, target, body, from: cpo, to: emsp, called: 'eMSP', labels, callerVersion: edge.version, token });
+  });
+  return handlers;
 }

@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { tokenEventTypes, topics } from '@hub/events';
 import { HubError, partyKey, sameParty, type PartyRef } from '@hub/ocpi';
 import { DEFAULT_TOKEN_TYPE, tokenObjectId } from '../index.ts';
@@ -6,11 +6,11 @@ import type { ObjectPath, RoutingDirectory } from '@hub/core';
 import type { Token, TokenType } from '@hub/schemas/generated/ocpi/token';
 import type { VersionEdge } from '../http/version-edge.ts';
 import { handle, namedReceiver, okEmpty } from '../http/answers.ts';
-import { notServed, refuseOtherMethods } from '../http/method-not-allowed.ts';
-import { appendObjectEvent, objectPath, refuseEmptySegments, requireExisting, requireOwnParty, requireSameIds, type OcpiPatch } from '../http/ocpi-objects.ts';
+import { notServed } from '../http/method-not-allowed.ts';
+import { appendObjectEvent, objectPath, requireExisting, requireOwnParty, requireSameIds, type OcpiPatch } from '../http/ocpi-objects.ts';
 import { listObjects, objectDetail, type ObjectRoutesDeps } from '../http/object-reads.ts';
-import { at, objectRoutesDeps, type ModuleMounts } from '../http/mounts.ts';
-import { tokensRouter } from './authorize-routes.ts';
+import { objectRoutesDeps, type ModuleRoutes } from '../http/mounts.ts';
+import { authorizeHandlers } from './authorize-routes.ts';
 
 // Tokens as objects (mod_tokens.asciidoc): the eMSP pushes its tokens to the hub as to a
 // CPO's Receiver interface (PUT, PATCH {tokens}/{country_code}/{party_id}/{token_uid}[?type=]), each an
@@ -42,7 +42,7 @@ interface TokenAt {
  * ?type=, RFID when omitted (mod_tokens.asciidoc, Receiver interface, PUT and GET request parameters).
  */
 function tokenAt(req: Request): TokenAt {
-  const { countryCode, partyId, id: uid } = objectPath(req);
+  const { countryCode, partyId, id: uid } = objectPath(req, 'token_uid');
   const given = req.query['type'];
   if (given !== undefined && (typeof given !== 'string' || !Object.hasOwn(TOKEN_TYPES, given))) {
     throw new HubError('INVALID_PARAMETERS', { detail: `type must be one of ${Object.keys(TOKEN_TYPES).join(', ')}` });
@@ -84,21 +84,19 @@ function push(deps: TokenObjectsDeps, method: 'put' | 'patch', edge: VersionEdge
   });
 }
 
-export function tokenObjectsRouter(deps: TokenObjectsDeps, edge: VersionEdge): Router {
-  const router = Router();
-  router.use(refuseEmptySegments(['country_code', 'party_id', 'token_uid']));
-  const path = '/:cc/:pid/:id';
-  router.get('/', listObjects(deps, 'tokens', (documents) => edge.listOut('token', documents)));
-  router.get(path, objectDetail(deps, 'tokens', (req) => tokenAt(req).path, (document) => edge.objectOut('token', document)));
-  router.put(path, push(deps, 'put', edge));
-  router.patch(path, push(deps, 'patch', edge));
-  // mod_tokens.asciidoc, Receiver interface: no DELETE; a token is invalidated by PUT or PATCH of valid.
-  router.delete(path, notServed('tokens are not deleted: PUT or PATCH the token with valid false'));
-  return refuseOtherMethods(router);
-}
+const TOKEN = 'tokens/{country_code}/{party_id}/{token_uid}';
 
-export const tokensMounts: ModuleMounts = (deps, _version, edge) => {
-  const objects = objectRoutesDeps(deps);
-  const authorizeDeps = { ...deps.tokens, validator: deps.validator, targets: deps.routing, readModels: deps.objects.readModels, rateLimiter: deps.objects.rateLimiter };
-  return [at('tokens', tokensRouter(authorizeDeps, edge), tokenObjectsRouter({ ...objects, targets: deps.routing, hub: deps.credentials.hub }, edge))];
+export const tokensRoutes: ModuleRoutes = (moduleDeps, _version, edge) => {
+  const objects = objectRoutesDeps(moduleDeps);
+  const deps: TokenObjectsDeps = { ...objects, targets: moduleDeps.routing, hub: moduleDeps.credentials.hub };
+  const authorizeDeps = { ...moduleDeps.tokens, validator: moduleDeps.validator, targets: moduleDeps.routing, readModels: moduleDeps.objects.readModels, rateLimiter: moduleDeps.objects.rateLimiter };
+  return {
+    'GET tokens': listObjects(deps, 'tokens', (documents) => edge.listOut('token', documents)),
+    [`GET ${TOKEN}`]: objectDetail(deps, 'tokens', (req) => tokenAt(req).path, (document) => edge.objectOut('token', document)),
+    [`PUT ${TOKEN}`]: push(deps, 'put', edge),
+    [`PATCH ${TOKEN}`]: push(deps, 'patch', edge),
+    // mod_tokens.asciidoc, Receiver interface: no DELETE; a token is invalidated by PUT or PATCH of valid.
+    [`DELETE ${TOKEN}`]: notServed('tokens are not deleted: PUT or PATCH the token with valid false'),
+    ...authorizeHandlers(authorizeDeps, edge),
+  };
 };
