@@ -86,6 +86,12 @@ export interface DeliveryRule {
    * object), so its receipt again is the same CDR.
    */
   readonly deliveredOnce?: true;
+  /**
+   * true: a delivered row is deleted once the retention period has passed (docs/decisions/0006-retention.md):
+   * a session, CDR or command result was received and is done with. A row that is the version its
+   * recipient holds (a token's, a ClientInfo's) stays as long as the object lives.
+   */
+  readonly prunedWhenDelivered?: true;
   /** For a receiver of another version than 2.2.1 (DeliveryTranslation). */
   readonly translation: DeliveryTranslation;
   /**

@@ -80,6 +80,14 @@ export function deliveryRuleOf(kind: DeliveryKind): DeliveryRule {
   return entry.delivery;
 }
 
+/**
+ * The delivery kinds whose rule says `what`, as SQL literals for a statement of the store (`'session',
+ * 'cdr'`): names from the table, never input; `null` when none does, so `kind in (null)` matches nothing.
+ */
+export function kindsWhere(what: (rule: DeliveryRule, module: OcpiModule) => boolean): string {
+  return deliveredKinds.filter((kind) => what(deliveryRuleOf(kind), moduleOfDelivery(kind))).map((kind) => `'${kind}'`).join(', ') || 'null';
+}
+
 /** The module whose deliveries are recorded as `kind`. */
 export function moduleOfDelivery(kind: DeliveryKind): OcpiModule {
   const entry = deliveredBy.get(kind);

@@ -1,15 +1,12 @@
 import { inTransaction, type Pool, type PoolClient } from './pg-pool.ts';
 import { quarantineInsertSql, quarantineParam } from './consumer-quarantine.ts';
 import { foldSessionEvents, foldTokenPatches, isNewer, sessionKey, sourceTime, type DeliveryInput, type DeliveryKind, type DeliveryPosition, type EnqueueReport, type QuarantineEntry, type SessionFold, type StoredSession } from '@hub/core';
-import { deliveredKinds, deliveryRuleOf, type DeliveryRule } from '@hub/modules';
+import { deliveryRuleOf, kindsWhere, type DeliveryRule } from '@hub/modules';
 import { DELIVERIES_CHANNEL } from './delivery-rows.ts';
 import { expandTokenRows, loadTokensForUpdate, toEveryRoutedCpo } from './token-rows.ts';
 
-/**
- * The kinds whose rule says an object is delivered once (DeliveryRule.deliveredOnce), as SQL literals:
- * names from the module table, never input.
- */
-const DELIVERED_ONCE = deliveredKinds.filter((kind) => deliveryRuleOf(kind).deliveredOnce).map((kind) => `'${kind}'`).join(', ') || 'null'; // in (null): no kind
+/** The kinds whose rule says an object is delivered once (DeliveryRule.deliveredOnce). */
+const DELIVERED_ONCE = kindsWhere((rule) => rule.deliveredOnce === true);
 
 // Consumed events into delivery rows (postgres-delivery-queue.ts, enqueue and enqueueForced): the
 // newest-wins upsert with the consumer's position and quarantined records in one statement, and the

@@ -1,8 +1,21 @@
-import { pathSubject, tokenObjectId } from '@hub/modules';
+import { kindsWhere, moduleOfDelivery, pathSubject, tokenObjectId, type PersonalObjectKind } from '@hub/modules';
 import type { DataKey, DriverDataKeys, DriverToken, ErasureResult } from '@hub/core';
 import { erasePersonalFields, type DriverDataKeyring } from '@hub/registry';
 import { pgPool, type PoolClient } from './pg-pool.ts';
 import type { Database } from './pool.ts';
+
+// Which delivery rows hold a driver's data, from the module table (decision 0016): the rows of the
+// objects that are the driver's token (the tokens module's, whose events name it by their subject),
+// and those whose object names the eMSP by the driver's cdr_token (sessions, CDRs).
+const TOKEN_KINDS = kindsWhere((_rule, module) => module.personalData?.driverToken === 'subject');
+const DRIVER_NAMED_BY_CDR_TOKEN = kindsWhere((rule) => rule.emspNamedBy === 'cdr_token');
+
+/** The object whose personal fields a delivery row of `kind` holds. */
+function personalObjectOf(kind: string): PersonalObjectKind {
+  const object = moduleOfDelivery(kind as Parameters<typeof moduleOfDelivery>[0]).personalData?.object;
+  if (!object) throw new Error(`deliveries of ${kind} hold no personal data`);
+  return object as PersonalObjectKind;
+}
 
 // The key table of drivers' tokens (migration 030, docs/decisions/0013-erasure-by-destroying-data-keys.md):
 // the ingress gets or creates a token's data key before it seals the personal fields of an event;
@@ -112,7 +125,7 @@ export async function eraseDriverToken(db: Database, keyring: DriverDataKeyring,
 
     // Token delivery rows: payload scrubbed, object id pseudonymous like the read model's.
     const tokenDeliveries = await client.query<{ id: string; payload: Json }>(
-      `select id, payload from deliveries where kind = 'token' and emsp_country_code = $1 and emsp_party_id = $2 and upper(object_id) = $3 for update`,
+      `select id, payload from deliveries where kind in (${TOKEN_KINDS}) and emsp_country_code = $1 and emsp_party_id = $2 and upper(object_id) = $3 for update`,
       [cc, pid, objectId],
     );
     for (const row of tokenDeliveries.rows) {
@@ -137,12 +150,12 @@ export async function eraseDriverToken(db: Database, keyring: DriverDataKeyring,
 async function scrubSessionsAndCdrs(client: PoolClient, params: [string, string, string, string, string[]]): Promise<{ objectDeliveryRows: number; cdrRows: number }> {
   const driverOf = `(upper(d->'cdr_token'->>'country_code') = $1 and upper(d->'cdr_token'->>'party_id') = $2 and upper(d->'cdr_token'->>'uid') = $3 and upper(coalesce(d->'cdr_token'->>'type', 'RFID')) = $4)
      or upper(d->'cdr_token'->>'contract_id') = any($5::text[]) or upper(d#>>'{hub_version_fields,2.1.1,kept,auth_id}') = any($5::text[])`;
-  const objectDeliveries = await client.query<{ id: string; kind: 'session' | 'cdr'; payload: Json }>(
-    `select id, kind, payload from deliveries, lateral (select payload as d) x where kind in ('session', 'cdr') and (${driverOf}) for update of deliveries`,
+  const objectDeliveries = await client.query<{ id: string; kind: string; payload: Json }>(
+    `select id, kind, payload from deliveries, lateral (select payload as d) x where kind in (${DRIVER_NAMED_BY_CDR_TOKEN}) and (${driverOf}) for update of deliveries`,
     params,
   );
   for (const row of objectDeliveries.rows) {
-    await client.query('update deliveries set payload = $2 where id = $1', [row.id, JSON.stringify(erasePersonalFields(row.kind, row.payload))]);
+    await client.query('update deliveries set payload = $2 where id = $1', [row.id, JSON.stringify(erasePersonalFields(personalObjectOf(row.kind), row.payload))]);
   }
   const cdrs = await client.query<{ country_code: string; party_id: string; id: string; document: Json }>(
     `select country_code, party_id, id, document from cdrs, lateral (select document as d) x where ${driverOf} for update of cdrs`,

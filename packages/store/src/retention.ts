@@ -1,3 +1,4 @@
+import { kindsWhere } from '@hub/modules';
 import { pgPool } from './pg-pool.ts';
 import type { Database } from './pool.ts';
 
@@ -36,10 +37,17 @@ export type PrunedTable = 'deliveries' | 'commands' | 'consumer_quarantine' | 'p
  * ones. The predicates repeat those of the partial indexes of migration 022, so each batch reads the
  * index, not the table.
  */
+/**
+ * The delivered rows retention deletes: the kinds whose rule says so (DeliveryRule.prunedWhenDelivered).
+ * The same predicate as migration 022's partial index, text for text, or the planner cannot use it
+ * (a unit test compares them: a kind that becomes pruned needs its migration).
+ */
+export const PRUNED_DELIVERIES = `state = 'delivered' and kind in (${kindsWhere((rule) => rule.prunedWhenDelivered === true)})`;
+
 const BATCH_SQL: Record<PrunedTable, string> = {
   deliveries: `delete from deliveries where id in (
       select id from deliveries
-       where state = 'delivered' and kind in ('session', 'cdr', 'command_result') and delivered_at < $1
+       where ${PRUNED_DELIVERIES} and delivered_at < $1
        order by delivered_at, id limit $2 for update skip locked)`,
   commands: `delete from commands where id in (
       select id from commands where state <> 'accepted' and updated_at < $1 order by updated_at, id limit $2 for update skip locked)`,

@@ -45,6 +45,7 @@ export const cdrsModule = {
     url: (receiverUrl) => stripSlashes(receiverUrl),
     keeps: 'every',
     deliveredOnce: true,
+    prunedWhenDelivered: true,
     emspNamedBy: 'cdr_token',
     translation: { object: 'CDR', locationIdAt: ['cdr_location', 'id'] },
   },

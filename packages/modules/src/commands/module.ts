@@ -51,7 +51,7 @@ export const commandsModule = {
     routes,
   },
   topics: [eventTopic(topics.commands, 6, RETAIN_7_DAYS, 'Command requested, CPO response, result received, timed out; key command_id; 7 days')],
-  delivery: { kind: 'command_result', receiverModule: 'commands', recipient: 'EMSP', method: 'POST', url: (responseUrl) => responseUrl, keeps: 'every', translation: { object: 'CommandResult' } },
+  delivery: { kind: 'command_result', receiverModule: 'commands', recipient: 'EMSP', method: 'POST', url: (responseUrl) => responseUrl, keeps: 'every', prunedWhenDelivered: true, translation: { object: 'CommandResult' } },
   // A requested event's START_SESSION and RESERVE_NOW carry the driver's Token (mod_commands.asciidoc,
   // StartSession and ReserveNow objects); no Postgres table holds it (decision 0013).
   personalData: {

@@ -47,6 +47,7 @@ export const sessionsModule = {
     method: 'PUT',
     url: (receiverUrl, { cpo, objectId }) => `${stripSlashes(receiverUrl)}/${cpo.countryCode}/${cpo.partyId}/${encodeURIComponent(objectId)}`,
     keeps: { newestBy: 'last_updated' },
+    prunedWhenDelivered: true,
     emspNamedBy: 'cdr_token',
     // A PATCH need not carry cdr_token: it goes to the eMSP of the session it patches.
     patchMergesInto: 'owners-object',
