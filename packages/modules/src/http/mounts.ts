@@ -126,7 +126,13 @@ export function mountsOf(module: OcpiModule, version: OcpiVersion, handlers: Rou
       const router = Router();
       const check = emptySegmentCheck(planned);
       if (check) router.use(check);
-      for (const p of planned) router[p.route.method](p.subPath, p.handler);
+      // One express Route per path, its methods on it: a request is matched against each path once.
+      const byPath = new Map<string, ReturnType<typeof router.route>>();
+      for (const p of planned) {
+        const at = byPath.get(p.subPath) ?? router.route(p.subPath);
+        byPath.set(p.subPath, at);
+        at[p.route.method](p.handler);
+      }
       return { path, authenticated: authenticated[0] ?? true, json: planned.some((p) => p.route.body !== undefined), handlers: [refuseOtherMethods(router)] };
     });
 }
