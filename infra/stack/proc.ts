@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { createConnection, createServer } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { randomInt } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export function say(message: string): void {
   process.stderr.write(`[stack] ${message}\n`);
@@ -31,7 +34,65 @@ export function portOpen(port: number, host = '127.0.0.1', timeoutMs = 500): Pro
   });
 }
 
-export function freePort(): Promise<number> {
+/**
+ * A port for a server the caller is about to start. A port the kernel hands out for listen(0) is
+ * taken from its ephemeral range, the one outgoing connections draw their local ports from: between
+ * closing the probe and the server's bind, a Kafka or Postgres client's connection could take it
+ * (EADDRINUSE on a busy test run). So the port is drawn below that range, where nothing takes a port
+ * unasked, and reserved by a marker file so that test processes running at once never draw the same
+ * one; a marker older than an hour is an earlier run's and is taken over.
+ */
+export async function freePort(): Promise<number> {
+  const ceiling = Math.min(ephemeralRangeStart(), 32_768);
+  const floor = 20_000;
+  if (ceiling - floor >= 1_000) {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const port = floor + randomInt(ceiling - floor);
+      if (reservePort(port) && (await canListen(port))) return port;
+    }
+  }
+  return listenZeroPort();
+}
+
+const portMarkers = join(tmpdir(), 'ocpi-hub-ports');
+const markerLifetimeMs = 3_600_000;
+
+function reservePort(port: number): boolean {
+  const marker = join(portMarkers, String(port));
+  mkdirSync(portMarkers, { recursive: true });
+  try {
+    closeSync(openSync(marker, 'wx'));
+    return true;
+  } catch {
+    try {
+      if (Date.now() - statSync(marker).mtimeMs < markerLifetimeMs) return false;
+      utimesSync(marker, new Date(), new Date());
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** The first port of the kernel's ephemeral range (Linux; 32768 where it cannot be read). */
+function ephemeralRangeStart(): number {
+  try {
+    const start = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(start) && start > 0 ? start : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+function listenZeroPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -6,16 +6,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createServer } from 'node:net';
+import { freePort } from '../../../infra/stack/proc.ts';
 import { createTestStack, type TestStack } from '../src/index.ts';
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 /** Whether a process runs: a zombie (killed, not reaped yet by its new parent) does not. */
 const alive = (pid: number): boolean => {
