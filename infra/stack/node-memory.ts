@@ -16,6 +16,18 @@ interface HeapSettings {
   readonly oldSpaceMiB: number;
   /** --max-semi-space-size: one of the young generation's semi-spaces, in MiB. */
   readonly semiSpaceMiB: number;
+  /**
+   * --initial-old-space-size: below this many MiB of old generation V8 runs no full collection (an
+   * embedder-configured initial size is also the floor of its allocation limit). Without it the limit
+   * sits only its minimum step (about 17 MiB here) above what is live, which is less than the young
+   * generation promotes between two scavenges under load, so V8 starts incremental marking again as
+   * soon as a full collection ends: under durable PATCHes the projector ran 2-3 mark-compacts a
+   * second (`--trace-gc`), and concurrent marking and sweeping on its helper threads were about a third
+   * of its CPU. A fixed floor, not a growing factor (--heap-growing-percent), because it adds nothing
+   * once what is live is large (a table of 500k locations): RSS stays bounded by what the old rule
+   * allowed or by the floor, whichever is more.
+   */
+  readonly oldSpaceFloorMiB?: number;
 }
 
 // 256 MiB is the highest limit V8 still grows by its small-heap factor (1.3), so a higher limit costs
@@ -26,9 +38,13 @@ interface HeapSettings {
 // 40 MiB from run to run, and at 16 MiB semi-spaces its peak RSS at 200k-500k locations reached
 // 237-249 MiB in 4 of 14 measurements (README, Benchmarks, Scale); at 8, 196-221 MiB, for a few
 // µs more CPU per rebuilt event.
+// The ingress's and projector's floors: the CPU per durable PATCH and RSS at full PATCH load measured
+// by `BENCH_MEMORY_PROBE=1 BENCH_CPU_BY_PROCESS=1 npm run bench -- location-patch` with floors 0, 80
+// and 128 MiB (docs/explanation/performance.md, Garbage collection under PATCH load); at 128 the
+// projector's RSS reached 245 MiB, over the target.
 const HEAP: Readonly<Record<HubProcess, HeapSettings>> = {
-  ingress: { oldSpaceMiB: 256, semiSpaceMiB: 16 },
-  projector: { oldSpaceMiB: 256, semiSpaceMiB: 16 },
+  ingress: { oldSpaceMiB: 256, semiSpaceMiB: 16, oldSpaceFloorMiB: 80 },
+  projector: { oldSpaceMiB: 256, semiSpaceMiB: 16, oldSpaceFloorMiB: 96 },
   dispatcher: { oldSpaceMiB: 256, semiSpaceMiB: 16 },
   prober: { oldSpaceMiB: 128, semiSpaceMiB: 4 },
   hubctl: { oldSpaceMiB: 256, semiSpaceMiB: 8 },
@@ -37,7 +53,8 @@ const HEAP: Readonly<Record<HubProcess, HeapSettings>> = {
 /** Node flags of a hub process, placed before its script. */
 export function nodeMemoryFlags(process: HubProcess): string[] {
   const heap = HEAP[process];
-  return [`--max-old-space-size=${heap.oldSpaceMiB}`, `--max-semi-space-size=${heap.semiSpaceMiB}`];
+  const floor = heap.oldSpaceFloorMiB === undefined ? [] : [`--initial-old-space-size=${heap.oldSpaceFloorMiB}`];
+  return [`--max-old-space-size=${heap.oldSpaceMiB}`, `--max-semi-space-size=${heap.semiSpaceMiB}`, ...floor];
 }
 
 /**
