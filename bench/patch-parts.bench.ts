@@ -14,6 +14,7 @@
 // Before them, appends and a consumer run for `warm-up` seconds against a topic of their own: the
 // broker's JVM compiles its hot paths in the first tens of seconds of load (location-patch.bench.ts).
 // Run: npm run bench -- patch-parts [events=100000] [concurrency=50] [round=200] [warm-up seconds=20]
+// BENCH_PROFILE_DIR=DIR writes a CPU profile of the apply and of the snapshot phase (bench/cpu.ts).
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { ObjectChange, PartitionBatch, ProjectedRecord, Subscription } from '@hub/core';
@@ -23,7 +24,7 @@ import { objectKey, parseSubject, pathSubject } from '@hub/modules';
 import { appendSnapshot } from '@hub/service-kit';
 import { postgresReadModelStore } from '@hub/store';
 import { createTestStack, repoRoot } from '@hub/testing';
-import { cpuSeconds, postgresCpuSeconds } from './cpu.ts';
+import { cpuSeconds, postgresCpuSeconds, profiled } from './cpu.ts';
 import { printFigures } from './figures.ts';
 
 const total = Number(process.argv[2] ?? 100_000);
@@ -143,14 +144,18 @@ try {
   const patches = new Map([...(consumed?.byPartition ?? new Map<number, ProjectedRecord[]>())].map(([p, records]) => [p, records.filter((r) => r.type === locationEventTypes.evsePatched)]));
   const planned = rounds(patches, total);
   const changed: ObjectChange[][] = [];
-  parts.push(await measure(`apply (rounds of ${round}, no snapshot)`, total, async () => {
-    for (const batches of planned) {
-      await store.applyBatches('locations', batches, undefined, async (changes) => void changed.push([...changes]));
-    }
-  }));
-  parts.push(await measure('snapshot (changed locations to the snapshot topic)', total, async () => {
-    for (const changes of changed) await appendSnapshot(stack.eventLog, 'locations', changes, 'projector');
-  }));
+  parts.push(await measure(`apply (rounds of ${round}, no snapshot)`, total, () =>
+    profiled('patch-parts-apply', async () => {
+      for (const batches of planned) {
+        await store.applyBatches('locations', batches, undefined, async (changes) => void changed.push([...changes]));
+      }
+    }),
+  ));
+  parts.push(await measure('snapshot (changed locations to the snapshot topic)', total, () =>
+    profiled('patch-parts-snapshot', async () => {
+      for (const changes of changed) await appendSnapshot(stack.eventLog, 'locations', changes, 'projector');
+    }),
+  ));
   const parsed = planned.flat().flatMap((b) => b.records.map((r) => parseSubject(r.subject))).filter(Boolean).length;
   if (parsed !== total) throw new Error(`planned ${parsed} of ${total} PATCHes`);
   process.stdout.write(`rounds: ${planned.length}, ${(total / planned.length).toFixed(0)} events each on average, ${(changed.reduce((n, c) => n + c.length, 0) / planned.length).toFixed(0)} locations changed each\n`);

@@ -153,9 +153,10 @@ function hubctlRebuild(sample: (rssMiB: number) => void): Promise<{ events: numb
     }, 200);
     child.once('exit', (code) => {
       clearInterval(timer);
-      const m = /(\d+) events, \d+ rows in ([\d.]+) s \((\d+) events\/s\)/.exec(output);
+      // hubctl readmodel rebuild's summary: "... N snapshot records, then up to N events, N rows in S s; now serving".
+      const m = /(\d+) events, \d+ rows in ([\d.]+) s/.exec(output);
       if (code !== 0 || !m) return reject(new Error(`hubctl rebuild exited ${code}: ${output.slice(-500)}`));
-      resolve({ events: Number(m[1]), seconds: Number(m[2]), eventsPerSecond: Number(m[3]), cpuSeconds: cpu, peak });
+      resolve({ events: Number(m[1]), seconds: Number(m[2]), eventsPerSecond: Number(m[1]) / Math.max(Number(m[2]), 0.001), cpuSeconds: cpu, peak });
     });
   });
 }

@@ -39,12 +39,13 @@ interface HeapSettings {
 // 237-249 MiB in 4 of 14 measurements (README, Benchmarks, Scale); at 8, 196-221 MiB, for a few
 // µs more CPU per rebuilt event.
 // The ingress's and projector's floors: the CPU per durable PATCH and RSS at full PATCH load measured
-// by `BENCH_MEMORY_PROBE=1 BENCH_CPU_BY_PROCESS=1 npm run bench -- location-patch` with floors 0, 80
-// and 128 MiB (docs/explanation/performance.md, Garbage collection under PATCH load); at 128 the
-// projector's RSS reached 245 MiB, over the target.
+// by `BENCH_MEMORY_PROBE=1 BENCH_CPU_BY_PROCESS=1 npm run bench -- location-patch` with floors 0, 64,
+// 80, 96 and 128 MiB, and the RSS while catching up 500,000 locations (`npm run bench -- scale 500000`;
+// docs/explanation/performance.md, Garbage collection under PATCH load): at 96 the projector reached
+// 239-241 MiB there, over the target; at 64, 217.
 const HEAP: Readonly<Record<HubProcess, HeapSettings>> = {
   ingress: { oldSpaceMiB: 256, semiSpaceMiB: 16, oldSpaceFloorMiB: 80 },
-  projector: { oldSpaceMiB: 256, semiSpaceMiB: 16, oldSpaceFloorMiB: 96 },
+  projector: { oldSpaceMiB: 256, semiSpaceMiB: 16, oldSpaceFloorMiB: 64 },
   dispatcher: { oldSpaceMiB: 256, semiSpaceMiB: 16 },
   prober: { oldSpaceMiB: 128, semiSpaceMiB: 4 },
   hubctl: { oldSpaceMiB: 256, semiSpaceMiB: 8 },
