@@ -14,6 +14,7 @@
 // an older commit, its dependencies installed) against the same stack and projector, and alternates its
 // PATCHes with this checkout's in the same rounds: a change's cost, measured on one machine state
 // (it must share this checkout's migrations and topics).
+// BENCH_INGRESS_ENV="APPEND_LINGER_MS=2 ..." adds settings to the ingress's environment, to compare them.
 // BENCH_PATCH_PEER=0 leaves the CRUD peer out: the same targets as before it existed, so a run is
 // comparable with one at an older commit (its synchronous commits also load the shared Postgres).
 import { join } from 'node:path';
@@ -23,7 +24,7 @@ import { objectKey, pathSubject } from '@hub/modules';
 import { setRoutingRule } from '@hub/registry';
 import { postgresReadModelStore, postgresRegistryStore } from '@hub/store';
 import { authHeader, createTestStack, repoRoot } from '@hub/testing';
-import { benchPlatform211, load, onboardForBench, pairedRatio, percentile, printTable, rssMiB, startNode, summarize, type LoadResult } from './load.ts';
+import { benchPlatform211, cpuSeconds, load, postgresCpuSeconds, onboardForBench, pairedRatio, percentile, printTable, rssMiB, startNode, summarize, type LoadResult } from './load.ts';
 import { printFigures, type Figure } from './figures.ts';
 import { paced } from './paced.ts';
 import { patchKinds, patchRequest, type PatchKind } from './patch-requests.ts';
@@ -60,9 +61,13 @@ const helloPort = Number(/listening (\d+)/.exec(hello.line)?.[1]);
 const ingress = await startNode(
   join(repoRoot, 'services', 'ingress', 'src', 'main.ts'),
   [],
-  stack.env({ HUB_PORT: '0', ACCESS_LOG: 'errors', LOG_LEVEL: 'info', NODE_OPTIONS: process.env['BENCH_NODE_OPTIONS'] ?? '' }),
+  stack.env({ HUB_PORT: '0', ACCESS_LOG: 'errors', LOG_LEVEL: 'info', NODE_OPTIONS: process.env['BENCH_NODE_OPTIONS'] ?? '', ...ingressSettings(process.env['BENCH_INGRESS_ENV']) }),
   /ingress listening/,
 );
+/** "A=1 B=2" as { A: '1', B: '2' }. */
+function ingressSettings(text = ''): Record<string, string> {
+  return Object.fromEntries(text.split(/\s+/).filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+}
 const hubPort = Number(/"port":(\d+)/.exec(ingress.line)?.[1]);
 const baselineCheckout = process.env['BENCH_BASELINE_CHECKOUT'];
 const baseline = baselineCheckout
@@ -111,7 +116,7 @@ const targets = [
 let ingressRssMax = 0;
 let ingressRssEnd = 0;
 const runs = new Map<string, LoadResult[]>(targets.map((t) => [t.label, []]));
-const pacedAtPeerRate = new Map<string, { rate: number; result: LoadResult }>();
+const pacedAtPeerRate = new Map<string, { rate: number; result: LoadResult; cpuMicros: number[] }>();
 try {
   for (const t of targets) await load('warm-up', t.url, { seconds: t.label.startsWith('bare') ? 2 : warmupSeconds / 2, connections, ...t.options });
   for (let round = 0; round < rounds; round++) {
@@ -130,7 +135,14 @@ try {
   for (const kind of withPeer ? (['EVSE status', 'connector'] as const) : []) {
     const target = targets.find((t) => t.label === `hub PATCH ${kind}`);
     const peerRate = Number(process.env['BENCH_PACED_RATE'] ?? 0) || percentile((runs.get(`CRUD peer PATCH ${kind}`) ?? []).map((r) => r.requestsPerSecond), 50);
-    if (target && peerRate > 0) pacedAtPeerRate.set(kind, { rate: peerRate, result: await paced(`hub PATCH ${kind} at the peer's rate`, target.url, peerRate, { seconds, connections, settleSeconds: 3, headers, kind, locations }) });
+    if (!target || peerRate <= 0) continue;
+    const settleSeconds = 3;
+    const cpuBefore = [...hubPids.map((pid) => cpuSeconds(pid)), postgresCpuSeconds()];
+    const result = await paced(`hub PATCH ${kind} at the peer's rate`, target.url, peerRate, { seconds, connections, settleSeconds, headers, kind, locations });
+    // At a moderate rate fewer PATCHes share each produce request, fetch and commit than at
+    // saturation, so a PATCH costs more CPU there: per process, over the settling seconds too.
+    const cpuMicros = [...hubPids.map((pid) => cpuSeconds(pid)), postgresCpuSeconds()].map((after, i) => ((after - (cpuBefore[i] ?? 0)) * 1e6) / (peerRate * (seconds + settleSeconds)));
+    pacedAtPeerRate.set(kind, { rate: peerRate, result, cpuMicros });
   }
 } finally {
   for (const p of [hello, ingress, projector, peer, ...(baseline ? [baseline] : [])]) p.child.kill('SIGTERM');
@@ -164,6 +176,10 @@ for (const kind of withPeer ? ['EVSE status', 'connector'] : []) {
     figures[`hub_at_peer_rate_${slug(kind)}_p99_ms`] = paced.result.p99;
     figures[`hub_at_peer_rate_${slug(kind)}_req_per_s`] = paced.result.requestsPerSecond;
     process.stdout.write(`hub PATCH ${kind} paced at the CRUD peer's ${paced.rate.toFixed(0)} req/s: ${paced.result.requestsPerSecond.toFixed(0)} req/s achieved, p50 ${paced.result.p50.toFixed(1)} ms, p99 ${paced.result.p99.toFixed(1)} ms (${paced.result.errors + paced.result.non2xx} errors)\n`);
+    const names = ['ingress', 'projector', 'broker'].slice(0, hubPids.length).concat('Postgres');
+    names.forEach((name, i) => (figures[`hub_at_peer_rate_${slug(kind)}_${name.toLowerCase()}_cpu_us_per_req`] = paced.cpuMicros[i] ?? Number.NaN));
+    const sum = paced.cpuMicros.reduce((a, b) => a + b, 0);
+    process.stdout.write(`  CPU µs per PATCH at that rate: ${names.map((name, i) => `${name} ${(paced.cpuMicros[i] ?? Number.NaN).toFixed(0)}`).join(', ')} (sum ${sum.toFixed(0)})\n`);
   }
 }
 // This checkout against the baseline checkout, same rounds: CPU per request and req/s (issue target: within 5%).
