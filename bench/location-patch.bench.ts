@@ -36,6 +36,18 @@ const rounds = Number(process.argv[4] ?? 3);
 // seconds of load (its CPU per event falls about fourfold), so every target is warmed before rounds.
 const warmupSeconds = Number(process.argv[5] ?? 20);
 const locations = 1000;
+/** BENCH_INGRESS_ENV's "A=1 B=2" as { A: '1', B: '2' }; a word without "=" is refused, not guessed at. */
+function ingressSettings(text = ''): Record<string, string> {
+  return Object.fromEntries(
+    text.split(/\s+/).filter(Boolean).map((pair) => {
+      const at = pair.indexOf('=');
+      if (at <= 0) throw new Error(`BENCH_INGRESS_ENV takes NAME=value words, not ${JSON.stringify(pair)}`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+}
+// Read before anything starts: a refusal must not leave services running.
+const ingressEnv = ingressSettings(process.env['BENCH_INGRESS_ENV']);
 const stack = await createTestStack('bench_patch');
 const template = JSON.parse(readFileSync(join(repoRoot, '..', 'shared', 'ocpi-2.2.1', 'examples', 'location_example.json'), 'utf8')) as Record<string, unknown>;
 const { cpoToken } = await onboardForBench(stack, '', { cpo: { countryCode: 'NL', partyId: 'BEN' }, emsp: { countryCode: 'NL', partyId: 'EMB' } });
@@ -61,13 +73,9 @@ const helloPort = Number(/listening (\d+)/.exec(hello.line)?.[1]);
 const ingress = await startNode(
   join(repoRoot, 'services', 'ingress', 'src', 'main.ts'),
   [],
-  stack.env({ HUB_PORT: '0', ACCESS_LOG: 'errors', LOG_LEVEL: 'info', NODE_OPTIONS: process.env['BENCH_NODE_OPTIONS'] ?? '', ...ingressSettings(process.env['BENCH_INGRESS_ENV']) }),
+  stack.env({ HUB_PORT: '0', ACCESS_LOG: 'errors', LOG_LEVEL: 'info', NODE_OPTIONS: process.env['BENCH_NODE_OPTIONS'] ?? '', ...ingressEnv }),
   /ingress listening/,
 );
-/** "A=1 B=2" as { A: '1', B: '2' }. */
-function ingressSettings(text = ''): Record<string, string> {
-  return Object.fromEntries(text.split(/\s+/).filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
-}
 const hubPort = Number(/"port":(\d+)/.exec(ingress.line)?.[1]);
 const baselineCheckout = process.env['BENCH_BASELINE_CHECKOUT'];
 const baseline = baselineCheckout
@@ -137,11 +145,13 @@ try {
     const peerRate = Number(process.env['BENCH_PACED_RATE'] ?? 0) || percentile((runs.get(`CRUD peer PATCH ${kind}`) ?? []).map((r) => r.requestsPerSecond), 50);
     if (!target || peerRate <= 0) continue;
     const settleSeconds = 3;
-    const cpuBefore = [...hubPids.map((pid) => cpuSeconds(pid)), postgresCpuSeconds()];
+    const cpuNow = () => [...hubPids.map((pid) => cpuSeconds(pid)), postgresCpuSeconds()];
+    const cpuBefore = cpuNow();
     const result = await paced(`hub PATCH ${kind} at the peer's rate`, target.url, peerRate, { seconds, connections, settleSeconds, headers, kind, locations });
     // At a moderate rate fewer PATCHes share each produce request, fetch and commit than at
-    // saturation, so a PATCH costs more CPU there: per process, over the settling seconds too.
-    const cpuMicros = [...hubPids.map((pid) => cpuSeconds(pid)), postgresCpuSeconds()].map((after, i) => ((after - (cpuBefore[i] ?? 0)) * 1e6) / (peerRate * (seconds + settleSeconds)));
+    // saturation, so a PATCH costs more CPU there: per process, per PATCH due over the settling
+    // seconds too (the loader keeps to the rate: its achieved rate is printed beside).
+    const cpuMicros = cpuNow().map((after, i) => ((after - (cpuBefore[i] ?? 0)) * 1e6) / (peerRate * (seconds + settleSeconds)));
     pacedAtPeerRate.set(kind, { rate: peerRate, result, cpuMicros });
   }
 } finally {
