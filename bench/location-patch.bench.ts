@@ -26,7 +26,7 @@ import { postgresReadModelStore, postgresRegistryStore } from '@hub/store';
 import { authHeader, createTestStack, repoRoot } from '@hub/testing';
 import { benchPlatform211, cpuSeconds, load, postgresCpuSeconds, onboardForBench, pairedRatio, percentile, printTable, rssMiB, startNode, summarize, type LoadResult } from './load.ts';
 import { printFigures, type Figure } from './figures.ts';
-import { paced } from './paced.ts';
+import { paced, type PacedResult } from './paced.ts';
 import { patchKinds, patchRequest, type PatchKind } from './patch-requests.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
@@ -124,7 +124,7 @@ const targets = [
 let ingressRssMax = 0;
 let ingressRssEnd = 0;
 const runs = new Map<string, LoadResult[]>(targets.map((t) => [t.label, []]));
-const pacedAtPeerRate = new Map<string, { rate: number; result: LoadResult; cpuMicros: number[] }>();
+const pacedAtPeerRate = new Map<string, { rate: number; result: PacedResult; cpuMicros: number[] }>();
 try {
   for (const t of targets) await load('warm-up', t.url, { seconds: t.label.startsWith('bare') ? 2 : warmupSeconds / 2, connections, ...t.options });
   for (let round = 0; round < rounds; round++) {
@@ -189,7 +189,8 @@ for (const kind of withPeer ? ['EVSE status', 'connector'] : []) {
     const names = ['ingress', 'projector', 'broker'].slice(0, hubPids.length).concat('Postgres');
     names.forEach((name, i) => (figures[`hub_at_peer_rate_${slug(kind)}_${name.toLowerCase()}_cpu_us_per_req`] = paced.cpuMicros[i] ?? Number.NaN));
     const sum = paced.cpuMicros.reduce((a, b) => a + b, 0);
-    process.stdout.write(`  CPU µs per PATCH at that rate: ${names.map((name, i) => `${name} ${(paced.cpuMicros[i] ?? Number.NaN).toFixed(0)}`).join(', ')} (sum ${sum.toFixed(0)})\n`);
+    figures[`hub_at_peer_rate_${slug(kind)}_loader_cpu_us_per_req`] = paced.result.loaderCpuMicrosPerRequest;
+    process.stdout.write(`  CPU µs per PATCH at that rate: ${names.map((name, i) => `${name} ${(paced.cpuMicros[i] ?? Number.NaN).toFixed(0)}`).join(', ')} (sum ${sum.toFixed(0)}); the paced loader itself ${paced.result.loaderCpuMicrosPerRequest.toFixed(0)}\n`);
   }
 }
 // This checkout against the baseline checkout, same rounds: CPU per request and req/s (issue target: within 5%).

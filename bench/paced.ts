@@ -1,4 +1,4 @@
-import { Agent, request } from 'node:http';
+import { createConnection } from 'node:net';
 import { appendFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -25,8 +25,11 @@ export interface PacedOptions {
   readonly settleSeconds?: number;
 }
 
+/** What a paced phase measured, and the loader's own CPU per PATCH sent (its share of the host). */
+export type PacedResult = LoadResult & { readonly loaderCpuMicrosPerRequest: number };
+
 /** Offers `rate` PATCH/s to `url` from a process of its own and returns what it measured. */
-export async function paced(label: string, url: string, rate: number, options: PacedOptions): Promise<LoadResult> {
+export async function paced(label: string, url: string, rate: number, options: PacedOptions): Promise<PacedResult> {
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), JSON.stringify({ label, url, rate, options })], { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -35,7 +38,86 @@ export async function paced(label: string, url: string, rate: number, options: P
   if (code !== 0) throw new Error(`paced loader exited with ${code}: ${output}`);
   process.stdout.write(lines.slice(0, -1).map((l) => `${l}\n`).join(''));
   // JSON carries NaN (no CPU figure for a paced run) as null: restored, so the result is a LoadResult.
-  return { ...(JSON.parse(lines.at(-1) ?? '{}') as LoadResult), cpuMicrosPerRequest: Number.NaN };
+  return { ...(JSON.parse(lines.at(-1) ?? '{}') as PacedResult), cpuMicrosPerRequest: Number.NaN };
+}
+
+/**
+ * The loader's HTTP/1.1 client: up to `connections` keep-alive sockets, one request at a time on each
+ * (as node:http's Agent), each request written as one string and each answer read only as far as its
+ * status line and Content-Length. node:http's client cost this process about 160 µs of CPU per PATCH
+ * on a slow day, an eighth of the 2 cores the hub shares with it (docs/explanation/performance.md,
+ * "What the paced loader costs").
+ */
+function keepAliveClient(host: string, port: number, connections: number) {
+  interface Exchange {
+    readonly request: string;
+    /** The answer's HTTP status, or undefined when the socket failed first. */
+    readonly done: (status: number | undefined) => void;
+  }
+  interface Connection {
+    start(exchange: Exchange): void;
+  }
+  const idle: Connection[] = [];
+  const waiting: Exchange[] = [];
+  let open = 0;
+  const headEnd = Buffer.from('\r\n\r\n');
+  const connect = (): void => {
+    open++;
+    const socket = createConnection({ host, port });
+    socket.setNoDelay(true);
+    let current: Exchange | undefined;
+    let connected = false;
+    let buffered: Buffer = Buffer.alloc(0);
+    const connection: Connection = {
+      start(exchange) {
+        current = exchange;
+        socket.write(exchange.request);
+      },
+    };
+    const next = (): void => {
+      const exchange = waiting.shift();
+      if (exchange) connection.start(exchange);
+      else idle.push(connection);
+    };
+    socket.on('connect', () => ((connected = true), next()));
+    socket.on('data', (chunk: Buffer) => {
+      buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+      const end = buffered.indexOf(headEnd);
+      if (end < 0 || !current) return;
+      const head = buffered.toString('latin1', 0, end);
+      const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+      // Every answer of the hub carries a Content-Length (express's res.json); one without it counts
+      // as an error and its socket is dropped, not parsed by guesswork.
+      if (!length) return void socket.destroy();
+      const answerEnd = end + 4 + Number(length[1]);
+      if (buffered.length < answerEnd) return;
+      buffered = buffered.subarray(answerEnd);
+      const exchange = current;
+      current = undefined;
+      exchange.done(Number(head.slice(9, 12)));
+      next();
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      open--;
+      const at = idle.indexOf(connection);
+      if (at >= 0) idle.splice(at, 1);
+      current?.done(undefined);
+      current = undefined;
+      // A refused connection fails what waits (the target is down) instead of reconnecting forever.
+      if (!connected) for (const exchange of waiting.splice(0)) exchange.done(undefined);
+      else if (waiting.length > 0 && open < connections) connect();
+    });
+  };
+  return {
+    send(request: string, done: Exchange['done']): void {
+      const exchange = { request, done };
+      const connection = idle.pop();
+      if (connection) return connection.start(exchange);
+      waiting.push(exchange);
+      if (open < connections) connect();
+    },
+  };
 }
 
 /**
@@ -43,11 +125,12 @@ export async function paced(label: string, url: string, rate: number, options: P
  * the host settling after whatever ran before (a saturated run leaves the projector and Postgres
  * catching up for about a second).
  */
-async function run(label: string, url: string, rate: number, options: PacedOptions): Promise<LoadResult> {
+async function run(label: string, url: string, rate: number, options: PacedOptions): Promise<PacedResult> {
   const target = new URL(url);
   const trace = process.env['BENCH_PACED_TRACE'];
   if (!/^(127\.0\.0\.1|localhost)$/.test(target.hostname)) throw new Error('load tests target loopback only');
-  const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
+  const client = keepAliveClient(target.hostname, Number(target.port), options.connections);
+  const cpuAtStart = process.cpuUsage();
   const started = performance.now();
   const measuredFrom = started + (options.settleSeconds ?? 0) * 1000;
   const latencies: number[] = [];
@@ -56,28 +139,21 @@ async function run(label: string, url: string, rate: number, options: PacedOptio
   let errors = 0;
   let non2xx = 0;
   let inFlight = 0;
+  const fixedHeaders = Object.entries({ host: target.host, ...options.headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   const send = (path: string, body: string, dueAt: number): void => {
     inFlight++;
     const sentAt = performance.now();
-    const headers = { ...options.headers, 'content-length': String(Buffer.byteLength(body)) };
-    const req = request({ host: target.hostname, port: target.port, path, method: 'PATCH', headers, agent }, (res) => {
-      res.resume();
-      res.on('end', () => {
-        inFlight--;
-        const latency = performance.now() - dueAt;
-        const second = Math.floor((dueAt - measuredFrom) / 1000);
-        if (second < 0) return;
-        latencies.push(latency);
-        if (latency > 50 && second < lateBySecond.length) lateBySecond[second] = (lateBySecond[second] ?? 0) + 1;
-        if (latency > 30 && trace) appendFileSync(trace, JSON.stringify({ t: Math.round(performance.timeOrigin + dueAt), kind: 'late', ms: Math.round(latency), sentLate: Math.round(sentAt - dueAt) }) + '\n');
-        if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) > 299) non2xx++;
-      });
-    });
-    req.on('error', () => {
+    client.send(`PATCH ${path} HTTP/1.1\r\n${fixedHeaders}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`, (status) => {
       inFlight--;
-      errors++;
+      if (status === undefined) return void errors++;
+      const latency = performance.now() - dueAt;
+      const second = Math.floor((dueAt - measuredFrom) / 1000);
+      if (second < 0) return;
+      latencies.push(latency);
+      if (latency > 50 && second < lateBySecond.length) lateBySecond[second] = (lateBySecond[second] ?? 0) + 1;
+      if (latency > 30 && trace) appendFileSync(trace, JSON.stringify({ t: Math.round(performance.timeOrigin + dueAt), kind: 'late', ms: Math.round(latency), sentLate: Math.round(sentAt - dueAt) }) + '\n');
+      if (status < 200 || status > 299) non2xx++;
     });
-    req.end(body);
   };
   const endsAt = measuredFrom + options.seconds * 1000;
   if (trace) appendFileSync(trace, JSON.stringify({ kind: 'phase', label, from: Math.round(performance.timeOrigin + measuredFrom), to: Math.round(performance.timeOrigin + endsAt) }) + '\n');
@@ -94,8 +170,9 @@ async function run(label: string, url: string, rate: number, options: PacedOptio
   }
   const elapsed = (performance.now() - measuredFrom) / 1000;
   while (inFlight > 0) await new Promise((r) => setTimeout(r, 5));
-  agent.destroy();
   process.stdout.write(`${label}: answered over 50 ms after due, by second of the run: ${lateBySecond.join(' ')}\n`);
+  // Its own share of the host, which the hub does not get while it runs.
+  const cpu = process.cpuUsage(cpuAtStart);
   return {
     label,
     requests: latencies.length,
@@ -105,6 +182,7 @@ async function run(label: string, url: string, rate: number, options: PacedOptio
     errors,
     non2xx,
     cpuMicrosPerRequest: Number.NaN,
+    loaderCpuMicrosPerRequest: (cpu.user + cpu.system) / sent,
   };
 }
 
