@@ -2,6 +2,7 @@ import { isProjectedModule, parseSubject, projectionOf } from '@hub/modules';
 import { creationTime, type ApplyOutcome, type Json, type ObjectChange, type ObjectPath, type ObjectsChanged, type PartitionBatch, type ProjectedRecord, type QuarantineEntry, type ReadModel } from '@hub/core';
 import { quarantineInsertSql, quarantineParam } from './consumer-quarantine.ts';
 import type { Pool, PoolClient } from './pg-pool.ts';
+import { prepared } from './prepared.ts';
 
 // The projector's hot path (postgres-read-model-store.ts applyBatch/applyBatches): plan (positions and
 // the stored objects the batches build on), apply (the events, in memory), write (rows, rejects,
@@ -82,10 +83,12 @@ async function load(client: PoolClient, model: ReadModel, gen: number, work: rea
   if (firstIsWhole.size === 0) return documents;
   const keys = [...firstIsWhole.keys()].map((k) => k.split('\u0000') as [string, string, string]);
   const loaded = await client.query<{ country_code: string; party_id: string; id: string; last_updated: Date; document: Json | null }>(
-    `select t.country_code, t.party_id, t.id, t.last_updated, case when k.whole then t.document end as document
-       from unnest($2::text[], $3::text[], $4::text[], $5::boolean[]) as k(cc, pid, id, whole)
-       join ${projectionOf(model).table} t on t.generation = $1 and t.country_code = k.cc and t.party_id = k.pid and t.id = k.id`,
-    [gen, keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map((k) => k[2]), [...firstIsWhole].map(([k, whole]) => !whole || wholeDocument.has(k))],
+    prepared(
+      `select t.country_code, t.party_id, t.id, t.last_updated, case when k.whole then t.document end as document
+         from unnest($2::text[], $3::text[], $4::text[], $5::boolean[]) as k(cc, pid, id, whole)
+         join ${projectionOf(model).table} t on t.generation = $1 and t.country_code = k.cc and t.party_id = k.pid and t.id = k.id`,
+      [gen, keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map((k) => k[2]), [...firstIsWhole].map(([k, whole]) => !whole || wholeDocument.has(k))],
+    ),
   );
   // A replaced object's stand-in holds only its time: evolve reads no more of it for a PUT.
   for (const r of loaded.rows) documents.set(`${r.country_code}\u0000${r.party_id}\u0000${r.id}`, r.document ?? { last_updated: r.last_updated.toISOString() });
@@ -186,13 +189,15 @@ async function write(client: PoolClient, model: ReadModel, gen: number, work: re
       docs.push(doc);
     }
     const upserted = await client.query<{ country_code: string; party_id: string; id: string; created_at: Date }>(
-      `insert into ${table} (generation, country_code, party_id, id, last_updated, created_at, document)
-         select $1, k.cc, k.pid, k.id, k.lu::timestamptz, k.ca::timestamptz, d.doc
-           from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) with ordinality as k(cc, pid, id, lu, ca, n)
-           join json_array_elements($7::json) with ordinality as d(doc, n) using (n)
-         on conflict (generation, country_code, party_id, id) do update set last_updated = excluded.last_updated, document = excluded.document
-         ${onChanged ? 'returning country_code, party_id, id, created_at' : ''}`,
-      [gen, cc, pid, id, lastUpdated, created, JSON.stringify(docs)],
+      prepared(
+        `insert into ${table} (generation, country_code, party_id, id, last_updated, created_at, document)
+           select $1, k.cc, k.pid, k.id, k.lu::timestamptz, k.ca::timestamptz, d.doc
+             from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) with ordinality as k(cc, pid, id, lu, ca, n)
+             join json_array_elements($7::json) with ordinality as d(doc, n) using (n)
+           on conflict (generation, country_code, party_id, id) do update set last_updated = excluded.last_updated, document = excluded.document
+           ${onChanged ? 'returning country_code, party_id, id, created_at' : ''}`,
+        [gen, cc, pid, id, lastUpdated, created, JSON.stringify(docs)],
+      ),
     );
     if (onChanged) for (const r of upserted.rows) createdOf.set(`${r.country_code}\u0000${r.party_id}\u0000${r.id}`, r.created_at.toISOString());
   }

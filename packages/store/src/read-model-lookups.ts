@@ -1,5 +1,6 @@
 import { projectionOf } from '@hub/modules';
 import type { Pool } from './pg-pool.ts';
+import { prepared } from './prepared.ts';
 import type { Json, ReadModelStore } from '@hub/core';
 import { ACTIVE_ROUTES } from './postgres-routing-directory.ts';
 import { sides } from './read-model-visibility.ts';
@@ -18,10 +19,12 @@ function objectLookups(pool: Pool): Pick<ReadModelStore, 'findObject' | 'findVis
     async findObject(model, path) {
       const { table } = projectionOf(model);
       const { rows } = await pool.query<{ document: Json }>(
-        `select t.document from ${table} t
-          where t.generation = (select active from read_model_generations where model = $1)
-            and t.country_code = $2 and t.party_id = $3 and t.id = $4`,
-        [model, path.countryCode, path.partyId, path.id.toUpperCase()],
+        prepared(
+          `select t.document from ${table} t
+            where t.generation = (select active from read_model_generations where model = $1)
+              and t.country_code = $2 and t.party_id = $3 and t.id = $4`,
+          [model, path.countryCode, path.partyId, path.id.toUpperCase()],
+        ),
       );
       const document = rows[0]?.document;
       return document ? projectionOf(model).find(document, path) : undefined;
@@ -31,15 +34,17 @@ function objectLookups(pool: Pool): Pick<ReadModelStore, 'findObject' | 'findVis
       const { table } = projectionOf(model);
       const { owner, reader } = sides(model);
       const { rows } = await pool.query<{ document: Json }>(
-        `select t.document from ${table} t
-          where t.generation = (select active from read_model_generations where model = $2)
-            and t.country_code = $3 and t.party_id = $4 and t.id = $5
-            and (
-              exists (select 1 from parties o where o.platform_id = $1 and o.role = '${owner.toUpperCase()}' and o.country_code = t.country_code and o.party_id = t.party_id)
-              or exists (
-                select 1 from (${ACTIVE_ROUTES}) a
-                 where a.${reader}_platform_id = $1 and a.${owner}_country_code = t.country_code and a.${owner}_party_id = t.party_id))`,
-        [platformId, model, path.countryCode, path.partyId, path.id.toUpperCase()],
+        prepared(
+          `select t.document from ${table} t
+            where t.generation = (select active from read_model_generations where model = $2)
+              and t.country_code = $3 and t.party_id = $4 and t.id = $5
+              and (
+                exists (select 1 from parties o where o.platform_id = $1 and o.role = '${owner.toUpperCase()}' and o.country_code = t.country_code and o.party_id = t.party_id)
+                or exists (
+                  select 1 from (${ACTIVE_ROUTES}) a
+                   where a.${reader}_platform_id = $1 and a.${owner}_country_code = t.country_code and a.${owner}_party_id = t.party_id))`,
+          [platformId, model, path.countryCode, path.partyId, path.id.toUpperCase()],
+        ),
       );
       const document = rows[0]?.document;
       if (!document) return undefined;
@@ -51,9 +56,11 @@ function objectLookups(pool: Pool): Pick<ReadModelStore, 'findObject' | 'findVis
       // is looked up in the location document, as a detail GET finds it.
       const needsDocument = path.evseUid !== undefined;
       const { rows } = await pool.query<{ document: Json | null }>(
-        `select ${needsDocument ? 'document' : 'null as document'} from ${projectionOf(model).table}
-          where generation = (select active from read_model_generations where model = $1) and country_code = $2 and party_id = $3 and id = $4`,
-        [model, path.countryCode, path.partyId, path.id.toUpperCase()],
+        prepared(
+          `select ${needsDocument ? 'document' : 'null as document'} from ${projectionOf(model).table}
+            where generation = (select active from read_model_generations where model = $1) and country_code = $2 and party_id = $3 and id = $4`,
+          [model, path.countryCode, path.partyId, path.id.toUpperCase()],
+        ),
       );
       const row = rows[0];
       if (!row) return false;
