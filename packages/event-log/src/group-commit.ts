@@ -1,4 +1,4 @@
-import { eventHeaders, type HubEvent } from '@hub/events';
+import { eventHeaders, recordValue, type HubEvent } from '@hub/events';
 import { DependencyUnavailable } from '@hub/core';
 import type { EventLogOptions } from './kafka-config.ts';
 
@@ -77,7 +77,7 @@ function topicRecords(batch: readonly PendingAppend[]): TopicRecords {
   for (const entry of batch) {
     const messages = byTopic.get(entry.topic) ?? [];
     // A null value is a tombstone: log compaction removes the key (snapshot topics, docs/decisions/0014-snapshot-topics.md).
-    for (const e of entry.events) messages.push({ key: e.key, value: e.data === null ? null : JSON.stringify(e.data), headers: eventHeaders(e) });
+    for (const e of entry.events) messages.push({ key: e.key, value: recordValue(e), headers: eventHeaders(e) });
     byTopic.set(entry.topic, messages);
   }
   return [...byTopic].map(([topic, messages]) => ({ topic, messages }));

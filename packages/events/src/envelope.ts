@@ -60,6 +60,28 @@ export function newEvent<T>(fields: Omit<HubEvent<T>, 'id' | 'time'> & { id?: st
   return { id: randomUUID(), time: new Date().toISOString(), ...fields };
 }
 
+// The JSON of an event's data, kept per event once something measured it: an event is immutable, so
+// the projector's snapshot chunking (which needs each record's size) and the appender (which sends
+// it) serialize a whole location once, not twice.
+const recordValues = new WeakMap<HubEvent, string>();
+
+/** The Kafka record value of an event: its data as JSON, null for a tombstone (docs/decisions/0014-snapshot-topics.md). */
+export function recordValue(event: HubEvent): string | null {
+  if (event.data === null) return null;
+  return recordValues.get(event) ?? JSON.stringify(event.data);
+}
+
+/** The length of recordValue(event) in UTF-16 units (0 for a tombstone), kept for the append that follows. */
+export function recordValueLength(event: HubEvent): number {
+  if (event.data === null || event.data === undefined) return 0;
+  let value = recordValues.get(event);
+  if (value === undefined) {
+    value = JSON.stringify(event.data);
+    recordValues.set(event, value);
+  }
+  return value.length;
+}
+
 export function eventHeaders(event: HubEvent): Record<string, string> {
   const headers: Record<string, string> = {
     ce_specversion: '1.0',

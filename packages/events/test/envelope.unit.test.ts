@@ -2,7 +2,7 @@
 // record value; and the physical topic names.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { eventFromRecord, eventHeaders, newEvent, type HubEvent } from '../src/envelope.ts';
+import { eventFromRecord, eventHeaders, newEvent, recordValue, recordValueLength, type HubEvent } from '../src/envelope.ts';
 import { topicName, topics } from '../src/topics.ts';
 
 const base = {
@@ -70,6 +70,23 @@ describe('eventHeaders', () => {
   it('omits the optional headers when absent', () => {
     const headers = eventHeaders(newEvent(base));
     for (const name of ['x-correlation-id', 'x-request-id', 'ocpi-from', 'ocpi-to']) assert.equal(name in headers, false, name);
+  });
+});
+
+describe('recordValue', () => {
+  it('is the data as JSON, the same whether or not its size was asked for first (snapshot chunking)', () => {
+    const data = { name: 'Laadpaal Zuidplein – Noord', evses: [{ uid: 'E1', status: 'AVAILABLE' }] };
+    const sized = newEvent({ ...base, data });
+    assert.equal(recordValueLength(sized), JSON.stringify(data).length);
+    assert.equal(recordValue(sized), JSON.stringify(data));
+    assert.equal(recordValue(newEvent({ ...base, data })), JSON.stringify(data));
+    assert.deepEqual(eventFromRecord(sized.key, eventHeaders(sized), recordValue(sized) ?? ''), sized);
+  });
+
+  it('is null for a tombstone, whose size is 0', () => {
+    const tombstone = newEvent({ ...base, data: null });
+    assert.equal(recordValue(tombstone), null);
+    assert.equal(recordValueLength(tombstone), 0);
   });
 });
 

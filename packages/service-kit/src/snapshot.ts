@@ -1,5 +1,5 @@
 import type { EventLog, ObjectChange, ReadModel, ReadModelStore, RecordBatch, RestoredObject } from '@hub/core';
-import { CHANGE_POSITION_HEADER, newEvent, topics, type HubEvent } from '@hub/events';
+import { CHANGE_POSITION_HEADER, newEvent, recordValueLength, topics, type HubEvent } from '@hub/events';
 import { objectKey, parseSubject, pathSubject, personalDataOf, projectionOf, topicOf } from '@hub/modules';
 import { ERASED_PLACEHOLDER } from '@hub/registry';
 
@@ -46,7 +46,7 @@ async function appendInChunks(eventLog: Pick<EventLog, 'append'>, topic: string,
   let bytes = 0;
   for (const event of events) {
     // The document's JSON plus the CloudEvents headers and the key.
-    const size = (event.data === null || event.data === undefined ? 0 : JSON.stringify(event.data).length) + 512;
+    const size = recordValueLength(event) + 512;
     if (chunk.length > 0 && bytes + size > limit) {
       await eventLog.append(topic, chunk);
       chunk = [];
