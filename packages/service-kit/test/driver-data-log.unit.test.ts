@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { ConsumedRecord, EventLog, RecordBatch } from '@hub/core';
-import { topics, type HubEvent } from '@hub/events';
+import { newEvent, recordValue, recordValueLength, topics, type HubEvent } from '@hub/events';
 import { driverDataEventLog } from '../src/driver-data-log.ts';
 
 const KEY_ID = '7f7c3f0e-2b1a-4c8e-9d2f-0a1b2c3d4e5f';
@@ -55,5 +55,21 @@ describe('driverDataEventLog on consumption', () => {
     assert.ok(!(got instanceof Error));
     assert.equal((got.event?.data as typeof cdr).cdr_token.uid, 'ERASED');
     assert.equal((got.event?.data as typeof cdr).total_energy, 3);
+  });
+});
+
+describe('driverDataEventLog on append', () => {
+  it('a token snapshot record whose size was measured first (snapshot chunking) is still sent sealed', async () => {
+    const token = { country_code: 'DE', party_id: 'EMS', uid: 'RFID-0451-DRIVER', type: 'RFID', contract_id: 'DE-EMS-C0451-7', visual_number: '0451 DRIVER', issuer: 'EMS', valid: true, whitelist: 'ALLOWED', last_updated: '2026-12-03T10:00:00.000Z' };
+    const record = newEvent({ type: 'ocpi.tokens-snapshot.token.v1', source: 'projector', subject: 'DE/EMS/RFID-0451-DRIVER', key: 'DE/EMS/RFID-0451-DRIVER', data: token });
+    assert.equal(recordValueLength(record), JSON.stringify(token).length);
+    const appended: HubEvent[] = [];
+    const log = { append: async (_topic: string, events: readonly HubEvent[]) => void appended.push(...events) } as unknown as EventLog;
+    const wrapped = driverDataEventLog(log, { keyFor: () => Promise.resolve({ keyId: KEY_ID, plain: randomBytes(32) }), keyById: () => Promise.reject(new Error('not used')) });
+    await wrapped.append(topics.tokensSnapshot, [record]);
+    assert.equal(appended.length, 1);
+    const sent = recordValue(appended[0]!) ?? '';
+    for (const personal of ['RFID-0451-DRIVER', 'DE-EMS-C0451-7', '0451 DRIVER']) assert.equal(sent.includes(personal), false, personal);
+    assert.ok(appended[0]!.sealedDriverData);
   });
 });
