@@ -44,7 +44,7 @@ export async function paced(label: string, url: string, rate: number, options: P
 /**
  * The loader's HTTP/1.1 client: up to `connections` keep-alive sockets, one request at a time on each
  * (as node:http's Agent), each request written as one string and each answer read only as far as its
- * status line and Content-Length. node:http's client cost this process about 160 µs of CPU per PATCH
+ * status line and Content-Length. node:http's client cost this process about 175 µs of CPU per PATCH
  * on a slow day, an eighth of the 2 cores the hub shares with it (docs/explanation/performance.md,
  * "What the paced loader costs").
  */
