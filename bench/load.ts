@@ -38,6 +38,11 @@ export interface LoadOptions {
    * CPU per request is the steadier measure of what a request costs the server.
    */
   readonly serverPids?: readonly number[];
+  /**
+   * Awaited after the last answer and before the CPU is read: work the run left queued (the projector
+   * catching up with the events it appended) counts in this run, not in whichever runs next.
+   */
+  readonly settle?: () => Promise<void>;
 }
 
 export async function load(label: string, url: string, options: LoadOptions): Promise<LoadResult> {
@@ -54,6 +59,7 @@ export async function load(label: string, url: string, options: LoadOptions): Pr
     ...(options.method ? { method: options.method } : {}),
     ...(options.setupRequest ? { requests: [{ setupRequest: options.setupRequest as never }] } : {}),
   });
+  await options.settle?.();
   const requests = result.requests.total;
   const cpuUsed = pids.map((pid, i) => cpuSeconds(pid) - (cpuBefore[i] ?? 0));
   const perRequest = (seconds: number) => (requests > 0 ? (seconds * 1e6) / requests : Number.NaN);

@@ -94,6 +94,17 @@ await stack.pool.query('analyze peer_locations');
 // The hub's CPU per request counts the ingress, the projector and the broker (Postgres not included).
 const hubPids = [ingress.child.pid ?? 0, projector.child.pid ?? 0, Number(process.env['TEST_BROKER_PID'] ?? 0)].filter((pid) => pid > 0);
 const headers = { authorization: authHeader(cpoToken), 'content-type': 'application/json' };
+const total = (offsets: ReadonlyMap<number, bigint>) => [...offsets.values()].reduce((a, b) => a + b, 0n);
+/** Events on the locations topic the read model has not applied yet. */
+const projectorBehind = async () => total(await stack.eventLog.latestOffsets(topics.locations)) - total(await store.positions('locations'));
+/** How far behind each hub round left the projector, and how long it took to catch up. */
+const catchUps: { behind: number; ms: number }[] = [];
+const catchUp = async () => {
+  const from = performance.now();
+  const behind = await projectorBehind();
+  for (let left = behind; left > 0n && performance.now() - from < 60_000; left = await projectorBehind()) await new Promise((r) => setTimeout(r, 20));
+  catchUps.push({ behind: Number(behind), ms: performance.now() - from });
+};
 let n = 0;
 /** A durable PATCH of `kind` spread over the locations. */
 const patchTarget = (label: string, kind: PatchKind, port = hubPort, serverPids = hubPids, version: '2.1.1' | '2.2.1' = '2.2.1') => ({
@@ -103,6 +114,7 @@ const patchTarget = (label: string, kind: PatchKind, port = hubPort, serverPids 
     method: 'PATCH' as const,
     headers: version === '2.1.1' ? { ...headers, authorization: `Token ${cpo211Token}` } : headers,
     serverPids,
+    ...(port === peerPort ? {} : { settle: catchUp }),
     setupRequest: (req: { path: string; body?: string }) => Object.assign(req, patchRequest(kind, ++n, locations, version)),
   },
 });
@@ -127,6 +139,7 @@ const runs = new Map<string, LoadResult[]>(targets.map((t) => [t.label, []]));
 const pacedAtPeerRate = new Map<string, { rate: number; result: PacedResult; cpuMicros: number[] }>();
 try {
   for (const t of targets) await load('warm-up', t.url, { seconds: t.label.startsWith('bare') ? 2 : warmupSeconds / 2, connections, ...t.options });
+  catchUps.length = 0;
   for (let round = 0; round < rounds; round++) {
     for (const t of targets) {
       const sampler = setInterval(() => (ingressRssMax = Math.max(ingressRssMax, rssMiB(ingress.child.pid))), 500);
@@ -207,6 +220,13 @@ for (const kind of ['EVSE status', 'connector']) {
   figures[`cpo211_to_221_${slug(kind)}_cpu_ratio`] = ratio;
   process.stdout.write(`hub 2.1.1 CPO PATCH ${kind}: ${ratio.toFixed(2)}x the CPU per request of a 2.2.1 CPO's (median of per-round ratios)\n`);
 }
+// Read-your-writes waits for the projector (READ_YOUR_WRITES_TIMEOUT_MS, 2 s by default): how far
+// saturation leaves it behind is what a GET or a child PATCH of a new object would wait for.
+const behindEvents = catchUps.map((c) => c.behind);
+const catchUpMs = catchUps.map((c) => c.ms);
+figures['projector_behind_after_round_max_events'] = Math.max(0, ...behindEvents);
+figures['projector_catch_up_after_round_max_ms'] = Math.max(0, ...catchUpMs);
+process.stdout.write(`projector at the end of each saturated hub round: ${percentile(behindEvents, 50).toFixed(0)} events behind (median; max ${Math.max(0, ...behindEvents)}), caught up ${percentile(catchUpMs, 50).toFixed(0)} ms later (median; max ${Math.max(0, ...catchUpMs).toFixed(0)})\n`);
 process.stdout.write(`ingress RSS at full PATCH load: max ${ingressRssMax.toFixed(0)} MiB, ${ingressRssEnd.toFixed(0)} MiB after the last hub round\n`);
 process.stdout.write(`(${seconds} s per run after ${warmupSeconds} s of warm-up, ${connections} connections, ${new Date().toISOString()}, node ${process.version})\n`);
 printFigures({ ...figures, ingress_rss_max_mib: ingressRssMax, ingress_rss_end_mib: ingressRssEnd, seconds_per_run: seconds, connections, rounds });
