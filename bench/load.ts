@@ -5,6 +5,7 @@ import { postgresRegistryStore } from '@hub/store';
 import { call, type PartnerSimulator, type TestStack } from '@hub/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { hubProcessOf } from '../infra/stack/node-memory.ts';
+import { atNiceness, nicenessOf } from '../infra/stack/node-priority.ts';
 import { cpuSeconds, postgresCpuSeconds } from './cpu.ts';
 import { benchMemorySettings, describeMemory, MEMORY_PROBE_ARGS, memoryProbeLine, type MemoryFigures } from './memory.ts';
 
@@ -92,9 +93,10 @@ export function printTable(rows: readonly LoadResult[]): void {
 
 /**
  * Starts a hub service or helper script as its own process and resolves once a line matches `ready`.
- * A hub process (services/<name>/src/main.ts) gets the memory flags and environment `npm start`
- * gives it (infra/stack/node-memory.ts), so benchmarks measure what production runs
- * (benchMemorySettings: BENCH_DEFAULT_HEAP, BENCH_MEMORY_FLAGS compare others).
+ * A hub process (services/<name>/src/main.ts) gets the memory flags, environment and CPU priority
+ * `npm start` gives it (infra/stack/node-memory.ts, node-priority.ts), so benchmarks measure what
+ * production runs (benchMemorySettings: BENCH_DEFAULT_HEAP, BENCH_MEMORY_FLAGS compare others;
+ * PROJECTOR_NICENESS=0 runs the projector at the ingress's priority).
  * `nodeArgs` go before the script (e.g. --trace-gc); `onLine` sees every later output line (without
  * it the output is drained unread, so the load generator spends nothing on it). `memoryProbe` (or
  * BENCH_MEMORY_PROBE=1 for every hub process) preloads bench/memory-probe.ts: `memoryPeak()` then
@@ -113,7 +115,9 @@ export function startNode(
   const memory = benchMemorySettings(hubProcess);
   let peak: MemoryFigures | undefined;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, ...memory.flags, ...(probe ? MEMORY_PROBE_ARGS : []), ...(options.nodeArgs ?? []), script, ...args], {
+    const nodeArgs = [...process.execArgv, ...memory.flags, ...(probe ? MEMORY_PROBE_ARGS : []), ...(options.nodeArgs ?? []), script, ...args];
+    const launched = atNiceness(hubProcess ? nicenessOf(hubProcess, process.env) : 0, process.execPath, nodeArgs);
+    const child = spawn(launched.command, launched.args, {
       env: { PATH: process.env['PATH'] ?? '', ...memory.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,7 +1,7 @@
 // `npm start` as an operator runs it (README, Running the hub), against this test's Kafka and
 // database: a healthy start is calm (no warning or error line in the terminal; service logs go to
 // files), "ready" comes only once every service's health check passes, TOPIC_PREFIX names the topics
-// it creates, each service runs with its memory settings, and a SIGTERM to the npm process stops
+// it creates, each service runs with its memory settings and the projector at a lower CPU priority, and a SIGTERM to the npm process stops
 // every process the start began.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { givenTestStack, repoRoot } from '@hub/testing';
+import { DEFAULT_PROJECTOR_NICENESS } from '../infra/stack/node-priority.ts';
 import { freePort } from './helpers.ts';
 
 const SERVICES = ['ingress', 'projector', 'dispatcher', 'prober'] as const;
@@ -41,10 +42,12 @@ describe('npm start', () => {
   before(async () => {
     const { stack } = given;
     for (const s of [...SERVICES, 'hub']) ports[s] = await freePort();
+    // The defaults an operator gets: a PROJECTOR_NICENESS of the shell running the tests is left out.
+    const { PROJECTOR_NICENESS: _projectorNiceness, ...shell } = process.env;
     npm = spawn('npm', ['start'], {
       cwd: repoRoot,
       env: {
-        ...process.env,
+        ...shell,
         ...stack.env({ TOPIC_PREFIX: prefix, HUB_PORT: String(ports['hub']), HUB_LOG_DIR: logDir, LOG_LEVEL: 'info' }),
         ...Object.fromEntries(SERVICES.map((s) => [`${s.toUpperCase()}_OPERATOR_PORT`, String(ports[s])])),
       },
@@ -127,6 +130,21 @@ describe('npm start', () => {
       assert.ok(args.some((a) => /^--max-semi-space-size=\d+$/.test(a)), `${s} has a young generation limit`);
       assert.ok(readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes('MALLOC_ARENA_MAX=2'), `${s} runs with MALLOC_ARENA_MAX=2`);
     }
+  });
+
+  it('runs the projector, in every thread, at a lower CPU priority than the ingress (docs/decisions/0018-partners-before-the-projector.md)', () => {
+    const pidOf = (s: string) => processesWith(marker).find((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(join('services', s, 'src', 'main.ts')));
+    // Field 19 of /proc/<pid>/task/<tid>/stat, counted after the command name's closing parenthesis.
+    const threadNiceness = (pid: number) => readdirSync(`/proc/${pid}/task`).map((tid) => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ')[16]));
+    const [ingress, projector] = [pidOf('ingress'), pidOf('projector')];
+    assert.ok(ingress && projector, 'ingress and projector run');
+    const ingressNiceness = threadNiceness(ingress);
+    const projectorNiceness = threadNiceness(projector);
+    // nice(1) adds to the launcher's niceness (the test may itself run niced), at most up to 19.
+    const base = ingressNiceness[0] ?? Number.NaN;
+    assert.ok(ingressNiceness.every((n) => n === base), `every ingress thread at the launcher's niceness: ${ingressNiceness.join(' ')}`);
+    assert.ok(projectorNiceness.length > 4, 'the projector has its V8 and libuv threads');
+    assert.deepEqual(new Set(projectorNiceness), new Set([Math.min(19, base + DEFAULT_PROJECTOR_NICENESS)]), `every projector thread ${DEFAULT_PROJECTOR_NICENESS} below the ingress`);
   });
 
   it('stops every process it started when the npm process gets SIGTERM', async () => {

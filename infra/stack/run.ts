@@ -8,6 +8,7 @@ import { dropDatabase } from '@hub/store';
 import { startBroker } from './kafka.ts';
 import { stopStaleBroker } from './stale-broker.ts';
 import { MEMORY_ENV, nodeMemoryFlags } from './node-memory.ts';
+import { atNiceness, nicenessOf } from './node-priority.ts';
 import { defaultSandboxDir, local, root, sandboxFiles, sandboxKafkaHome, stackEnvFile } from './paths.ts';
 import { provideDatabase } from './postgres.ts';
 import { say, stopProcess } from './proc.ts';
@@ -117,6 +118,8 @@ export async function forgetSandbox(profile: Profile): Promise<void> {
 export async function start(profile: Profile = HUB_PROFILE): Promise<void> {
   const startedAt = Date.now();
   const sandbox = profile.name === 'sandbox';
+  // Read before anything starts: a refused setting must not leave Kafka running.
+  const niceness = Object.fromEntries(SERVICES.map((s) => [s, nicenessOf(s, process.env)])) as Record<Service, number>;
   const stack = await provideStack('start', true, profile.source);
   const databaseUrl = profile.source.databaseUrl ?? stack.db.url(profile.databaseName);
   const topicPrefix = profile.topicPrefix;
@@ -168,8 +171,10 @@ export async function start(profile: Profile = HUB_PROFILE): Promise<void> {
     const childEnv = service === 'sandbox'
       ? { ...cached, SANDBOX_HUB_URL: `http://127.0.0.1:${port}`, SANDBOX_PORT: process.env['SANDBOX_PORT'] ?? String(SANDBOX_PORTS.counterparts), SANDBOX_STATE_FILE: profile.stateFile }
       : { ...MEMORY_ENV, ...cached, OPERATOR_PORT: String(operatorPort(service)) };
-    // Bounded heaps (node-memory.ts; docs/how-to/bound-memory.md).
-    const child = spawn(node, [...process.execArgv, ...(service === 'sandbox' ? [] : nodeMemoryFlags(service)), script], {
+    // Bounded heaps (node-memory.ts; docs/how-to/bound-memory.md); the projector behind the ingress (node-priority.ts).
+    const args = [...process.execArgv, ...(service === 'sandbox' ? [] : nodeMemoryFlags(service)), script];
+    const launched = atNiceness(service === 'sandbox' ? 0 : niceness[service], node, args);
+    const child = spawn(launched.command, launched.args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: childEnv,
     });

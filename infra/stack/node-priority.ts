@@ -1,0 +1,36 @@
+// CPU priority of the hub's processes where one host runs them all: `npm start` (run.ts) and the
+// benchmarks (bench/load.ts startNode), so benchmarks measure what `npm start` runs
+// (docs/decisions/0018-partners-before-the-projector.md).
+//
+// Why: a partner waits for the ingress's answer (and the ingress for the broker's acknowledgement),
+// while the projector works off the log behind them and only has to keep up on average; at the same
+// priority its batches take a core in bursts and the PATCHes due meanwhile wait (the decision record
+// has the figures). Applied by nice(1), which execs the command, so every thread of the process (V8's
+// and libuv's, made at start-up) has it: os.setPriority on a running process reaches only its main
+// thread. Kubernetes gives each service its own CPU request instead (deploy/kubernetes).
+import type { HubProcess } from './node-memory.ts';
+
+/** The settings a niceness comes from; only the projector's is a setting (PROJECTOR_NICENESS). */
+const NICENESS_VARIABLE: Partial<Record<HubProcess, string>> = { projector: 'PROJECTOR_NICENESS' };
+
+/** The projector's niceness unless PROJECTOR_NICENESS says otherwise; the others keep the launcher's. */
+export const DEFAULT_PROJECTOR_NICENESS = 10;
+
+/**
+ * The niceness of a hub process from its setting (env is the launcher's environment): 0 to 19 (an
+ * unprivileged process may lower its priority, not raise it); anything else is refused before a
+ * service starts, not guessed at.
+ */
+export function nicenessOf(process: HubProcess, env: Readonly<Record<string, string | undefined>>): number {
+  const variable = NICENESS_VARIABLE[process];
+  if (!variable) return 0;
+  const text = env[variable]?.trim() || String(DEFAULT_PROJECTOR_NICENESS);
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n > 19) throw new Error(`${variable} must be an integer from 0 to 19, got "${text}"`);
+  return n;
+}
+
+/** The command that runs `command args` at `niceness`: nice(1) execs it, so its pid is the service's. */
+export function atNiceness(niceness: number, command: string, args: readonly string[]): { command: string; args: string[] } {
+  return niceness === 0 ? { command, args: [...args] } : { command: 'nice', args: ['-n', String(niceness), command, ...args] };
+}

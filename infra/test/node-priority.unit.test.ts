@@ -1,0 +1,45 @@
+// The hub processes' CPU priority (stack/node-priority.ts): the projector's niceness comes from
+// PROJECTOR_NICENESS or its default, a value nice(1) would not take is refused before anything starts,
+// and the launch command gives every thread of the process that niceness, not only its main thread.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { getPriority } from 'node:os';
+import { describe, it } from 'node:test';
+import { atNiceness, DEFAULT_PROJECTOR_NICENESS, nicenessOf } from '../stack/node-priority.ts';
+
+describe('hub process priority', () => {
+  it('runs the projector below the others unless PROJECTOR_NICENESS says otherwise', () => {
+    assert.equal(nicenessOf('projector', {}), DEFAULT_PROJECTOR_NICENESS);
+    assert.ok(DEFAULT_PROJECTOR_NICENESS > 0);
+    assert.equal(nicenessOf('projector', { PROJECTOR_NICENESS: '0' }), 0);
+    assert.equal(nicenessOf('projector', { PROJECTOR_NICENESS: ' 5 ' }), 5);
+    assert.equal(nicenessOf('projector', { PROJECTOR_NICENESS: '' }), DEFAULT_PROJECTOR_NICENESS);
+    for (const other of ['ingress', 'dispatcher', 'prober', 'hubctl'] as const) assert.equal(nicenessOf(other, { PROJECTOR_NICENESS: '7' }), 0, other);
+  });
+
+  it('refuses a niceness nice(1) would not take for an unprivileged process', () => {
+    for (const bad of ['-5', '20', 'low', '2.5', '1e1']) {
+      assert.throws(() => nicenessOf('projector', { PROJECTOR_NICENESS: bad }), new RegExp(`PROJECTOR_NICENESS must be an integer from 0 to 19, got "${bad.replace('.', '\\.')}"`), bad);
+    }
+  });
+
+  it('leaves a command at niceness 0 as it is', () => {
+    assert.deepEqual(atNiceness(0, '/usr/bin/node', ['main.ts']), { command: '/usr/bin/node', args: ['main.ts'] });
+  });
+
+  it('gives every thread of the launched Node the niceness, V8 and libuv threads too', () => {
+    // The child lists its threads' niceness once its worker pool has started (a file read uses it).
+    const script = `
+      const { readdirSync, readFileSync } = await import('node:fs');
+      await (await import('node:fs/promises')).readFile('/proc/self/stat');
+      const nice = readdirSync('/proc/self/task').map((tid) => Number(readFileSync('/proc/self/task/' + tid + '/stat', 'utf8').split(') ')[1].split(' ')[16]));
+      process.stdout.write(JSON.stringify(nice));`;
+    const launched = atNiceness(3, process.execPath, ['--input-type=module', '-e', script]);
+    const run = spawnSync(launched.command, launched.args, { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(run.status, 0, run.stderr);
+    const niceness = JSON.parse(run.stdout) as number[];
+    assert.ok(niceness.length > 4, `the main thread and Node's own threads: ${run.stdout}`);
+    // nice(1) adds to the caller's niceness (a test runner may itself run niced), at most up to 19.
+    assert.deepEqual(new Set(niceness), new Set([Math.min(19, getPriority() + 3)]));
+  });
+});
