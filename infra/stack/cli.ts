@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MEMORY_ENV, nodeMemoryFlags } from './node-memory.ts';
+import { nicenessOf } from './node-priority.ts';
 import { local, root, stackEnvFile } from './paths.ts';
 import { say } from './proc.ts';
 import { provideStack } from './provide.ts';
@@ -119,6 +120,8 @@ usage: npm run sandbox -- try-emsp --party CC/PID --token INITIAL_TOKEN
 const [command, ...args] = process.argv.slice(2);
 const help = command !== undefined && command !== 'hubctl' && (args.includes('--help') || args.includes('-h'));
 try {
+  // Refused before anything is provisioned or wiped (`sandbox --fresh`), not when the projector starts.
+  if (!help && (command === 'start' || command === 'sandbox' || command === 'bench')) nicenessOf('projector', process.env);
   if (help) process.stdout.write(USAGE[command] ?? `usage: npm start | npm run sandbox | npm run partner | npm test | npm run hubctl | npm run bench\n`);
   else switch (command) {
     case 'start':

@@ -8,6 +8,8 @@
 // has the figures). Applied by nice(1), which execs the command, so every thread of the process (V8's
 // and libuv's, made at start-up) has it: os.setPriority on a running process reaches only its main
 // thread. Kubernetes gives each service its own CPU request instead (deploy/kubernetes).
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import type { HubProcess } from './node-memory.ts';
 
 /** The settings a niceness comes from; only the projector's is a setting (PROJECTOR_NICENESS). */
@@ -17,17 +19,35 @@ const NICENESS_VARIABLE: Partial<Record<HubProcess, string>> = { projector: 'PRO
 export const DEFAULT_PROJECTOR_NICENESS = 10;
 
 /**
- * The niceness of a hub process from its setting (env is the launcher's environment): 0 to 19 (an
- * unprivileged process may lower its priority, not raise it); anything else is refused before a
- * service starts, not guessed at.
+ * A niceness setting's value, or `fallback` when it is unset: 0 to 19 (an unprivileged process may lower
+ * its priority, not raise it); anything else is refused with the setting's name, not guessed at.
  */
+export function parseNiceness(variable: string, text: string | undefined, fallback: number): number {
+  const value = text?.trim() || String(fallback);
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 19) throw new Error(`${variable} must be an integer from 0 to 19, got "${value}"`);
+  return n;
+}
+
+/** The niceness of a hub process from its setting (env is the launcher's environment). */
 export function nicenessOf(process: HubProcess, env: Readonly<Record<string, string | undefined>>): number {
   const variable = NICENESS_VARIABLE[process];
-  if (!variable) return 0;
-  const text = env[variable]?.trim() || String(DEFAULT_PROJECTOR_NICENESS);
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || n > 19) throw new Error(`${variable} must be an integer from 0 to 19, got "${text}"`);
-  return n;
+  return variable ? parseNiceness(variable, env[variable], DEFAULT_PROJECTOR_NICENESS) : 0;
+}
+
+/**
+ * Whether nice(1) is on `path` (coreutils and BSD userlands have it; a minimal container may not):
+ * without it the launcher runs every service at its own priority instead of failing to spawn.
+ */
+export function niceOnPath(path: string | undefined): boolean {
+  return (path ?? '').split(delimiter).some((dir) => {
+    try {
+      accessSync(join(dir || '.', 'nice'), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** The command that runs `command args` at `niceness`: nice(1) execs it, so its pid is the service's. */

@@ -8,7 +8,7 @@ import { dropDatabase } from '@hub/store';
 import { startBroker } from './kafka.ts';
 import { stopStaleBroker } from './stale-broker.ts';
 import { MEMORY_ENV, nodeMemoryFlags } from './node-memory.ts';
-import { atNiceness, nicenessOf } from './node-priority.ts';
+import { atNiceness, nicenessOf, niceOnPath } from './node-priority.ts';
 import { defaultSandboxDir, local, root, sandboxFiles, sandboxKafkaHome, stackEnvFile } from './paths.ts';
 import { provideDatabase } from './postgres.ts';
 import { say, stopProcess } from './proc.ts';
@@ -119,7 +119,10 @@ export async function start(profile: Profile = HUB_PROFILE): Promise<void> {
   const startedAt = Date.now();
   const sandbox = profile.name === 'sandbox';
   // Read before anything starts: a refused setting must not leave Kafka running.
-  const niceness = Object.fromEntries(SERVICES.map((s) => [s, nicenessOf(s, process.env)])) as Record<Service, number>;
+  const wanted = Object.fromEntries(SERVICES.map((s) => [s, nicenessOf(s, process.env)])) as Record<Service, number>;
+  const niceAvailable = niceOnPath(process.env['PATH']);
+  if (!niceAvailable && SERVICES.some((s) => wanted[s] > 0)) say('nice(1) is not on PATH: the projector runs at the other services\' priority (docs/decisions/0018-partners-before-the-projector.md)');
+  const niceness = (service: Service) => (niceAvailable ? wanted[service] : 0);
   const stack = await provideStack('start', true, profile.source);
   const databaseUrl = profile.source.databaseUrl ?? stack.db.url(profile.databaseName);
   const topicPrefix = profile.topicPrefix;
@@ -173,11 +176,13 @@ export async function start(profile: Profile = HUB_PROFILE): Promise<void> {
       : { ...MEMORY_ENV, ...cached, OPERATOR_PORT: String(operatorPort(service)) };
     // Bounded heaps (node-memory.ts; docs/how-to/bound-memory.md); the projector behind the ingress (node-priority.ts).
     const args = [...process.execArgv, ...(service === 'sandbox' ? [] : nodeMemoryFlags(service)), script];
-    const launched = atNiceness(service === 'sandbox' ? 0 : niceness[service], node, args);
+    const launched = atNiceness(service === 'sandbox' ? 0 : niceness(service), node, args);
     const child = spawn(launched.command, launched.args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: childEnv,
     });
+    // A command that cannot be spawned emits 'error' and no 'exit': said, not an unhandled crash of the launcher.
+    child.once('error', (e) => say(`${service} did not start: ${e.message}`));
     children.set(service, child);
     // The sandbox counterparts narrate what they do (a newcomer watches a session end in a CDR).
     const onLine = (line: string) => {

@@ -1,11 +1,13 @@
 // The hub processes' CPU priority (stack/node-priority.ts): the projector's niceness comes from
-// PROJECTOR_NICENESS or its default, a value nice(1) would not take is refused before anything starts,
-// and the launch command gives every thread of the process that niceness, not only its main thread.
+// PROJECTOR_NICENESS or its default, a value outside 0-19 is refused, a PATH without nice(1) is
+// noticed, and the launch command gives every thread of the process that niceness, not only its main thread.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { getPriority } from 'node:os';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { getPriority, tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { atNiceness, DEFAULT_PROJECTOR_NICENESS, nicenessOf } from '../stack/node-priority.ts';
+import { atNiceness, DEFAULT_PROJECTOR_NICENESS, nicenessOf, niceOnPath } from '../stack/node-priority.ts';
 
 describe('hub process priority', () => {
   it('runs the projector below the others unless PROJECTOR_NICENESS says otherwise', () => {
@@ -17,9 +19,23 @@ describe('hub process priority', () => {
     for (const other of ['ingress', 'dispatcher', 'prober', 'hubctl'] as const) assert.equal(nicenessOf(other, { PROJECTOR_NICENESS: '7' }), 0, other);
   });
 
-  it('refuses a niceness nice(1) would not take for an unprivileged process', () => {
+  it('refuses a niceness that is not an integer from 0 to 19', () => {
     for (const bad of ['-5', '20', 'low', '2.5', '1e1']) {
       assert.throws(() => nicenessOf('projector', { PROJECTOR_NICENESS: bad }), new RegExp(`PROJECTOR_NICENESS must be an integer from 0 to 19, got "${bad.replace('.', '\\.')}"`), bad);
+    }
+  });
+
+  it('finds nice(1) on a PATH only where an executable of that name is', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hub-nice-'));
+    try {
+      assert.equal(niceOnPath(dir), false, 'an empty directory');
+      writeFileSync(join(dir, 'nice'), '#!/bin/sh\n', { mode: 0o644 });
+      assert.equal(niceOnPath(dir), false, 'a file that is not executable');
+      chmodSync(join(dir, 'nice'), 0o755);
+      assert.equal(niceOnPath(`/nonexistent${delimiter}${dir}`), true);
+      assert.equal(niceOnPath(undefined), false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
