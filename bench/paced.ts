@@ -1,6 +1,7 @@
 import { createConnection } from 'node:net';
 import { appendFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
+import { atNiceness, parseNiceness } from '../infra/stack/node-priority.ts';
 import { fileURLToPath } from 'node:url';
 import { percentile, type LoadResult } from './load.ts';
 import { patchRequest, type PatchKind } from './patch-requests.ts';
@@ -28,9 +29,14 @@ export interface PacedOptions {
 /** What a paced phase measured, and the loader's own CPU per PATCH sent (its share of the host). */
 export type PacedResult = LoadResult & { readonly loaderCpuMicrosPerRequest: number };
 
-/** Offers `rate` PATCH/s to `url` from a process of its own and returns what it measured. */
+/**
+ * Offers `rate` PATCH/s to `url` from a process of its own and returns what it measured.
+ * BENCH_LOADER_NICENESS=N runs that process at niceness N: partners do not share the hub's host, so a
+ * control of how much of a latency change is the loader's own scheduling (decision 0018).
+ */
 export async function paced(label: string, url: string, rate: number, options: PacedOptions): Promise<PacedResult> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), JSON.stringify({ label, url, rate, options })], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const launched = atNiceness(parseNiceness('BENCH_LOADER_NICENESS', process.env['BENCH_LOADER_NICENESS'], 0), process.execPath, [fileURLToPath(import.meta.url), JSON.stringify({ label, url, rate, options })]);
+  const child = spawn(launched.command, launched.args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
