@@ -1,8 +1,8 @@
 // `npm start` as an operator runs it (README, Running the hub), against this test's Kafka and
 // database: a healthy start is calm (no warning or error line in the terminal; service logs go to
 // files), "ready" comes only once every service's health check passes, TOPIC_PREFIX names the topics
-// it creates, each service runs with its memory settings and the projector at a lower CPU priority, and a SIGTERM to the npm process stops
-// every process the start began.
+// it creates, each service runs with its memory settings and the projector at a lower CPU priority,
+// and a SIGTERM to the npm process stops every process the start began.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
