@@ -5,7 +5,7 @@ import { postgresRegistryStore } from '@hub/store';
 import { call, type PartnerSimulator, type TestStack } from '@hub/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { hubProcessOf } from '../infra/stack/node-memory.ts';
-import { atNiceness, nicenessOf, niceOnPath } from '../infra/stack/node-priority.ts';
+import { atNiceness, launchNiceness } from '../infra/stack/node-priority.ts';
 import { cpuSeconds, postgresCpuSeconds } from './cpu.ts';
 import { benchMemorySettings, describeMemory, MEMORY_PROBE_ARGS, memoryProbeLine, type MemoryFigures } from './memory.ts';
 
@@ -116,7 +116,7 @@ export function startNode(
   let peak: MemoryFigures | undefined;
   return new Promise((resolve, reject) => {
     const nodeArgs = [...process.execArgv, ...memory.flags, ...(probe ? MEMORY_PROBE_ARGS : []), ...(options.nodeArgs ?? []), script, ...args];
-    const launched = atNiceness(hubProcess && niceOnPath(process.env['PATH']) ? nicenessOf(hubProcess, process.env) : 0, process.execPath, nodeArgs);
+    const launched = atNiceness(hubProcess ? launchNiceness(hubProcess, process.env) : 0, process.execPath, nodeArgs);
     const child = spawn(launched.command, launched.args, {
       env: { PATH: process.env['PATH'] ?? '', ...memory.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -95,7 +95,10 @@ await stack.pool.query('analyze peer_locations');
 const hubPids = [ingress.child.pid ?? 0, projector.child.pid ?? 0, Number(process.env['TEST_BROKER_PID'] ?? 0)].filter((pid) => pid > 0);
 const headers = { authorization: authHeader(cpoToken), 'content-type': 'application/json' };
 const total = (offsets: ReadonlyMap<number, bigint>) => [...offsets.values()].reduce((a, b) => a + b, 0n);
-/** Events on the locations topic the read model has not applied yet. */
+/**
+ * Events on the locations topic the read model has not applied yet. The head is read again on every
+ * poll: requests still in flight when autocannon stops its round are appended after it.
+ */
 const projectorBehind = async () => total(await stack.eventLog.latestOffsets(topics.locations)) - total(await store.positions('locations'));
 /** How far behind each hub round left the projector, and how long it took to catch up. */
 const catchUps: { behind: number; ms: number }[] = [];

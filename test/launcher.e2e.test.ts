@@ -134,8 +134,11 @@ describe('npm start', () => {
 
   it('runs the projector, in every thread, at a lower CPU priority than the ingress (docs/decisions/0018-partners-before-the-projector.md)', () => {
     const pidOf = (s: string) => processesWith(marker).find((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(join('services', s, 'src', 'main.ts')));
-    // Field 19 of /proc/<pid>/task/<tid>/stat, counted after the command name's closing parenthesis.
-    const threadNiceness = (pid: number) => readdirSync(`/proc/${pid}/task`).map((tid) => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ')[16]));
+    // Field 19 of /proc/<pid>/task/<tid>/stat, counted after the thread name's closing parenthesis (a name may hold one).
+    const threadNiceness = (pid: number) => readdirSync(`/proc/${pid}/task`).map((tid) => {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[16]);
+    });
     const [ingress, projector] = [pidOf('ingress'), pidOf('projector')];
     assert.ok(ingress && projector, 'ingress and projector run');
     const ingressNiceness = threadNiceness(ingress);

@@ -50,6 +50,12 @@ export function niceOnPath(path: string | undefined): boolean {
   });
 }
 
+/** The niceness a hub process is launched at: its setting's, or 0 where nice(1) is not on env's PATH. */
+export function launchNiceness(process: HubProcess, env: Readonly<Record<string, string | undefined>>): number {
+  const niceness = nicenessOf(process, env);
+  return niceness > 0 && !niceOnPath(env['PATH']) ? 0 : niceness;
+}
+
 /** The command that runs `command args` at `niceness`: nice(1) execs it, so its pid is the service's. */
 export function atNiceness(niceness: number, command: string, args: readonly string[]): { command: string; args: string[] } {
   return niceness === 0 ? { command, args: [...args] } : { command: 'nice', args: ['-n', String(niceness), command, ...args] };

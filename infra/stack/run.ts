@@ -8,7 +8,7 @@ import { dropDatabase } from '@hub/store';
 import { startBroker } from './kafka.ts';
 import { stopStaleBroker } from './stale-broker.ts';
 import { MEMORY_ENV, nodeMemoryFlags } from './node-memory.ts';
-import { atNiceness, nicenessOf, niceOnPath } from './node-priority.ts';
+import { atNiceness, launchNiceness, nicenessOf } from './node-priority.ts';
 import { defaultSandboxDir, local, root, sandboxFiles, sandboxKafkaHome, stackEnvFile } from './paths.ts';
 import { provideDatabase } from './postgres.ts';
 import { say, stopProcess } from './proc.ts';
@@ -119,10 +119,8 @@ export async function start(profile: Profile = HUB_PROFILE): Promise<void> {
   const startedAt = Date.now();
   const sandbox = profile.name === 'sandbox';
   // Read before anything starts: a refused setting must not leave Kafka running.
-  const wanted = Object.fromEntries(SERVICES.map((s) => [s, nicenessOf(s, process.env)])) as Record<Service, number>;
-  const niceAvailable = niceOnPath(process.env['PATH']);
-  if (!niceAvailable && SERVICES.some((s) => wanted[s] > 0)) say('nice(1) is not on PATH: the projector runs at the other services\' priority (docs/decisions/0018-partners-before-the-projector.md)');
-  const niceness = (service: Service) => (niceAvailable ? wanted[service] : 0);
+  const niceness = Object.fromEntries(SERVICES.map((s) => [s, launchNiceness(s, process.env)])) as Record<Service, number>;
+  if (niceness.projector < nicenessOf('projector', process.env)) say('nice(1) is not on PATH: the projector runs at the other services\' priority (docs/decisions/0018-partners-before-the-projector.md)');
   const stack = await provideStack('start', true, profile.source);
   const databaseUrl = profile.source.databaseUrl ?? stack.db.url(profile.databaseName);
   const topicPrefix = profile.topicPrefix;
@@ -176,7 +174,7 @@ export async function start(profile: Profile = HUB_PROFILE): Promise<void> {
       : { ...MEMORY_ENV, ...cached, OPERATOR_PORT: String(operatorPort(service)) };
     // Bounded heaps (node-memory.ts; docs/how-to/bound-memory.md); the projector behind the ingress (node-priority.ts).
     const args = [...process.execArgv, ...(service === 'sandbox' ? [] : nodeMemoryFlags(service)), script];
-    const launched = atNiceness(service === 'sandbox' ? 0 : niceness(service), node, args);
+    const launched = atNiceness(service === 'sandbox' ? 0 : niceness[service], node, args);
     const child = spawn(launched.command, launched.args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: childEnv,

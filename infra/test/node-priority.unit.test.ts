@@ -7,7 +7,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { atNiceness, DEFAULT_PROJECTOR_NICENESS, nicenessOf, niceOnPath } from '../stack/node-priority.ts';
+import { atNiceness, DEFAULT_PROJECTOR_NICENESS, launchNiceness, nicenessOf, niceOnPath } from '../stack/node-priority.ts';
 
 describe('hub process priority', () => {
   it('runs the projector below the others unless PROJECTOR_NICENESS says otherwise', () => {
@@ -25,7 +25,7 @@ describe('hub process priority', () => {
     }
   });
 
-  it('finds nice(1) on a PATH only where an executable of that name is', () => {
+  it('finds nice(1) on a PATH only where an executable of that name is, and launches at 0 without it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hub-nice-'));
     try {
       assert.equal(niceOnPath(dir), false, 'an empty directory');
@@ -34,6 +34,9 @@ describe('hub process priority', () => {
       chmodSync(join(dir, 'nice'), 0o755);
       assert.equal(niceOnPath(`/nonexistent${delimiter}${dir}`), true);
       assert.equal(niceOnPath(undefined), false);
+      assert.equal(launchNiceness('projector', { PATH: dir }), DEFAULT_PROJECTOR_NICENESS, 'launched through nice(1) where it is');
+      assert.equal(launchNiceness('projector', { PATH: '/nonexistent' }), 0, 'at the launcher\'s priority where it is not');
+      assert.throws(() => launchNiceness('projector', { PATH: '/nonexistent', PROJECTOR_NICENESS: '20' }), /PROJECTOR_NICENESS/, 'a bad setting is refused either way');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -48,7 +51,10 @@ describe('hub process priority', () => {
     const script = `
       const { readdirSync, readFileSync } = await import('node:fs');
       await (await import('node:fs/promises')).readFile('/proc/self/stat');
-      const nice = readdirSync('/proc/self/task').map((tid) => Number(readFileSync('/proc/self/task/' + tid + '/stat', 'utf8').split(') ')[1].split(' ')[16]));
+      const nice = readdirSync('/proc/self/task').map((tid) => {
+        const stat = readFileSync('/proc/self/task/' + tid + '/stat', 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[16]);
+      });
       process.stdout.write(JSON.stringify(nice));`;
     const launched = atNiceness(3, process.execPath, ['--input-type=module', '-e', script]);
     const run = spawnSync(launched.command, launched.args, { encoding: 'utf8', timeout: 30_000 });
