@@ -168,10 +168,21 @@ export function consumeLoop(consumer: Consumer, options: SubscribeOptions, owned
   return {
     assign,
     commit,
-    async stop(): Promise<void> {
+    /**
+     * Stops after the iteration in flight; whether it ended within `waitMs`. A fetch in flight ends
+     * with its long poll, but with the brokers gone the client retries it for minutes (each attempt
+     * retrying its metadata request too): the caller then closes the consumer, which ends those
+     * retries, and awaits `ended`.
+     */
+    async stop(waitMs: number): Promise<boolean> {
       stopped = true;
       wake?.();
-      await running;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)));
+      const inTime = await Promise.race([running.then(() => true as const), late]);
+      clearTimeout(timer);
+      return inTime;
     },
+    ended: running,
   };
 }

@@ -17,6 +17,13 @@ import { startWhenPositionsMatch } from './position-verify.ts';
  */
 export const PLATFORMATIC_FETCH_WAIT_MS = 1_000;
 
+/**
+ * How long a stop waits for the fetch in flight: its long poll and the handling of what it brought
+ * take well under this while a broker answers (the image tier's stops: projector about 5 s in all);
+ * past it the consumer is closed (consumeLoop's stop).
+ */
+export const STOP_FETCH_WAIT_MS = 5_000;
+
 export interface PlatformaticSubscriptionContext {
   /** A consumer of the (logical) group. */
   readonly consumer: (group: string) => Consumer;
@@ -71,10 +78,18 @@ export async function platformaticSubscribe(ctx: PlatformaticSubscriptionContext
     async stop() {
       stopped = true;
       gate.cancel();
-      await loop?.stop();
+      const inTime = loop ? await loop.stop(STOP_FETCH_WAIT_MS) : true;
+      if (!inTime) {
+        // A fetch Kafka does not answer (the brokers are gone) or a batch still being handled: closing
+        // the consumer ends the client's retries of the fetch, and a batch is let finish. The offsets
+        // stay uncommitted: the positions are in the caller's store, Kafka's are a hint.
+        ctx.logger.warn(`the consumer's fetch or batch in flight did not end within ${STOP_FETCH_WAIT_MS} ms of the stop; the consumer is closed without committing`, { group: options.group });
+        await consumer?.close(true).catch(() => undefined);
+        await loop?.ended;
+      }
       // What was handled since the last interval's commit; bounded: a lost broker must not hold up
       // the shutdown. A one-off group is deleted below: its offsets would serve nobody.
-      if (loop && !options.ephemeral) {
+      if (loop && inTime && !options.ephemeral) {
         const committed = loop.commit().catch((err: unknown) => ctx.logger.warn('could not commit the consumed offsets at stop', { group: options.group, err: (err as Error).message }));
         await Promise.race([committed, new Promise((r) => setTimeout(r, 2_000).unref())]);
       }

@@ -61,8 +61,9 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
       timeouts.stop();
       profileTimeouts.stop();
       clearInterval(backlogTimer);
-      await consumer.stop();
-      await registry.stop();
+      // Side by side: each waits for its fetch in flight (5 s at most with Kafka gone: @hub/event-log
+      // platformatic-subscription.ts, STOP_FETCH_WAIT_MS).
+      await Promise.all([consumer.stop(), registry.stop()]);
       await workers.drain();
       await shell.stop();
     },
