@@ -8,8 +8,9 @@ import { cpuSeconds, cpuSecondsWithReapedChildren } from '../../bench/cpu.ts';
 
 describe('benchmark CPU of a process tree', () => {
   it('keeps the CPU of a child that ended and was reaped, which the process alone does not show', async () => {
-    // A parent that runs a child burning about 0.4 s of CPU, waits for it, and then idles until killed.
-    const burn = 'const end = Date.now() + 400; while (Date.now() < end);';
+    // A parent that runs a child burning 0.4 s of CPU, waits for it, and then idles until killed.
+    // CPU time, not wall time: a child descheduled on a busy host still burns its 0.4 s.
+    const burn = 'while (process.cpuUsage().user + process.cpuUsage().system < 400_000);';
     const parentScript = `
       const { spawnSync } = require('node:child_process');
       spawnSync(process.execPath, ['-e', ${JSON.stringify(burn)}]);

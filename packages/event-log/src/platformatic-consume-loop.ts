@@ -183,6 +183,7 @@ export function consumeLoop(consumer: Consumer, options: SubscribeOptions, owned
       clearTimeout(timer);
       return inTime;
     },
-    ended: running,
+    /** Settles when the loop has ended (it never rejects: an iteration's failure is logged and retried). */
+    ended: running.catch(() => undefined),
   };
 }

@@ -19,7 +19,7 @@ export const PLATFORMATIC_FETCH_WAIT_MS = 1_000;
 
 /**
  * How long a stop waits for the fetch in flight: its long poll and the handling of what it brought
- * take well under this while a broker answers (the image tier's stops: projector about 5 s in all);
+ * take well under this while a broker answers (the image tier's stops: projector about 1 s in all);
  * past it the consumer is closed (consumeLoop's stop).
  */
 export const STOP_FETCH_WAIT_MS = 5_000;
@@ -85,7 +85,10 @@ export async function platformaticSubscribe(ctx: PlatformaticSubscriptionContext
         // stay uncommitted: the positions are in the caller's store, Kafka's are a hint.
         ctx.logger.warn(`the consumer's fetch or batch in flight did not end within ${STOP_FETCH_WAIT_MS} ms of the stop; the consumer is closed without committing`, { group: options.group });
         await consumer?.close(true).catch(() => undefined);
-        await loop?.ended;
+        // Bounded too: a broker that hangs rather than dies keeps its connections open, and the
+        // close's LeaveGroup waits for it (runService's stop deadline covers the rest).
+        const ended = await Promise.race([(loop?.ended ?? Promise.resolve()).then(() => true), new Promise<false>((r) => setTimeout(() => r(false), STOP_FETCH_WAIT_MS).unref())]);
+        if (!ended) ctx.logger.warn(`the consumer's fetch in flight had not ended ${STOP_FETCH_WAIT_MS} ms after its close; stopped without it`, { group: options.group });
       }
       // What was handled since the last interval's commit; bounded: a lost broker must not hold up
       // the shutdown. A one-off group is deleted below: its offsets would serve nobody.

@@ -61,8 +61,8 @@ export async function startWorker(config: DispatcherConfig): Promise<ServiceShel
       timeouts.stop();
       profileTimeouts.stop();
       clearInterval(backlogTimer);
-      // Side by side: each waits for its fetch in flight (5 s at most with Kafka gone: @hub/event-log
-      // platformatic-subscription.ts, STOP_FETCH_WAIT_MS).
+      // Side by side: each waits for its fetch in flight (about 5 s with Kafka gone: @hub/event-log
+      // platformatic-subscription.ts, STOP_FETCH_WAIT_MS; runService's deadline bounds the whole stop).
       await Promise.all([consumer.stop(), registry.stop()]);
       await workers.drain();
       await shell.stop();
