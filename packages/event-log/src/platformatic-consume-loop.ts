@@ -164,26 +164,21 @@ export function consumeLoop(consumer: Consumer, options: SubscribeOptions, owned
       }
     }
   })();
+  const ended = running.catch(() => undefined);
 
   return {
     assign,
     commit,
     /**
-     * Stops after the iteration in flight; whether it ended within `waitMs`. A fetch in flight ends
-     * with its long poll, but with the brokers gone the client retries it for minutes (each attempt
-     * retrying its metadata request too): the caller then closes the consumer, which ends those
-     * retries, and awaits `ended`.
+     * Stops after the iteration in flight; settles once the loop has ended (never rejects: an
+     * iteration's failure is logged and retried). A fetch in flight ends with its long poll, but with
+     * the brokers gone the client retries it for minutes (each attempt retrying its metadata request
+     * too): the caller bounds the wait and then closes the consumer, which ends those retries.
      */
-    async stop(waitMs: number): Promise<boolean> {
+    stop(): Promise<void> {
       stopped = true;
       wake?.();
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)));
-      const inTime = await Promise.race([running.then(() => true as const), late]);
-      clearTimeout(timer);
-      return inTime;
+      return ended;
     },
-    /** Settles when the loop has ended (it never rejects: an iteration's failure is logged and retried). */
-    ended: running.catch(() => undefined),
   };
 }

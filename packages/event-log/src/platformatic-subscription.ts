@@ -78,7 +78,8 @@ export async function platformaticSubscribe(ctx: PlatformaticSubscriptionContext
     async stop() {
       stopped = true;
       gate.cancel();
-      const inTime = loop ? await loop.stop(STOP_FETCH_WAIT_MS) : true;
+      const ended = loop?.stop() ?? Promise.resolve();
+      const inTime = await endsWithin(ended, STOP_FETCH_WAIT_MS);
       if (!inTime) {
         // A fetch Kafka does not answer (the brokers are gone) or a batch still being handled: closing
         // the consumer ends the client's retries of the fetch, and a batch is let finish. The offsets
@@ -87,19 +88,33 @@ export async function platformaticSubscribe(ctx: PlatformaticSubscriptionContext
         await consumer?.close(true).catch(() => undefined);
         // Bounded too: a broker that hangs rather than dies keeps its connections open, and the
         // close's LeaveGroup waits for it (runService's stop deadline covers the rest).
-        const ended = await Promise.race([(loop?.ended ?? Promise.resolve()).then(() => true), new Promise<false>((r) => setTimeout(() => r(false), STOP_FETCH_WAIT_MS).unref())]);
-        if (!ended) ctx.logger.warn(`the consumer's fetch in flight had not ended ${STOP_FETCH_WAIT_MS} ms after its close; stopped without it`, { group: options.group });
+        if (!(await endsWithin(ended, STOP_FETCH_WAIT_MS))) ctx.logger.warn(`the consumer's fetch in flight had not ended ${STOP_FETCH_WAIT_MS} ms after its close; stopped without it`, { group: options.group });
       }
       // What was handled since the last interval's commit; bounded: a lost broker must not hold up
       // the shutdown. A one-off group is deleted below: its offsets would serve nobody.
       if (loop && inTime && !options.ephemeral) {
-        const committed = loop.commit().catch((err: unknown) => ctx.logger.warn('could not commit the consumed offsets at stop', { group: options.group, err: (err as Error).message }));
-        await Promise.race([committed, new Promise((r) => setTimeout(r, 2_000).unref())]);
+        await endsWithin(
+          loop.commit().catch((err: unknown) => ctx.logger.warn('could not commit the consumed offsets at stop', { group: options.group, err: (err as Error).message })),
+          2_000,
+        );
       }
       await consumer?.close(true).catch(() => undefined);
       if (options.ephemeral) await ctx.deleteGroup(ctx.physicalGroup(options.group)).catch(() => undefined);
     },
   };
+}
+
+/** Whether `work` settled within `ms` (it goes on either way; a stop only decides how long to wait for it). */
+async function endsWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = work.then(
+    () => true as const,
+    () => true as const,
+  );
+  const inTime = await Promise.race([settled, late]);
+  clearTimeout(timer);
+  return inTime;
 }
 
 /** How long a consumer's first join goes on while the group coordinator answers retriably. */
