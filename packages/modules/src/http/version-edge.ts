@@ -143,8 +143,12 @@ function translatingEdge(validator: SchemaValidator, version: Exclude<OcpiVersio
       const document = validateBody(validator, adapter.schemaId(object) as keyof OcpiBodies, stamped(body, partial), partial) as { auth_id?: string; cdr_token?: CdrToken };
       // Since 2.2 a Session and CDR carry their cdr_token (mod_sessions.asciidoc, Session object): only 2.1.1 names the driver by auth_id.
       if (version !== '2.1.1') {
-        if (partial) return adapter.sessionPatchIn(document, document.cdr_token);
-        return chargingFullIn[object](adapter, document, owner, document.cdr_token as CdrToken) as Record<string, unknown>;
+        const canonical = (partial ? adapter.sessionPatchIn(document, document.cdr_token) : chargingFullIn[object](adapter, document, owner, document.cdr_token as CdrToken)) as Record<string, unknown>;
+        // As in objectIn: what 2.3.0 allows and the canonical form cannot hold (plain_data of 5000, not
+        // 512; ocpi-2.3.0/mod_cdrs.asciidoc SignedValue; a TokenType or ConnectorType 2.2.1 lacks) is
+        // refused (2001), not sent on to 2.2.1 eMSPs that would refuse it in turn.
+        validateBody(validator, `ocpi/${object}.json`, withoutVersionFields(canonical), partial);
+        return canonical;
       }
       const authId = document.auth_id;
       const resolved = typeof authId === 'string' ? await resolveAuthId(authId, tokens) : undefined;
