@@ -143,6 +143,42 @@ describe('OCPI 2.3.0 locations beside 2.2.1', () => {
     assert.ok(!('hub_version_fields' in seen));
   });
 
+  it('what a 2.3.0 EVSE PUT and Location PATCH keep reaches 2.3.0 readers of the Location and the EVSE, never 2.2.1 or 2.1.1 readers; a PATCH replaces a kept list', async () => {
+    const evse = (location230['evses'] as Json[]).find((e) => e['uid'] === '3257') as Json;
+    const parking = [{ parking_id: '9', evse_position: 'LEFT' }];
+    const put = await call(hub, 'PUT', v230(`locations/BE/BEC/${id}/3257`), { token: cpo230.token, body: { ...evse, parking, capabilities: ['RFID_READER', 'ISO_15118_20_PLUG_AND_CHARGE'], last_updated: '2030-01-01T00:00:00Z' } });
+    assert.equal(put.body.status_code, 1000, put.text);
+    // Facility is an OpenEnum (ocpi-2.3.0/mod_locations.asciidoc): EV_LOUNGE has no 2.2.1 value and is kept.
+    const first = await call(hub, 'PATCH', v230(`locations/BE/BEC/${id}`), { token: cpo230.token, body: { facilities: ['WIFI', 'EV_LOUNGE'], last_updated: '2030-01-01T00:00:01Z' } });
+    assert.equal(first.body.status_code, 1000, first.text);
+    const second = await call(hub, 'PATCH', v230(`locations/BE/BEC/${id}`), { token: cpo230.token, body: { facilities: ['WIFI'], last_updated: '2030-01-01T00:00:02Z' } });
+    assert.equal(second.body.status_code, 1000, second.text);
+    const done = (l: Json) => l['last_updated'] === '2030-01-01T00:00:02Z';
+    const location = await pulled('2.3.0', emsp230.token, id, done);
+    await assertValid('ocpi-2.3.0/location.json', location);
+    const pulledEvse = (location['evses'] as Json[]).find((e) => e['uid'] === '3257');
+    assert.deepEqual(pulledEvse?.['parking'], parking);
+    assert.deepEqual(pulledEvse?.['capabilities'], ['RFID_READER', 'ISO_15118_20_PLUG_AND_CHARGE']);
+    assert.deepEqual(location['facilities'], ['WIFI'], 'the PATCH replaced the kept list');
+    const detail = await call<Json>(hub, 'GET', v230(`locations/BE/BEC/${id}/3257`), { token: emsp230.token });
+    assert.deepEqual(detail.body.data?.['parking'], parking);
+    const as221 = await pulled('2.2.1', emsp221.token, id, done);
+    assert.ok(!JSON.stringify(as221).includes('hub_version_fields'), JSON.stringify(as221));
+    await assertValid('ocpi/location.json', as221);
+    assert.deepEqual((as221['evses'] as Json[]).find((e) => e['uid'] === '3257')?.['capabilities'], ['RFID_READER']);
+    const evse221 = await call<Json>(hub, 'GET', v221(`locations/BE/BEC/${id}/3257`), { token: emsp221.token });
+    assert.ok(!JSON.stringify(evse221.body).includes('hub_version_fields'), evse221.text);
+    const as211 = await until('the Location in a 2.1.1 pull', async () => (await followPages<Json>(hub, '/ocpi/2.1.1/locations?limit=50', emsp211.token)).items.find((l) => l['id'] === id && l['last_updated'] === '2030-01-01T00:00:02Z'));
+    assert.ok(!JSON.stringify(as211).includes('hub_version_fields'), JSON.stringify(as211));
+    // A later EVSE PUT without parking replaces what was kept of the EVSE.
+    const { parking: _sent, ...withoutParking } = evse;
+    const again = await call(hub, 'PUT', v230(`locations/BE/BEC/${id}/3257`), { token: cpo230.token, body: { ...withoutParking, last_updated: '2030-01-01T00:00:03Z' } });
+    assert.equal(again.body.status_code, 1000, again.text);
+    const replaced = await pulled('2.3.0', emsp230.token, id, (l) => l['last_updated'] === '2030-01-01T00:00:03Z');
+    const replacedEvse = (replaced['evses'] as Json[]).find((e) => e['uid'] === '3257');
+    assert.ok(!('parking' in (replacedEvse ?? {})), JSON.stringify(replacedEvse));
+  });
+
   it('a 2.2.1 caller cannot use the 2.3.0 locations URL', async () => {
     const res = await call(hub, 'GET', v230('locations'), { token: emsp221.token });
     assert.equal(res.status, 404);

@@ -184,6 +184,40 @@ describe('applyLocationEvent: EVSE PUT and PATCH', () => {
   });
 });
 
+describe("applyLocationEvent: what another version's partner sent of an EVSE or Connector", () => {
+  // packages/versions/src/v2.3.0/index.ts: a 2.3.0 EVSE's parking is kept in the Location's member under evses.<uid>.
+  const fields = (kept: Json) => ({ hub_version_fields: { '2.3.0': { kept } } });
+  const T2 = '2019-06-24T12:40:00Z';
+
+  it("is kept in the Location's member under the child's path, never inside evses[]; a detail read gets it back as the child's own", () => {
+    const put = { ...evseOf(storedLocation(), '3256'), ...fields({ parking: [{ parking_id: '1' }], 'connectors.1.standard': 'MCS' }), last_updated: T };
+    const doc = upserted(applyLocationEvent(storedLocation(), L.evsePut, evse3256, put));
+    assert.ok(!('hub_version_fields' in evseOf(doc, '3256')));
+    assert.deepEqual(doc['hub_version_fields'], { '2.3.0': { kept: { 'evses.3256.parking': [{ parking_id: '1' }], 'evses.3256.connectors.1.standard': 'MCS' } } });
+    assert.deepEqual(findInLocation(doc, evse3256)?.['hub_version_fields'], { '2.3.0': { kept: { parking: [{ parking_id: '1' }], 'connectors.1.standard': 'MCS' } } });
+    assert.deepEqual(findInLocation(doc, { ...evse3256, connectorId: '1' })?.['hub_version_fields'], { '2.3.0': { kept: { standard: 'MCS' } } });
+    assert.ok(!('hub_version_fields' in (findInLocation(doc, evse3257) ?? {})));
+
+    // A PATCH merges; null removes one member.
+    const patched = upserted(applyLocationEvent(doc, L.evsePatched, evse3256, { status: 'CHARGING', ...fields({ parking: null, capabilities: ['X'] }), last_updated: T2 }));
+    assert.deepEqual(patched['hub_version_fields'], { '2.3.0': { kept: { 'evses.3256.connectors.1.standard': 'MCS', 'evses.3256.capabilities': ['X'] } } });
+    assert.ok(!('hub_version_fields' in evseOf(patched, '3256')));
+
+    // A PUT without any replaces all that was kept of the EVSE (and only of that EVSE).
+    const withOther = { ...patched, hub_version_fields: { '2.3.0': { kept: { ...(patched['hub_version_fields'] as { '2.3.0': { kept: Json } })['2.3.0'].kept, 'evses.3257.parking': [] } } } };
+    const replaced = upserted(applyLocationEvent(withOther, L.evsePut, evse3256, { ...evseOf(storedLocation(), '3256'), last_updated: '2019-06-24T12:41:00Z' }));
+    assert.deepEqual(replaced['hub_version_fields'], { '2.3.0': { kept: { 'evses.3257.parking': [] } } });
+  });
+
+  it("of a Connector, under evses.<uid>.connectors.<id>", () => {
+    const stored = storedLocation();
+    const connector = { ...connectorOf(stored, '3256', '2'), ...fields({ standard: 'MCS' }), last_updated: T };
+    const doc = upserted(applyLocationEvent(stored, L.connectorPut, connector3256_2, connector));
+    assert.deepEqual(doc['hub_version_fields'], { '2.3.0': { kept: { 'evses.3256.connectors.2.standard': 'MCS' } } });
+    assert.ok(!('hub_version_fields' in connectorOf(doc, '3256', '2')));
+  });
+});
+
 describe('applyLocationEvent: Connector PUT and PATCH', () => {
   it('a connector PUT with a new id appends it and sets the EVSE and location last_updated', () => {
     const connector = { id: '3', standard: 'CHADEMO', format: 'CABLE', power_type: 'DC', last_updated: T };

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { describeViolations } from '@hub/schemas';
-import { adapterFor, isNotRepresentable, priceIn, priceOut, v230, withoutVersionFields, type Credentials, type Tariff } from '../src/index.ts';
+import { adapterFor, isNotRepresentable, mergeVersionFields, priceIn, priceOut, v230, withoutVersionFields, type Credentials, type Tariff } from '../src/index.ts';
 import { validator } from './examples.ts';
 
 const dir = '/work/shared/ocpi-2.3.0/examples/';
@@ -165,6 +165,27 @@ describe('v2.3.0: new fields and extensions travel to 2.3.0 readers only', () =>
     const canonical = v230.evseIn(sent);
     assert.deepEqual(v230.evseOut(canonical), sent);
     assert.equal('hub_version_fields' in adapterFor('2.1.1').evseOut(canonical), false);
+  });
+});
+
+describe('v2.3.0: a PATCH replaces what was kept of the members it carries', () => {
+  it('a Location PATCH of facilities with 2.2.1 values only removes the kept list, and a 2.3.0 reader of the PATCH gets the values sent', () => {
+    const kept = v230.locationIn({ ...read('location_example.json'), facilities: ['WIFI', 'EV_LOUNGE'] }, owner);
+    assert.deepEqual(kept.hub_version_fields?.['2.3.0']?.kept?.['facilities'], ['WIFI', 'EV_LOUNGE']);
+    const patch = v230.locationPatchIn({ facilities: ['WIFI'], last_updated: '2030-01-01T00:00:00Z' });
+    assert.equal(patch.hub_version_fields?.['2.3.0']?.kept?.['facilities'], null);
+    assert.deepEqual(mergeVersionFields(kept.hub_version_fields, patch.hub_version_fields)?.['2.3.0']?.kept?.['facilities'], undefined);
+    assert.deepEqual((v230.locationPatchOut(patch) as Record<string, unknown>)['facilities'], ['WIFI']);
+    // A PATCH of the EVSE list removes what was kept of the EVSEs before, keeping the new ones'.
+    const evses = v230.locationPatchIn({ evses: [{ ...((read('location_example.json')['evses'] as unknown[])[0] as object), parking: [] }], last_updated: '2030-01-01T00:00:00Z' });
+    const merged = mergeVersionFields(kept.hub_version_fields, evses.hub_version_fields)?.['2.3.0']?.kept ?? {};
+    assert.deepEqual(Object.keys(merged).filter((k) => k.startsWith('evses.')), ['evses.3256.parking']);
+    assert.deepEqual(merged['evses.3256.parking'], []);
+  });
+
+  it('a help_phone: null (a 2.3.0-only member removed) still reaches a 2.3.0 reader of the PATCH as null', () => {
+    const patch = v230.locationPatchIn({ help_phone: null, last_updated: '2030-01-01T00:00:00Z' });
+    assert.equal((v230.locationPatchOut(patch) as Record<string, unknown>)['help_phone'], null);
   });
 });
 

@@ -112,6 +112,18 @@ function stampedIn211(body: unknown, partial: boolean): unknown {
   return open ? { ...body, last_updated: new Date().toISOString() } : body;
 }
 
+/**
+ * 2.3.0 is laxer than 2.2.1 in places the adapter passes through (a Location address 255 long, not 45:
+ * ocpi-2.3.0/mod_locations.asciidoc, Location object; a plain_data of 5000, not 512: mod_cdrs.asciidoc
+ * SignedValue; a TokenType or ConnectorType 2.2.1 lacks in a cdr_token or cdr_location): what the
+ * canonical form cannot hold is refused (2001) rather than put on the topic for 2.2.1 readers to refuse
+ * in turn (docs/reference/version-mapping.md, OCPI 2.3.0).
+ */
+function canonicalChecked(validator: SchemaValidator, version: OcpiVersion, canonical: Record<string, unknown>, object: EdgeObject | 'session' | 'cdr', partial: boolean): Record<string, unknown> {
+  if (version === '2.3.0') validateBody(validator, `ocpi/${object}.json`, withoutVersionFields(canonical), partial);
+  return canonical;
+}
+
 function translatingEdge(validator: SchemaValidator, version: Exclude<OcpiVersion, '2.2.1'>, hub: Owner): VersionEdge {
   const adapter = adapterFor(version);
   // 2.3.0, like 2.2.1, requires last_updated in every PATCH (ocpi-2.3.0/mod_locations.asciidoc, PATCH Method): only 2.1.1's is stamped.
@@ -130,25 +142,15 @@ function translatingEdge(validator: SchemaValidator, version: Exclude<OcpiVersio
     version,
     objectIn(object, body, partial, owner) {
       const document = validateBody(validator, adapter.schemaId(object) as keyof OcpiBodies, stamped(body, partial), partial);
-      const canonical = (partial ? patchIn : fullIn)[object](adapter, document, owner) as Record<string, unknown>;
-      // 2.3.0 is laxer than 2.2.1 in places the adapter passes through (e.g. Location address 255 long,
-      // not 45; ocpi-2.3.0/mod_locations.asciidoc, Location object): what the canonical form cannot hold
-      // is refused (2001) rather than put on the topic for 2.2.1 readers to choke on
-      // (docs/reference/version-mapping.md, OCPI 2.3.0).
-      if (version === '2.3.0') validateBody(validator, `ocpi/${object}.json`, withoutVersionFields(canonical), partial);
-      return canonical;
+      return canonicalChecked(validator, version, (partial ? patchIn : fullIn)[object](adapter, document, owner) as Record<string, unknown>, object, partial);
     },
     objectOut,
     async chargingIn(object, body, partial, owner, tokens) {
       const document = validateBody(validator, adapter.schemaId(object) as keyof OcpiBodies, stamped(body, partial), partial) as { auth_id?: string; cdr_token?: CdrToken };
       // Since 2.2 a Session and CDR carry their cdr_token (mod_sessions.asciidoc, Session object): only 2.1.1 names the driver by auth_id.
       if (version !== '2.1.1') {
-        const canonical = (partial ? adapter.sessionPatchIn(document, document.cdr_token) : chargingFullIn[object](adapter, document, owner, document.cdr_token as CdrToken)) as Record<string, unknown>;
-        // As in objectIn: what 2.3.0 allows and the canonical form cannot hold (plain_data of 5000, not
-        // 512; ocpi-2.3.0/mod_cdrs.asciidoc SignedValue; a TokenType or ConnectorType 2.2.1 lacks) is
-        // refused (2001), not sent on to 2.2.1 eMSPs that would refuse it in turn.
-        validateBody(validator, `ocpi/${object}.json`, withoutVersionFields(canonical), partial);
-        return canonical;
+        const canonical = partial ? adapter.sessionPatchIn(document, document.cdr_token) : chargingFullIn[object](adapter, document, owner, document.cdr_token as CdrToken);
+        return canonicalChecked(validator, version, canonical as Record<string, unknown>, object, partial);
       }
       const authId = document.auth_id;
       const resolved = typeof authId === 'string' ? await resolveAuthId(authId, tokens) : undefined;

@@ -1,5 +1,5 @@
 import { locationEventTypes } from '@hub/events';
-import type { ObjectPath } from '@hub/core';
+import { HUB_VERSION_FIELDS, mergeVersionFields, versionFieldsAt, versionFieldsUnder, type ObjectPath, type VersionFieldsByVersion } from '@hub/core';
 import { sameId } from '../object-events.ts';
 import { asResult, later, lastUpdated, putOrPatch, rejected, unknownEventType, type ApplyResult, type Change, type Json } from '../newest-wins.ts';
 
@@ -36,6 +36,41 @@ function withConnector(evse: Json, connectorId: string, change: (connector: Json
   return { kind: 'changed', part: { ...evse, connectors: updated, last_updated: later(lastUpdated(evse), lastUpdated(next)) } };
 }
 
+/** An object without the hub-private member, and that member. */
+function ownFields(object: Json): [Json, VersionFieldsByVersion | undefined] {
+  if (!(HUB_VERSION_FIELDS in object)) return [object, undefined];
+  const { [HUB_VERSION_FIELDS]: fields, ...rest } = object;
+  return [rest, fields as VersionFieldsByVersion | undefined];
+}
+
+const bare = (object: Json | undefined): Json | undefined => object && ownFields(object)[0];
+
+/** The dotted path of the EVSE or Connector at `path` inside the Location, by the ids it holds (locationOut of v2.3.0 reads them so). */
+function childPath(location: Json, path: ObjectPath): string | undefined {
+  const evse = evsesOf(location).find((e) => sameId(e['uid'], path.evseUid ?? ''));
+  if (!evse) return undefined;
+  if (path.connectorId === undefined) return `evses.${String(evse['uid'])}`;
+  const connector = connectorsOf(evse).find((c) => sameId(c['id'], path.connectorId ?? ''));
+  return connector ? `evses.${String(evse['uid'])}.connectors.${String(connector['id'])}` : undefined;
+}
+
+/**
+ * What a partner of another version sent for an EVSE or Connector that 2.2.1 has no field for (a 2.3.0
+ * EVSE's parking) is kept in the Location's hub-private member under the child's path, as a Location
+ * PUT keeps its EVSEs' (packages/versions/src/v2.3.0/index.ts): serializers remove only a top-level
+ * member, so one inside evses[] would reach 2.2.1 and 2.1.1 readers, and the Location's 2.3.0 readers
+ * would not find it. A PUT replaces what was kept of the child; a PATCH merges (mergeVersionFields).
+ */
+function withChildFields(result: ApplyResult, path: ObjectPath, fields: VersionFieldsByVersion | undefined, isPut: boolean): ApplyResult {
+  if (result.kind !== 'upsert') return result;
+  const [location, stored] = ownFields(result.document);
+  const at = childPath(location, path);
+  if (!at || (!fields && !(isPut && stored))) return result;
+  const cleared = isPut && stored ? Object.fromEntries(Object.keys(stored).map((version) => [version, { kept: { [at]: null }, derived: { [at]: null } }])) : undefined;
+  const merged = mergeVersionFields(mergeVersionFields(stored, cleared), versionFieldsAt(fields, at));
+  return { kind: 'upsert', document: merged ? { ...location, [HUB_VERSION_FIELDS]: merged } : location };
+}
+
 export function applyLocationEvent(stored: Json | undefined, type: string, path: ObjectPath, data: Json): ApplyResult {
   switch (type) {
     case locationEventTypes.locationPut:
@@ -46,26 +81,34 @@ export function applyLocationEvent(stored: Json | undefined, type: string, path:
     case locationEventTypes.evsePatched: {
       if (!stored) return rejected('unknown location');
       const isPut = type === locationEventTypes.evsePut;
-      return withEvse(stored, path.evseUid ?? '', (evse) => putOrPatch(evse, data, isPut, 'unknown EVSE'));
+      const [evseData, fields] = ownFields(data);
+      return withChildFields(withEvse(stored, path.evseUid ?? '', (evse) => putOrPatch(bare(evse), evseData, isPut, 'unknown EVSE')), path, fields, isPut);
     }
     case locationEventTypes.connectorPut:
     case locationEventTypes.connectorPatched: {
       if (!stored) return rejected('unknown location');
       const isPut = type === locationEventTypes.connectorPut;
       const connectorId = path.connectorId ?? '';
-      return withEvse(stored, path.evseUid ?? '', (evse) => (evse ? withConnector(evse, connectorId, (c) => putOrPatch(c, data, isPut, 'unknown connector')) : rejected('unknown EVSE')));
+      const [connectorData, fields] = ownFields(data);
+      const result = withEvse(stored, path.evseUid ?? '', (evse) => (evse ? withConnector(evse, connectorId, (c) => putOrPatch(bare(c), connectorData, isPut, 'unknown connector')) : rejected('unknown EVSE')));
+      return withChildFields(result, path, fields, isPut);
     }
     default:
       return unknownEventType(type);
   }
 }
 
-/** The EVSE or Connector at a path inside a stored Location, for detail GETs. */
+/**
+ * The EVSE or Connector at a path inside a stored Location, for detail GETs, with what was kept of it
+ * in the Location's hub-private member as its own (withChildFields), for a reader of its sender's version.
+ */
 export function findInLocation(location: Json, path: ObjectPath): Json | undefined {
   if (!path.evseUid) return location;
+  const at = childPath(location, path);
   const evseUid = path.evseUid;
   const evse = evsesOf(location).find((e) => sameId(e['uid'], evseUid));
   const connectorId = path.connectorId;
-  if (!evse || connectorId === undefined) return evse;
-  return connectorsOf(evse).find((c) => sameId(c['id'], connectorId));
+  const child = !evse || connectorId === undefined ? evse : connectorsOf(evse).find((c) => sameId(c['id'], connectorId));
+  const fields = at && versionFieldsUnder(location[HUB_VERSION_FIELDS] as VersionFieldsByVersion | undefined, at);
+  return child && fields ? { ...child, [HUB_VERSION_FIELDS]: fields } : child;
 }

@@ -11,18 +11,20 @@ import type { AuthorizationInfo, Connector, Credentials, Evse, Location, Owner, 
 import { v221, withAskedToken } from '../v2.2.1/index.ts';
 import { compact, fieldsFor, withoutVersionFields } from '../version-fields.ts';
 import { cdrIn, cdrOut, pricesIn, sessionIn, sessionOut, tariffInto, tariffOutOf } from './charging.ts';
-import { CONNECTOR_221, EVSE_221, KNOWN_221, keptOf, LOCATION_221, openListIn, openValueIn, restore, SESSION_221, split, strip, TOKEN_221, V, withFields, type Rec } from './members.ts';
+import { clearedIn, CONNECTOR_221, EVSE_221, KNOWN_221, keptOf, LOCATION_221, openListIn, openValueIn, REPLACED_BY_PATCH, restore, SESSION_221, split, strip, TOKEN_221, V, withFields, type Rec } from './members.ts';
 
 export * from './prices.ts';
 
-function connectorInto(wire: Rec, kept: Rec, prefix: string): Connector {
+function connectorInto(wire: Rec, kept: Rec, prefix: string, patch = false): Connector {
   const connector = split(wire, CONNECTOR_221, kept, prefix);
+  if (patch) clearedIn(connector, REPLACED_BY_PATCH.connector, kept, prefix);
   openValueIn(connector, 'standard', KNOWN_221['ConnectorType'], kept, prefix, 'connector standard');
   return connector as unknown as Connector;
 }
 
-function evseInto(wire: Rec, kept: Rec, prefix: string): Evse {
+function evseInto(wire: Rec, kept: Rec, prefix: string, patch = false): Evse {
   const evse = split(wire, EVSE_221, kept, prefix);
+  if (patch) clearedIn(evse, REPLACED_BY_PATCH.evse, kept, prefix);
   openListIn(evse, 'capabilities', KNOWN_221['Capability'], kept, prefix);
   openListIn(evse, 'parking_restrictions', KNOWN_221['ParkingRestriction'], kept, prefix);
   if (Array.isArray(evse['connectors'])) evse['connectors'] = (evse['connectors'] as Rec[]).map((c) => connectorInto(c, kept, `${prefix}connectors.${String(c['id'])}.`));
@@ -40,9 +42,10 @@ function evseOutOf(evse: Evse, kept: Readonly<Rec> | undefined, prefix: string):
 }
 
 /** A 2.3.0 Location: 2.2.1 members as they are, help_phone, parking_places, EVSE parking... and extensions kept. */
-function locationIn(wire: unknown): Location {
+function locationIn(wire: unknown, patch = false): Location {
   const kept: Rec = {};
   const location = split(wire as Rec, LOCATION_221, kept, '');
+  if (patch) clearedIn(location, REPLACED_BY_PATCH.location, kept, '');
   openListIn(location, 'facilities', KNOWN_221['Facility'], kept, '');
   openValueIn(location, 'parking_type', KNOWN_221['ParkingType'], kept, '', undefined);
   if (Array.isArray(location['evses'])) location['evses'] = (location['evses'] as Rec[]).map((e) => evseInto(e, kept, `evses.${String(e['uid'])}.`));
@@ -126,10 +129,10 @@ export const v230: Adapter230 = guarded({
   locationIn: (location, owner) => v221.locationIn(locationIn(location), owner),
   evseIn: (evse) => { const kept: Rec = {}; return withFields(evseInto(evse as Rec, kept, ''), kept); },
   connectorIn: (connector) => { const kept: Rec = {}; return withFields(connectorInto(connector as Rec, kept, ''), kept); },
-  locationPatchIn: (patch) => locationIn(patch),
+  locationPatchIn: (patch) => locationIn(patch, true),
   // A PATCH carries the same members as the object (mod_locations.asciidoc, PATCH Method): split the same way.
-  evsePatchIn: (patch) => { const kept: Rec = {}; return withFields(evseInto(patch as Rec, kept, ''), kept); },
-  connectorPatchIn: (patch) => { const kept: Rec = {}; return withFields(connectorInto(patch as Rec, kept, ''), kept); },
+  evsePatchIn: (patch) => { const kept: Rec = {}; return withFields(evseInto(patch as Rec, kept, '', true), kept); },
+  connectorPatchIn: (patch) => { const kept: Rec = {}; return withFields(connectorInto(patch as Rec, kept, '', true), kept); },
   tariffIn: (tariff, owner) => {
     const kept: Rec = {};
     const derived: Record<string, true> = {};

@@ -52,13 +52,35 @@ export function openValueIn(object: Rec, name: string, known: ReadonlySet<string
   delete object[name];
 }
 
-/** The members kept under prefix, back on the object (a 2.3.0 reader gets what the 2.3.0 sender sent). */
+/**
+ * The 2.2.1 members of a PATCH whose earlier value may be kept (an open-enum value 2.2.1 lacks, or a
+ * child list whose children kept theirs): a PATCH replaces each member it carries (mod_locations.asciidoc,
+ * PATCH Method), so what was kept of it is removed (null: mergeVersionFields removes the path and what
+ * is under it) unless openListIn or openValueIn keeps the new value. Without it a 2.3.0 reader got the
+ * old list back after a PATCH sent only 2.2.1 values.
+ */
+export const REPLACED_BY_PATCH = {
+  location: ['facilities', 'parking_type', 'evses'],
+  evse: ['capabilities', 'parking_restrictions', 'connectors'],
+  connector: ['standard'],
+} as const;
+
+export function clearedIn(patch: Rec, members: readonly string[], kept: Rec, prefix: string): void {
+  for (const name of members) if (name in patch) kept[prefix + name] = null;
+}
+
+/**
+ * The members kept under prefix, back on the object (a 2.3.0 reader gets what the 2.3.0 sender sent).
+ * A null of a PATCH removes a 2.3.0-only member (help_phone: null), but for a member the object has
+ * (clearedIn) it only removed what was kept: the PATCH's own value stands.
+ */
 export function restore(object: Rec, kept: Readonly<Rec> | undefined, prefix: string): Rec {
   if (!kept) return object;
   for (const [path, value] of Object.entries(kept)) {
     if (!path.startsWith(prefix)) continue;
     const name = path.slice(prefix.length);
-    if (!name.includes('.')) object[name] = value;
+    if (name.includes('.') || (value === null && name in object)) continue;
+    object[name] = value;
   }
   return object;
 }
