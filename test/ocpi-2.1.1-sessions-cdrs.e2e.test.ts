@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { call, createTestStack, startService, type PartnerSimulator, type ServiceProcess, type TestStack } from '@hub/testing';
-import { assertValid, example211, freePort, hubctl, onboard, onboard211, onboard230, type OnboardedPlatform } from './helpers.ts';
+import { assertValid, example211, freePort, hubctl, onboard, onboard211, onboard230, until, type OnboardedPlatform } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 
@@ -279,6 +279,24 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     assert.deepEqual(pulled.map((t) => t['uid']).sort(), ['OLD1', 'RFID9', 'TOKEN221']);
     for (const t of pulled) await assertValid('ocpi-2.1.1/token.json', t);
     assert.equal(pulled.find((t) => t['uid'] === 'TOKEN221')?.['auth_id'], contractId221);
+  });
+
+  it('a 2.1.1 eMSP pushes, patches and reads back a Token of type OTHER: 2.1.1 names a token by its uid alone (mod_tokens.md 2.1)', async () => {
+    const other = { ...token211, uid: 'OLD2', type: 'OTHER', auth_id: 'NL-OLD-C00000004-4' };
+    const pushed = await call(hub, 'PUT', '/ocpi/2.1.1/tokens/NL/OLD/OLD2', { token: emsp211.token, body: other });
+    assert.equal(pushed.body.status_code, 1000, pushed.text);
+    const patched = await call(hub, 'PATCH', '/ocpi/2.1.1/tokens/NL/OLD/OLD2', { token: emsp211.token, body: { valid: false, last_updated: '2026-11-26T09:05:00Z' } });
+    assert.equal(patched.body.status_code, 1000, patched.text);
+    const read = await until('the patched OTHER token', async () => {
+      const res = await call<Json>(hub, 'GET', '/ocpi/2.1.1/tokens/NL/OLD/OLD2', { token: emsp211.token });
+      return res.body.data?.['valid'] === false ? res : undefined;
+    });
+    assert.equal(read.body.status_code, 1000, read.text);
+    await assertValid('ocpi-2.1.1/token.json', read.body.data);
+    assert.equal(read.body.data?.['type'], 'OTHER');
+    // The RFID token of the test above is still found by its uid alone.
+    const rfid = await call<Json>(hub, 'GET', '/ocpi/2.1.1/tokens/NL/OLD/OLD1', { token: emsp211.token });
+    assert.equal(rfid.body.data?.['type'], 'RFID', rfid.text);
   });
 
   it('a 2.1.1 CPO asks for real-time authorization of a 2.2.1 eMSP token: the answer comes in 2.1.1', async () => {

@@ -80,12 +80,12 @@ export function listObjects(
 export function objectDetail(
   deps: ObjectRoutesDeps,
   model: ReadModel,
-  pathOf: (req: Request) => ObjectPath,
+  pathOf: (req: Request) => ObjectPath | Promise<ObjectPath>,
   out: (document: Record<string, unknown>, path: ObjectPath) => unknown = (d) => d,
 ): RequestHandler {
   const { owner } = ocpiModules[model];
   return handle(async (req: Request, res: Response) => {
-    const path = pathOf(req);
+    const path = await pathOf(req);
     const isOwner = req.caller.parties.some((p) => p.role === owner && sameParty(p, path));
     if (isOwner) await deps.wait.caughtUp(model);
     const found = await deps.readModels.findVisible(model, req.caller.platformId, path);

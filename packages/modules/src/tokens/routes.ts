@@ -68,9 +68,40 @@ async function recipientOf(deps: TokenObjectsDeps, req: Request, emsp: PartyRef)
   return partyKey(to);
 }
 
+/** The 2.1.1 token types (mod_tokens.md 4.3 TokenType), the first the one a token without a type is taken for. */
+const TOKEN_TYPES_211: readonly TokenType[] = ['RFID', 'OTHER'];
+
+/**
+ * The token a 2.1.1 request names. 2.1.1 has no type parameter: a token is {token_uid} alone
+ * (mod_tokens.md 2.1 CPO Interface, GET, PUT and PATCH request parameters), its type (RFID or OTHER,
+ * 4.3) in the body. A PUT is the body's type; a PATCH without one and a GET are the token the eMSP
+ * holds under that uid (RFID first; waited for when the projection is behind), so a token pushed as
+ * OTHER can be patched and read back. A ?type= a 2.1.1 client sends anyway is taken as given.
+ */
+async function tokenAt211(req: Request, deps: ObjectRoutesDeps, method: 'put' | 'patch' | 'get'): Promise<TokenAt> {
+  const named = tokenAt(req);
+  if (req.query['type'] !== undefined) return named;
+  const bodyType = method === 'get' ? undefined : (req.body as { type?: unknown } | undefined)?.type;
+  const at = (type: TokenType): TokenAt => ({ ...named, path: { ...named.path, id: tokenObjectId(named.uid, type) }, type });
+  if (typeof bodyType === 'string' && (TOKEN_TYPES_211 as readonly string[]).includes(bodyType)) return at(bodyType as TokenType);
+  if (method === 'put') return named;
+  const held = async () => {
+    for (const type of TOKEN_TYPES_211) if (await deps.readModels.exists('tokens', at(type).path)) return at(type);
+    return undefined;
+  };
+  const found = await held();
+  if (found) return found;
+  await deps.wait.caughtUp('tokens');
+  return (await held()) ?? named;
+}
+
+/** The token a request names, in the caller's version. */
+const tokenIn = (req: Request, deps: ObjectRoutesDeps, edge: VersionEdge, method: 'put' | 'patch' | 'get'): Promise<TokenAt> =>
+  edge.version === '2.1.1' ? tokenAt211(req, deps, method) : Promise.resolve(tokenAt(req));
+
 function push(deps: TokenObjectsDeps, method: 'put' | 'patch', edge: VersionEdge) {
   return handle(async (req: Request, res: Response) => {
-    const { path, uid, type } = tokenAt(req);
+    const { path, uid, type } = await tokenIn(req, deps, edge, method);
     requireOwnParty(req, path, 'EMSP');
     // In the caller's version, translated to the canonical Token (its owner from the path: a 2.1.1
     // Token names none, mod_tokens.md 3.1).
@@ -86,13 +117,14 @@ function push(deps: TokenObjectsDeps, method: 'put' | 'patch', edge: VersionEdge
 
 const TOKEN = 'tokens/{country_code}/{party_id}/{token_uid}';
 
+
 export const tokensRoutes: ModuleRoutes = (moduleDeps, _version, edge) => {
   const objects = objectRoutesDeps(moduleDeps);
   const deps: TokenObjectsDeps = { ...objects, targets: moduleDeps.routing, hub: moduleDeps.credentials.hub };
   const authorizeDeps = { ...moduleDeps.tokens, validator: moduleDeps.validator, targets: moduleDeps.routing, readModels: moduleDeps.objects.readModels, rateLimiter: moduleDeps.objects.rateLimiter };
   return {
     'GET tokens': listObjects(deps, 'tokens', (documents) => edge.listOut('token', documents)),
-    [`GET ${TOKEN}`]: objectDetail(deps, 'tokens', (req) => tokenAt(req).path, (document) => edge.objectOut('token', document)),
+    [`GET ${TOKEN}`]: objectDetail(deps, 'tokens', async (req) => (await tokenIn(req, deps, edge, 'get')).path, (document) => edge.objectOut('token', document)),
     [`PUT ${TOKEN}`]: push(deps, 'put', edge),
     [`PATCH ${TOKEN}`]: push(deps, 'patch', edge),
     // mod_tokens.asciidoc, Receiver interface: no DELETE; a token is invalidated by PUT or PATCH of valid.
