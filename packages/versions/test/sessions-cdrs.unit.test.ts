@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import type { Cdr, CdrToken, Location, Session } from '../src/index.ts';
 import { adapterFor, cdrTokenFromAuthId, isNotRepresentable, isOcpiVersion } from '../src/index.ts';
 import type { Ocpi211 } from '../src/index.ts';
+import { mergeSessionPatch } from '@hub/core';
 import { assertValid, clone, example211, example221, examples211, NL_ABC, refusedAt } from './examples.ts';
 
 const v211 = adapterFor('2.1.1');
@@ -111,6 +112,23 @@ describe('Session', () => {
     assert.deepEqual({ ...moved, hub_version_fields: undefined }, { end_date_time: '2015-06-29T23:50:16Z', location_id: 'LOC1', evse_uid: '3256', connector_id: '1', cdr_token: token('DE8ACC12E46L89'), hub_version_fields: undefined });
     assertValid('ocpi/session.json', moved, true);
     assert.deepEqual(v211.sessionPatchOut(moved), { end_datetime: '2015-06-29T23:50:16Z', location, auth_id: 'DE8ACC12E46L89' });
+  });
+
+  it("a 2.1.1 PATCH's charging_periods replace the list (mod_sessions.md 2.2.3), a 2.2.1 one's are added (mod_sessions.asciidoc, PATCH Method)", () => {
+    const sent = session211('Simple Session example of a short finished session');
+    const p1 = { start_date_time: '2015-06-29T22:39:09Z', dimensions: [{ type: 'ENERGY' as const, volume: 1 }] };
+    const p2 = { start_date_time: '2015-06-29T22:40:09Z', dimensions: [{ type: 'ENERGY' as const, volume: 2 }] };
+    const stored = v211.sessionIn(clone({ ...sent, charging_periods: [p1] }), NL_ABC, token(sent.auth_id)) as unknown as Record<string, unknown>;
+    // A 2.1.1 CPO re-sending the whole list: P1 is not counted twice.
+    const whole = mergeSessionPatch(stored, v211.sessionPatchIn({ charging_periods: [p1, p2] }));
+    assert.deepEqual(whole['charging_periods'], [p1, p2]);
+    // A lossy list (FLAT) replaces the kept 2.1.1 copy and the canonical list alike: both readers see the same periods.
+    const flat = { start_date_time: '2015-06-29T22:41:09Z', dimensions: [{ type: 'ENERGY' as const, volume: 3 }, { type: 'FLAT' as const, volume: 1 }] };
+    const lossy = mergeSessionPatch(whole, v211.sessionPatchIn({ charging_periods: [p1, p2, flat] }));
+    assert.deepEqual((lossy['charging_periods'] as unknown[]).length, 3);
+    assert.deepEqual((v211.sessionOut(lossy as unknown as Session, undefined) as Ocpi211.Session).charging_periods, [p1, p2, flat]);
+    // The canonical (2.2.1) PATCH rule is unchanged: periods are added.
+    assert.deepEqual(mergeSessionPatch(stored, { charging_periods: [p2], last_updated: '2015-06-29T22:41:00Z' })['charging_periods'], [p1, p2]);
   });
 
   it('a session whose Location has no EVSE is refused with an OCPI error (2001)', () => {
