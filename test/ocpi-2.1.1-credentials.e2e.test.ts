@@ -69,6 +69,15 @@ describe('OCPI 2.1.1 credentials and versions, per party', () => {
     assert.deepEqual(validator.validate('ocpi-2.1.1/version_details.json', details.body.data).violations, []);
     assert.ok(details.body.data?.endpoints.some((e) => e['identifier'] === 'credentials' && e['url'] === `${hub}/ocpi/2.1.1/credentials`));
     assert.ok(details.body.data?.endpoints.every((e) => !('role' in e)), '2.1.1 endpoints carry no role');
+    // Without roles a 2.1.1 party reads each endpoint as its counterpart's interface: a CPO is shown the
+    // hub's eMSP side (it pushes sessions and CDRs, pulls tokens), an eMSP the CPO side, where the hub
+    // serves no session or CDR pull (version_information_endpoint.md; mod_sessions.md 2.1, mod_cdrs.md 2.1).
+    const modulesOf = (d: typeof details) => (d.body.data?.endpoints ?? []).map((e) => e['identifier']).sort();
+    assert.deepEqual(modulesOf(details), ['cdrs', 'credentials', 'locations', 'sessions', 'tariffs', 'tokens']);
+    const emsp = await register(['--role', 'EMSP', '--country', 'IT', '--party', 'EMO', '--name', 'Old eMSP', '--versions', '2.1.1']);
+    const emspDetails = await call<{ version: string; endpoints: Array<Record<string, unknown>> }>(hub, 'GET', '/ocpi/2.1.1', { token: emsp.initial_token });
+    assert.deepEqual(validator.validate('ocpi-2.1.1/version_details.json', emspDetails.body.data).violations, []);
+    assert.deepEqual(modulesOf(emspDetails), ['commands', 'credentials', 'locations', 'tariffs', 'tokens']);
     const other = await call(hub, 'GET', '/ocpi/2.2.1', { token: cpoInitial });
     assert.equal(other.status, 404);
     assert.equal(other.body.status_code, 2000);
