@@ -16,6 +16,11 @@ export interface SchemaViolation {
   /** JSON Pointer of the offending value, e.g. /roles/0/party_id ("/" for the root) */
   readonly path: string;
   readonly message: string;
+  /**
+   * For an undocumented member (additionalProperties): its name, the member of the object at `path`.
+   * Not enumerable, so a refusal's data shows path and message only.
+   */
+  readonly member?: string;
 }
 
 /**

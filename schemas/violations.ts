@@ -65,10 +65,11 @@ export function violations(errors: ErrorObject[] | null | undefined, sent: unkno
       if (refusedValues.has(e.instancePath)) continue;
       refusedValues.add(e.instancePath);
     }
-    const v = { path: e.instancePath || '/', message: message(e, sent) };
+    const v: SchemaViolation = { path: e.instancePath || '/', message: message(e, sent) };
     const key = `${v.path}\u0000${v.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
+    if (e.keyword === 'additionalProperties') Object.defineProperty(v, 'member', { value: String(e.params['additionalProperty']), enumerable: false });
     out.push(v);
   }
   return out;

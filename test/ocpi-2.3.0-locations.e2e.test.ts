@@ -179,6 +179,17 @@ describe('OCPI 2.3.0 locations beside 2.2.1', () => {
     assert.ok(!('parking' in (replacedEvse ?? {})), JSON.stringify(replacedEvse));
   });
 
+  it('an undocumented member nested in a 2.3.0 Location is accepted, not refused (ocpi-2.3.0/transport_and_format.asciidoc, Non-specified JSON fields)', async () => {
+    const withAltitude = { ...location230, id: 'ALT', coordinates: { ...(location230['coordinates'] as Json), altitude: '12.5' } };
+    await assertValid('ocpi-2.3.0/location.json', withAltitude);
+    const res = await call(hub, 'PUT', v230('locations/BE/BEC/ALT'), { token: cpo230.token, body: withAltitude });
+    assert.equal(res.body.status_code, 1000, res.text);
+    // The canonical form has no place for it: 2.2.1 readers get a strict 2.2.1 Location.
+    const as221 = await pulled('2.2.1', emsp221.token, 'ALT');
+    await assertValid('ocpi/location.json', as221);
+    assert.deepEqual(as221['coordinates'], location230['coordinates']);
+  });
+
   it('a 2.2.1 caller cannot use the 2.3.0 locations URL', async () => {
     const res = await call(hub, 'GET', v230('locations'), { token: emsp221.token });
     assert.equal(res.status, 404);

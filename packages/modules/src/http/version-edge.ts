@@ -1,6 +1,6 @@
 import { HubError, type OcpiVersion } from '@hub/ocpi';
 import { adapterFor, cdrTokenFromAuthId, isNotRepresentable, withoutVersionFields, HUB_VERSION_FIELDS, type CdrToken, type Owner, type Token, type VersionAdapter } from '@hub/versions';
-import type { SchemaValidator } from '@hub/schemas';
+import { describeViolations, type SchemaValidator } from '@hub/schemas';
 import { validateBody, type OcpiBodies } from './ocpi-objects.ts';
 
 // The ingress's translating edge (docs/decisions/0008-one-canonical-form-translated-at-the-edge.md):
@@ -112,15 +112,38 @@ function stampedIn211(body: unknown, partial: boolean): unknown {
   return open ? { ...body, last_updated: new Date().toISOString() } : body;
 }
 
+/** Removes `member` from the object at JSON Pointer `path` inside `root`. */
+function removeMember(root: Record<string, unknown>, path: string, member: string): void {
+  let at: unknown = root;
+  for (const segment of path.split('/').slice(1).filter((p) => p !== '')) {
+    if (at === null || typeof at !== 'object') return;
+    at = (at as Record<string, unknown>)[segment.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  if (at !== null && typeof at === 'object' && !Array.isArray(at)) delete (at as Record<string, unknown>)[member];
+}
+
 /**
  * 2.3.0 is laxer than 2.2.1 in places the adapter passes through (a Location address 255 long, not 45:
  * ocpi-2.3.0/mod_locations.asciidoc, Location object; a plain_data of 5000, not 512: mod_cdrs.asciidoc
  * SignedValue; a TokenType or ConnectorType 2.2.1 lacks in a cdr_token or cdr_location): what the
  * canonical form cannot hold is refused (2001) rather than put on the topic for 2.2.1 readers to refuse
- * in turn (docs/reference/version-mapping.md, OCPI 2.3.0).
+ * in turn (docs/reference/version-mapping.md, OCPI 2.3.0). Except an undocumented member: a platform
+ * "SHALL NOT reject request or response payloads based on the presence of JSON object field names that
+ * are not documented" (ocpi-2.3.0/transport_and_format.asciidoc, Non-specified JSON fields). The
+ * adapter keeps those of the object itself, its EVSEs and Connectors for 2.3.0 readers; one nested
+ * deeper (in coordinates, images, a price component) has no place in the canonical form and is dropped.
  */
 function canonicalChecked(validator: SchemaValidator, version: OcpiVersion, canonical: Record<string, unknown>, object: EdgeObject | 'session' | 'cdr', partial: boolean): Record<string, unknown> {
-  if (version === '2.3.0') validateBody(validator, `ocpi/${object}.json`, withoutVersionFields(canonical), partial);
+  if (version !== '2.3.0') return canonical;
+  const schema = `ocpi/${object}.json` as const;
+  const check = () => (partial ? validator.validatePartial(schema, withoutVersionFields(canonical)) : validator.validate(schema, withoutVersionFields(canonical))).violations;
+  let violations = check();
+  const undocumented = violations.filter((v) => v.member !== undefined && v.path !== '/');
+  if (undocumented.length > 0) {
+    for (const v of undocumented) removeMember(canonical, v.path, v.member ?? '');
+    violations = check();
+  }
+  if (violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: describeViolations(violations), data: violations });
   return canonical;
 }
 
