@@ -310,6 +310,20 @@ describe('OCPI 2.1.1 sessions and CDRs beside 2.2.1', () => {
     assert.deepEqual(asked?.body, { location_id: String(location['id']), evse_uids: [String(evse['uid'])] }, '2.2.1 LocationReferences have no connector_ids');
   });
 
+  it("a 2.1.1 CPO authorizes a 2.2.1 eMSP's APP_USER token, which it got as OTHER (2.1.1 has no APP_USER): the eMSP is asked for its APP_USER token", async () => {
+    const appToken = { country_code: 'DE', party_id: 'NEW', uid: 'APP1', type: 'APP_USER', contract_id: 'DE-NEW-C00000042-1', issuer: 'New eMSP', valid: true, whitelist: 'ALLOWED', last_updated: '2026-01-01T00:00:00Z' };
+    const pushed = await call(hub, 'PUT', '/ocpi/2.2.1/tokens/DE/NEW/APP1?type=APP_USER', { token: emsp221.token, body: appToken });
+    assert.equal(pushed.body.status_code, 1000, pushed.text);
+    await tokenProjected('DE-NEW-C00000042-1');
+    const pulled = await call<Json[]>(hub, 'GET', '/ocpi/2.1.1/tokens?limit=1000', { token: cpo211.token });
+    assert.equal(pulled.body.data?.find((t) => t['uid'] === 'APP1')?.['type'], 'OTHER');
+    emsp221.partner.authorizeAnswer = 'ALLOWED';
+    const res = await call<Json>(hub, 'POST', '/ocpi/2.1.1/tokens/APP1/authorize?type=OTHER', { token: cpo211.token, body: { location_id: String(location['id']) } });
+    assert.equal(res.body.status_code, 1000, res.text);
+    assert.equal(res.body.data?.['allowed'], 'ALLOWED');
+    assert.ok(emsp221.partner.requests.some((r) => r.path === '/ocpi/2.2.1/tokens/APP1/authorize'), 'the 2.2.1 eMSP was asked');
+  });
+
   it('a 2.1.1 CPO asks for real-time authorization of a token no eMSP pushed: an eMA-ID goes to the eMSP it names, anything else is unknown (2000)', async () => {
     emsp211.partner.authorizeAnswer = 'ALLOWED';
     const res = await call<Json>(hub, 'POST', '/ocpi/2.1.1/tokens/NL-OLD-C00000077-7/authorize', { token: cpo211.token, body: {} });

@@ -87,6 +87,18 @@ async function targetEmsp(deps: TokensDeps, req: Request, cpo: PartyRef, uid: st
   return owners[0] as PartyRef;
 }
 
+/**
+ * 2.1.1 has token types RFID and OTHER only (mod_tokens.md 4.3): a 2.2.1 or 2.3.0 eMSP's APP_USER or
+ * AD_HOC_USER token reaches a 2.1.1 CPO as OTHER (docs/reference/version-mapping.md, Token), so the
+ * CPO's authorization of type OTHER is for the token pushed under any of the three. The type the
+ * pushed token has, for the lookup, the forward and the answer's Token; as asked when none is found.
+ */
+async function typeOf211Token(deps: TokensDeps, req: Request, cpo: PartyRef, uid: string, type: string | undefined): Promise<string | undefined> {
+  if (type !== 'OTHER' || namedReceiver(req)) return type;
+  for (const pushed of ['OTHER', 'APP_USER', 'AD_HOC_USER']) if ((await deps.readModels.tokenOwners(tokenObjectId(uid, pushed), cpo)).length > 0) return pushed;
+  return type;
+}
+
 /** The calling CPO: a non-suspended CPO party of the credentials, chosen by OCPI-from when there are several. */
 function actingCpo(req: Request): PartyRef {
   const cpos = req.caller.parties.filter((p) => p.role === 'CPO' && !p.suspended);
@@ -253,8 +265,8 @@ export function authorizeHandlers(deps: TokensDeps, edge: VersionEdge): Record<s
     if (rawType !== undefined && (typeof rawType !== 'string' || !TOKEN_TYPES.has(rawType.toUpperCase()))) {
       throw new HubError('INVALID_PARAMETERS', { detail: `type must be one of ${[...TOKEN_TYPES].join(', ')}` });
     }
-    const type = rawType?.toUpperCase();
     const cpo = actingCpo(req);
+    const type = edge.version === '2.1.1' ? await typeOf211Token(deps, req, cpo, uid, rawType?.toUpperCase()) : rawType?.toUpperCase();
     // Limits as for the eMSP's direction, per calling CPO party, in a bucket of its own (a party id
     // may be both a CPO and an eMSP).
     const decisionPromise = deps.rateLimiter.hit('tokens-authorize-cpo', partyKey(cpo), deps.perMinute);
