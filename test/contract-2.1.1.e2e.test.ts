@@ -90,8 +90,17 @@ describe('contract: the OCPI 2.1.1 operations answer as docs/openapi.json says',
     const tariff = { id: '12', currency: 'EUR', elements: [{ price_components: [{ type: 'ENERGY', price: 0.25, step_size: 1 }] }], last_updated: '2026-01-01T00:00:00Z' };
     const tariffPath = '/ocpi/2.1.1/tariffs/BE/BEC/12';
     assert.equal((await send('PUT', tariffPath, { token: cpo.token, body: tariff })).body.status_code, 1000);
-    assert.equal((await send('PATCH', tariffPath, { token: cpo.token, body: {} })).status, 405);
-    assert.equal((await send('GET', tariffPath, { token: cpo.token })).body.status_code, 1000);
+    // mod_tariffs.md 2.2.3 (2.1.1 has a tariff PATCH): its example, the price changed to 2.50.
+    const change = { elements: [{ price_components: [{ type: 'TIME', price: 2.5, step_size: 300 }] }] };
+    const patchAnswer = await send('PATCH', tariffPath, { token: cpo.token, body: change });
+    assert.equal(patchAnswer.body.status_code, 1000, JSON.stringify([patchAnswer.status, patchAnswer.body]));
+    const unknown = await send('PATCH', '/ocpi/2.1.1/tariffs/BE/BEC/NOPE', { token: cpo.token, body: change });
+    assert.deepEqual([unknown.status, unknown.body.status_code], [404, 2000]);
+    assert.equal((await send('PATCH', tariffPath, { token: cpo.token, body: { currency: 'EURO' } })).body.status_code, 2001);
+    const patched = await send('GET', tariffPath, { token: cpo.token });
+    assert.equal(patched.body.status_code, 1000);
+    assert.deepEqual((patched.body.data as Json)['elements'], change.elements);
+    assert.equal((patched.body.data as Json)['currency'], 'EUR');
     for (let i = 0; i < 50; i++) {
       const list = await send('GET', '/ocpi/2.1.1/locations?limit=1', { token: emsp.token });
       if ((list.body.data as unknown[]).length === 1) break;

@@ -2,7 +2,7 @@ import { tariffEventTypes, snapshotEventTypes, topics } from '@hub/events';
 import type { OcpiModule } from '../module-rules.ts';
 import { unknownEventType, supersededBy, type ApplyResult, type Json } from '../newest-wins.ts';
 import { stringMember } from '../object-events.ts';
-import { LIST_ERRORS, PUSH_ERRORS, V221, type RouteSpec } from '../route-spec.ts';
+import { LIST_ERRORS, PUSH_ERRORS, V211, V221, type RouteSpec } from '../route-spec.ts';
 import { backedBy, eventTopic, RETAIN_30_DAYS, snapshotTopic } from '../topic-definitions.ts';
 
 // The names this module adds to core's ports (declaration merging; decision 0016).
@@ -12,7 +12,7 @@ declare module '@hub/core' {
   }
 }
 
-// mod_tariffs.asciidoc: CPO-owned, pulled by eMSPs; PUT and DELETE only.
+// mod_tariffs.asciidoc: CPO-owned, pulled by eMSPs; PUT and DELETE only (and a 2.1.1 PATCH, mod_tariffs.md 2.2.3).
 
 /** mod_tariffs.asciidoc, Receiver interface: PUT replaces (newest wins), DELETE removes. */
 export function applyTariffEvent(stored: Json | undefined, type: string, data: Json): ApplyResult {
@@ -34,7 +34,12 @@ const routes: readonly RouteSpec[] = [
   { method: 'get', path: TARIFF, module: 'tariffs', summary: 'Tariff detail for routed eMSPs and the owning CPO', auth: 'hub-token', data: { schema: 'ocpi/tariff.json' }, errors: ['INVALID_PARAMETERS', 'UNKNOWN_TARIFF'] },
   { method: 'put', path: TARIFF, module: 'tariffs', summary: 'CPO push of a full Tariff', auth: 'hub-token', body: { schemas: ['ocpi/tariff.json'] }, errors: PUSH_ERRORS },
   { method: 'delete', path: TARIFF, module: 'tariffs', summary: 'CPO removes a tariff it no longer uses', auth: 'hub-token', errors: [...PUSH_ERRORS, 'UNKNOWN_TARIFF'] },
-  { method: 'patch', path: TARIFF, module: 'tariffs', summary: 'Not supported: push the full tariff with PUT', auth: 'hub-token', errors: ['METHOD_NOT_ALLOWED'] },
+  { method: 'patch', path: TARIFF, module: 'tariffs', summary: 'Not supported: push the full tariff with PUT', auth: 'hub-token', errors: ['METHOD_NOT_ALLOWED'], notIn: ['2.1.1'] },
+];
+
+/** ocpi-2.1.1/mod_tariffs.md 2.2.3: 2.1.1 has a tariff PATCH (routes.ts, tariffPatch211). */
+const onlyIn211: readonly RouteSpec[] = [
+  { method: 'patch', path: `${V211}/tariffs/{country_code}/{party_id}/{tariff_id}`, module: 'tariffs', summary: 'CPO update of a Tariff: the fields sent replace the stored ones (OCPI 2.1.1 objects)', auth: 'hub-token', body: { schemas: ['ocpi-2.1.1/tariff.json'], partial: true }, errors: [...PUSH_ERRORS, 'UNKNOWN_TARIFF'] },
 ];
 
 export const tariffsModule = {
@@ -54,6 +59,7 @@ export const tariffsModule = {
       '2.3.0': [{ roles: ['SENDER', 'RECEIVER'], path: 'tariffs' }],
     },
     routes,
+    onlyIn: onlyIn211,
   },
   topics: [
     backedBy(topics.tariffsSnapshot, eventTopic(topics.tariffs, 3, RETAIN_30_DAYS, 'Tariff PUT and DELETE as pushed by CPOs; key cc/pid/tariff_id; 30 days (the snapshot keeps the live tariffs)')),

@@ -1,6 +1,9 @@
 import type { Request } from 'express';
 import { tariffEventTypes, topics } from '@hub/events';
+import { HubError } from '@hub/ocpi';
+import { mergePatch } from '@hub/core';
 import { pricesExcludeTaxes } from '@hub/versions';
+import type { VersionEdge } from '../http/version-edge.ts';
 import { handle, okEmpty } from '../http/answers.ts';
 import { notServed } from '../http/method-not-allowed.ts';
 import { appendObjectEvent, objectPath, requireExisting, requireOwnCpo, requireSameIds } from '../http/ocpi-objects.ts';
@@ -15,6 +18,32 @@ const CI_STRING_IDS = ['country_code', 'party_id', 'id'];
 
 const TARIFF = 'tariffs/{country_code}/{party_id}/{tariff_id}';
 const tariffPath = (req: Request) => objectPath(req, 'tariff_id');
+
+/**
+ * A 2.1.1 CPO's tariff PATCH (ocpi-2.1.1/mod_tariffs.md 2.2.3: "works the same as the PUT method, except
+ * that the fields/objects that have to be updated have to be present"; 2.2.1 and the interface document
+ * have none). The fields sent replace those of the stored tariff as its 2.1.1 owner wrote it, and the
+ * result goes on as a PUT of the whole tariff, validated as one (last_updated the time received when the
+ * PATCH has none, as for other 2.1.1 PATCHes). Two PATCHes of one tariff at once: the later PUT wins.
+ */
+function tariffPatch211(deps: ObjectRoutesDeps, edge: VersionEdge) {
+  return handle(async (req: Request, res) => {
+    const path = tariffPath(req);
+    requireOwnCpo(req, path);
+    // The fields sent are validated with the tariff they make (below).
+    if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) throw new HubError('INVALID_PARAMETERS', { detail: 'body must be a JSON object' });
+    await requireExisting(deps.readModels, deps.wait, 'tariffs', path, 'tariff');
+    const stored = await deps.readModels.findVisible('tariffs', req.caller.platformId, path);
+    const as211 = stored && edge.objectOut('tariff', stored);
+    if (!as211) throw new HubError('UNKNOWN_TARIFF', { detail: `unknown tariff ${path.id}` });
+    const patch = req.body as Record<string, unknown>;
+    const merged = mergePatch(as211, { last_updated: new Date().toISOString(), ...patch });
+    const body = edge.objectIn('tariff', merged, false, path);
+    requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, id: path.id }, CI_STRING_IDS);
+    await appendObjectEvent(deps.eventLog, req, topics.tariffs, tariffEventTypes.tariffPut, path, body);
+    okEmpty(res);
+  });
+}
 
 // Long because: one handler per declared route (module.ts), each a closure over deps and the edge.
 export const tariffsRoutes: ModuleRoutes = (moduleDeps, _version, edge) => {
@@ -46,7 +75,7 @@ export const tariffsRoutes: ModuleRoutes = (moduleDeps, _version, edge) => {
       await appendObjectEvent(deps.eventLog, req, topics.tariffs, tariffEventTypes.tariffDeleted, path, {});
       okEmpty(res);
     }),
-    // Interface document, Endpoints (Summary): no PATCH for tariffs; a tariff is replaced by PUT.
-    [`PATCH ${TARIFF}`]: notServed('push the full tariff with PUT'),
+    // Interface document, Endpoints (Summary): no PATCH for tariffs; a tariff is replaced by PUT. 2.1.1 has one.
+    [`PATCH ${TARIFF}`]: edge.version === '2.1.1' ? tariffPatch211(deps, edge) : notServed('push the full tariff with PUT'),
   };
 };
