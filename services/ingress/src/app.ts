@@ -4,7 +4,7 @@ import { modulesServedIn, type ModuleId } from '@hub/modules';
 import { requestContext, type HttpMetrics, type Logger } from '@hub/observability';
 import type { CredentialsDeps } from '@hub/registry';
 import type { CallerLookup } from '@hub/core';
-import { moduleRoutes, mountsOf, versionEdges, type ModuleRouteDeps } from '@hub/modules/http';
+import { moduleRoutes, mountsOf, responseRoutingHeaders, versionEdges, type ModuleRouteDeps } from '@hub/modules/http';
 import { authenticate } from './authenticate.ts';
 import { errorMiddleware } from './http.ts';
 import { credentialsRouter } from './routes/credentials.ts';
@@ -77,9 +77,11 @@ export function createIngressApp(deps: IngressDeps): Express {
   for (const version of MOUNT_ORDER) {
     app.use(`/ocpi/${version}/credentials`, withInitialIn(version), json, credentialsRouter(credentialsDeps, version));
     const hubToken = authenticate(deps.callers, { allowInitialToken: false, allowSuspended: false, version });
+    // The answers of functional modules carry the routing headers (routing-headers.ts); 2.1.1 has none.
+    const routing = version === '2.1.1' ? [] : [responseRoutingHeaders(deps.credentials.hub)];
     for (const module of modulesServedIn(version)) {
       for (const mount of mountsOf(module, version, moduleRoutes[module.id as ModuleId](deps, version, edges[version]))) {
-        app.use(`/ocpi/${version}/${mount.path}`, ...(mount.authenticated ? [hubToken] : []), ...(mount.json ? [json] : []), ...mount.handlers);
+        app.use(`/ocpi/${version}/${mount.path}`, ...(mount.authenticated ? [hubToken] : []), ...routing, ...(mount.json ? [json] : []), ...mount.handlers);
       }
     }
   }

@@ -12,6 +12,30 @@ const appended = (topic: string, n: number): Expectation<InMemoryHub> => (_res, 
 const put = (path: string, body: unknown) => as(tokens.cpo, { method: 'PUT', path: `/ocpi/2.2.1/locations/${path}`, body });
 const patch = (path: string, body: unknown) => as(tokens.cpo, { method: 'PATCH', path: `/ocpi/2.2.1/locations/${path}`, body });
 
+/** The answer's routing headers (transport_and_format.asciidoc, Message Routing: "Hub to requesting platform"). */
+const routedAnswer = (to: string | null, from: string): Expectation<InMemoryHub> => (res) => {
+  const pair = (side: string) => {
+    const cc = res.headers.get(`ocpi-${side}-country-code`);
+    const pid = res.headers.get(`ocpi-${side}-party-id`);
+    return cc === null && pid === null ? null : `${cc ?? ''}/${pid ?? ''}`;
+  };
+  assert.deepEqual([pair('to'), pair('from')], [to, from]);
+};
+
+describe('the routing headers of an answer', () => {
+  it('a CPO push is answered TO the CPO, FROM the hub; a refusal carries them too', async () => {
+    await ingress.given(cpo()).when(put('NL/CPA/LOC1', location('LOC1'))).then(expectOcpi(200, 1000), routedAnswer('NL/CPA', 'NL/HUB'));
+    await ingress.given(cpo()).when(put('NL/CPA/LOC1', [location('LOC1')])).then(expectOcpi(200, 2001), routedAnswer('NL/CPA', 'NL/HUB'));
+  });
+
+  it('a request naming its parties in OCPI-from and OCPI-to is answered TO the one, FROM the other', () =>
+    ingress
+      .given(cpo())
+      .when(as(tokens.cpo, { method: 'PUT', path: '/ocpi/2.2.1/locations/NL/CPA/LOC1', body: location('LOC1'), headers: { 'ocpi-from-country-code': 'nl', 'ocpi-from-party-id': 'cpa', 'ocpi-to-country-code': 'DE', 'ocpi-to-party-id': 'EMB' } }))
+      .then(routedAnswer('NL/CPA', 'DE/EMB')));
+
+});
+
 describe('location pushes', () => {
   it('accepts a valid PUT of the caller’s own location and appends one event', () =>
     ingress.given(cpo()).when(put('NL/CPA/LOC1', location('LOC1'))).then(expectOcpi(200, 1000), appended(topics.locations, 1)));

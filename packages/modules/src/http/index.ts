@@ -2,6 +2,7 @@
 // route handlers (module-routes.ts), the translating edge of every OCPI version, and the kit the
 // handlers share (answers, path and ownership checks, pagination, 405s).
 export * from './answers.ts';
+export * from './routing-headers.ts';
 export * from './method-not-allowed.ts';
 export * from './mounts.ts';
 export * from './module-routes.ts';
