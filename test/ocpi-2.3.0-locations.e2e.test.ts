@@ -180,7 +180,9 @@ describe('OCPI 2.3.0 locations beside 2.2.1', () => {
   });
 
   it('an undocumented member nested in a 2.3.0 Location is accepted, not refused (ocpi-2.3.0/transport_and_format.asciidoc, Non-specified JSON fields)', async () => {
-    const withAltitude = { ...location230, id: 'ALT', coordinates: { ...(location230['coordinates'] as Json), altitude: '12.5' } };
+    // Two long names alike in their first 40 characters: a refusal message would shorten both the same way.
+    const vendor = 'x_vendor_extension_field_of_some_length_';
+    const withAltitude = { ...location230, id: 'ALT', coordinates: { ...(location230['coordinates'] as Json), altitude: '12.5', [`${vendor}a`]: 1, [`${vendor}b`]: 2 } };
     await assertValid('ocpi-2.3.0/location.json', withAltitude);
     const res = await call(hub, 'PUT', v230('locations/BE/BEC/ALT'), { token: cpo230.token, body: withAltitude });
     assert.equal(res.body.status_code, 1000, res.text);

@@ -209,6 +209,16 @@ describe("applyLocationEvent: what another version's partner sent of an EVSE or 
     assert.deepEqual(replaced['hub_version_fields'], { '2.3.0': { kept: { 'evses.3257.parking': [] } } });
   });
 
+  it('follows a CiString uid whose spelling changed (types.asciidoc): nothing is left under the old one', () => {
+    const lower = upserted(applyLocationEvent(storedLocation(), L.evsePut, { ...loc, evseUid: 'e1' }, { uid: 'e1', status: 'AVAILABLE', connectors: [], ...fields({ parking: [] }), last_updated: T }));
+    assert.deepEqual(lower['hub_version_fields'], { '2.3.0': { kept: { 'evses.e1.parking': [] } } });
+    const patched = upserted(applyLocationEvent(lower, L.evsePatched, { ...loc, evseUid: 'E1' }, { uid: 'E1', status: 'CHARGING', last_updated: T2 }));
+    assert.deepEqual(patched['hub_version_fields'], { '2.3.0': { kept: { 'evses.E1.parking': [] } } });
+    assert.deepEqual(findInLocation(patched, { ...loc, evseUid: 'e1' })?.['hub_version_fields'], { '2.3.0': { kept: { parking: [] } } });
+    const replaced = upserted(applyLocationEvent(lower, L.evsePut, { ...loc, evseUid: 'E1' }, { uid: 'E1', status: 'AVAILABLE', connectors: [], last_updated: T2 }));
+    assert.ok(!('hub_version_fields' in replaced), JSON.stringify(replaced['hub_version_fields']));
+  });
+
   it("of a Connector, under evses.<uid>.connectors.<id>", () => {
     const stored = storedLocation();
     const connector = { ...connectorOf(stored, '3256', '2'), ...fields({ standard: 'MCS' }), last_updated: T };

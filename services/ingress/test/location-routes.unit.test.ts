@@ -34,6 +34,12 @@ describe('the routing headers of an answer', () => {
       .when(as(tokens.cpo, { method: 'PUT', path: '/ocpi/2.2.1/locations/NL/CPA/LOC1', body: location('LOC1'), headers: { 'ocpi-from-country-code': 'nl', 'ocpi-from-party-id': 'cpa', 'ocpi-to-country-code': 'DE', 'ocpi-to-party-id': 'EMB' } }))
       .then(routedAnswer('NL/CPA', 'DE/EMB')));
 
+  it('echoes only a party of the caller as TO and only a well-formed party as FROM; a malformed header never breaks the answer', () =>
+    ingress
+      .given(cpo())
+      .when(as(tokens.cpo, { method: 'PUT', path: '/ocpi/2.2.1/locations/NL/CPA/LOC1', body: location('LOC1'), headers: { 'ocpi-from-country-code': 'DE', 'ocpi-from-party-id': 'XYZ', 'ocpi-to-country-code': 'DE', 'ocpi-to-party-id': 'E\u00b5B' } }))
+      .then(expectOcpi(200, 1000), routedAnswer('NL/CPA', 'NL/HUB')));
+
 });
 
 describe('location pushes', () => {

@@ -61,14 +61,23 @@ function childPath(location: Json, path: ObjectPath): string | undefined {
  * member, so one inside evses[] would reach 2.2.1 and 2.1.1 readers, and the Location's 2.3.0 readers
  * would not find it. A PUT replaces what was kept of the child; a PATCH merges (mergeVersionFields).
  */
-function withChildFields(result: ApplyResult, path: ObjectPath, fields: VersionFieldsByVersion | undefined, isPut: boolean): ApplyResult {
+function withChildFields(result: ApplyResult, before: Json, path: ObjectPath, fields: VersionFieldsByVersion | undefined, isPut: boolean): ApplyResult {
   if (result.kind !== 'upsert') return result;
-  const [location, stored] = ownFields(result.document);
+  const [location, held] = ownFields(result.document);
   const at = childPath(location, path);
-  if (!at || (!fields && !(isPut && stored))) return result;
-  const cleared = isPut && stored ? Object.fromEntries(Object.keys(stored).map((version) => [version, { kept: { [at]: null }, derived: { [at]: null } }])) : undefined;
+  if (!at) return result;
+  // Ids are CiStrings (types.asciidoc): a child PUT as "e1" after "E1" keeps what was kept of it under its new spelling.
+  const was = childPath(before, path);
+  const stored = was && was !== at ? mergeVersionFields(mergeVersionFields(held, clearedAt(held, was)), versionFieldsAt(versionFieldsUnder(held, was), at)) : held;
+  if (!fields && !(isPut && stored) && stored === held) return result;
+  const cleared = isPut ? clearedAt(stored, at) : undefined;
   const merged = mergeVersionFields(mergeVersionFields(stored, cleared), versionFieldsAt(fields, at));
   return { kind: 'upsert', document: merged ? { ...location, [HUB_VERSION_FIELDS]: merged } : location };
+}
+
+/** A PATCH of the member removing what is kept under `at`, for every version that keeps anything. */
+function clearedAt(fields: VersionFieldsByVersion | undefined, at: string): VersionFieldsByVersion | undefined {
+  return fields && (Object.fromEntries(Object.keys(fields).map((version) => [version, { kept: { [at]: null }, derived: { [at]: null } }])));
 }
 
 export function applyLocationEvent(stored: Json | undefined, type: string, path: ObjectPath, data: Json): ApplyResult {
@@ -82,7 +91,7 @@ export function applyLocationEvent(stored: Json | undefined, type: string, path:
       if (!stored) return rejected('unknown location');
       const isPut = type === locationEventTypes.evsePut;
       const [evseData, fields] = ownFields(data);
-      return withChildFields(withEvse(stored, path.evseUid ?? '', (evse) => putOrPatch(bare(evse), evseData, isPut, 'unknown EVSE')), path, fields, isPut);
+      return withChildFields(withEvse(stored, path.evseUid ?? '', (evse) => putOrPatch(bare(evse), evseData, isPut, 'unknown EVSE')), stored, path, fields, isPut);
     }
     case locationEventTypes.connectorPut:
     case locationEventTypes.connectorPatched: {
@@ -91,7 +100,7 @@ export function applyLocationEvent(stored: Json | undefined, type: string, path:
       const connectorId = path.connectorId ?? '';
       const [connectorData, fields] = ownFields(data);
       const result = withEvse(stored, path.evseUid ?? '', (evse) => (evse ? withConnector(evse, connectorId, (c) => putOrPatch(bare(c), connectorData, isPut, 'unknown connector')) : rejected('unknown EVSE')));
-      return withChildFields(result, path, fields, isPut);
+      return withChildFields(result, stored, path, fields, isPut);
     }
     default:
       return unknownEventType(type);

@@ -22,25 +22,32 @@ const tariffPath = (req: Request) => objectPath(req, 'tariff_id');
 /**
  * A 2.1.1 CPO's tariff PATCH (ocpi-2.1.1/mod_tariffs.md 2.2.3: "works the same as the PUT method, except
  * that the fields/objects that have to be updated have to be present"; 2.2.1 and the interface document
- * have none). The fields sent replace those of the stored tariff as its 2.1.1 owner wrote it, and the
- * result goes on as a PUT of the whole tariff, validated as one (last_updated the time received when the
- * PATCH has none, as for other 2.1.1 PATCHes). Two PATCHes of one tariff at once: the later PUT wins.
+ * have none). Read once the projection caught up (a PUT just before is the tariff patched), the fields
+ * sent are translated as part of the whole 2.1.1 tariff they make (validated so) and replace those of the
+ * stored canonical tariff; its fields 2.1.1 has none of (type, min_price...) stay. It goes on as a PUT
+ * of the whole, last_updated the time received when the PATCH has none, as for other 2.1.1 PATCHes.
  */
 function tariffPatch211(deps: ObjectRoutesDeps, edge: VersionEdge) {
   return handle(async (req: Request, res) => {
     const path = tariffPath(req);
     requireOwnCpo(req, path);
-    // The fields sent are validated with the tariff they make (below).
     if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) throw new HubError('INVALID_PARAMETERS', { detail: 'body must be a JSON object' });
     await requireExisting(deps.readModels, deps.wait, 'tariffs', path, 'tariff');
+    if (!(await deps.wait.caughtUp('tariffs'))) throw new HubError('UNAVAILABLE', { detail: 'the read model is behind; retry shortly' });
     const stored = await deps.readModels.findVisible('tariffs', req.caller.platformId, path);
-    const as211 = stored && edge.objectOut('tariff', stored);
-    if (!as211) throw new HubError('UNKNOWN_TARIFF', { detail: `unknown tariff ${path.id}` });
-    const patch = req.body as Record<string, unknown>;
-    const merged = mergePatch(as211, { last_updated: new Date().toISOString(), ...patch });
-    const body = edge.objectIn('tariff', merged, false, path);
-    requireSameIds(body, { country_code: path.countryCode, party_id: path.partyId, id: path.id }, CI_STRING_IDS);
-    await appendObjectEvent(deps.eventLog, req, topics.tariffs, tariffEventTypes.tariffPut, path, body);
+    if (!stored) throw new HubError('UNKNOWN_TARIFF', { detail: `unknown tariff ${path.id}` });
+    const as211 = edge.objectOut('tariff', stored);
+    if (!as211) throw new HubError('INVALID_PARAMETERS', { detail: `tariff ${path.id} has no OCPI 2.1.1 form to patch: PUT it whole` });
+    const patch: Record<string, unknown> = { last_updated: new Date().toISOString(), ...(req.body as Record<string, unknown>) };
+    const translated = edge.objectIn('tariff', mergePatch(as211, patch), false, path);
+    // The 2.1.1 Tariff's fields have the same names in 2.2.1 (docs/reference/version-mapping.md, Tariff).
+    const updated: Record<string, unknown> = { ...stored };
+    for (const field of Object.keys(patch)) {
+      if (field in translated) updated[field] = translated[field];
+      else delete updated[field];
+    }
+    requireSameIds(updated, { country_code: path.countryCode, party_id: path.partyId, id: path.id }, CI_STRING_IDS);
+    await appendObjectEvent(deps.eventLog, req, topics.tariffs, tariffEventTypes.tariffPut, path, updated);
     okEmpty(res);
   });
 }

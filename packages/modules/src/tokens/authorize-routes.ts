@@ -266,11 +266,13 @@ export function authorizeHandlers(deps: TokensDeps, edge: VersionEdge): Record<s
       throw new HubError('INVALID_PARAMETERS', { detail: `type must be one of ${[...TOKEN_TYPES].join(', ')}` });
     }
     const cpo = actingCpo(req);
-    const type = edge.version === '2.1.1' ? await typeOf211Token(deps, req, cpo, uid, rawType?.toUpperCase()) : rawType?.toUpperCase();
     // Limits as for the eMSP's direction, per calling CPO party, in a bucket of its own (a party id
     // may be both a CPO and an eMSP).
     const decisionPromise = deps.rateLimiter.hit('tokens-authorize-cpo', partyKey(cpo), deps.perMinute);
     decisionPromise.catch(() => undefined);
+    // A 2.1.1 CPO's OTHER is looked up once the budget allows it (typeOf211Token reads the read model).
+    if (edge.version === '2.1.1' && rawType?.toUpperCase() === 'OTHER') requireBudget(deps, await decisionPromise);
+    const type = edge.version === '2.1.1' ? await typeOf211Token(deps, req, cpo, uid, rawType?.toUpperCase()) : rawType?.toUpperCase();
     const body = locationReferences(deps, req, edge);
     const targetPromise = targetEmsp(deps, req, cpo, uid, type, edge.version).then(async (emsp) => ({ emsp, target: await targets.get({ cpo, emsp, called: 'EMSP' }) }));
     targetPromise.catch(() => undefined);

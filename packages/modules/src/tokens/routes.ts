@@ -101,8 +101,9 @@ const tokenIn = (req: Request, deps: ObjectRoutesDeps, edge: VersionEdge, method
 
 function push(deps: TokenObjectsDeps, method: 'put' | 'patch', edge: VersionEdge) {
   return handle(async (req: Request, res: Response) => {
+    // Its owner before any lookup of its type (tokenAt211): the path's country_code and party_id.
+    requireOwnParty(req, tokenAt(req).path, 'EMSP');
     const { path, uid, type } = await tokenIn(req, deps, edge, method);
-    requireOwnParty(req, path, 'EMSP');
     // In the caller's version, translated to the canonical Token (its owner from the path: a 2.1.1
     // Token names none, mod_tokens.md 3.1).
     const body = edge.objectIn('token', req.body, method === 'patch', path) as OcpiPatch<Token>;

@@ -68,10 +68,21 @@ export function sessionOut(session: Session): Rec {
   return out;
 }
 
+/** 2.2.1's longest SignedValue plain_data (mod_cdrs.asciidoc SignedValue class: string(512)); 2.3.0 allows 5000. */
+const PLAIN_DATA_221 = 512;
+
 export function cdrIn(wire: unknown): Cdr {
   const kept: Rec = {};
   const cdr = split(wire as Rec, CDR_221, kept, '');
   pricesIn(cdr, CDR_PRICES, kept);
+  // Signed meter data longer than 2.2.1 holds (an OCMF plain_data is often over 512 characters) is
+  // kept whole for 2.3.0 readers and left out of the canonical CDR, where signed_data is optional
+  // (mod_cdrs.asciidoc CDR object): the CDR reaches 2.2.1 and 2.1.1 eMSPs without it, not refused.
+  const signed = cdr['signed_data'] as { signed_values?: Array<{ plain_data?: unknown }> } | undefined;
+  if (signed?.signed_values?.some((v) => typeof v.plain_data === 'string' && v.plain_data.length > PLAIN_DATA_221)) {
+    kept['signed_data'] = signed;
+    delete cdr['signed_data'];
+  }
   if (Array.isArray(cdr['tariffs'])) {
     // A Tariff whose prices include taxes at a rate it does not give (tax_included YES, no vat) has no
     // 2.2.1 excl. VAT price to write (pricesExcludeTaxes): it is withheld from the canonical CDR, whose
