@@ -1,5 +1,5 @@
 import type { TopicDefinition, TopicId } from '@hub/events';
-import type { HubErrorKind, PartyRef } from '@hub/ocpi';
+import type { HubErrorKind, OcpiVersion, PartyRef } from '@hub/ocpi';
 import type { ApplyResult, Json } from './newest-wins.ts';
 import type { ModuleHttp } from './route-spec.ts';
 import type { DeliveryKind, ObjectPath } from '@hub/core';
@@ -70,8 +70,8 @@ export interface DeliveryRule {
    */
   readonly recipient: 'EMSP' | 'CPO' | 'row';
   readonly method: 'PUT' | 'POST';
-  /** The URL the object is sent to, from the receiver's (or the request's fixed) URL. */
-  url(receiverUrl: string, delivered: DeliveredObject): string;
+  /** The URL the object is sent to, from the receiver's (or the request's fixed) URL, in the receiver's version. */
+  url(receiverUrl: string, delivered: DeliveredObject, version: OcpiVersion): string;
   /**
    * { newestBy }: a delivery row holds the object's newest state and a newer event replaces an
    * undelivered older one, newer by the payload's `newestBy` time, then by offset (sessions, tokens and

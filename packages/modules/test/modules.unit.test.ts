@@ -126,27 +126,29 @@ describe('the module table', () => {
     const row = (objectId: string, payload: Record<string, unknown> = {}) => ({ emsp, cpo, objectId, payload });
     // Interface document, Receiver endpoints: session PUT {receiver}/{cpo cc}/{cpo pid}/{session id}.
     assert.equal(deliveryRuleOf('session').method, 'PUT');
-    assert.equal(deliveryRuleOf('session').url('https://emsp.example.com/sessions/', row('S 1')), 'https://emsp.example.com/sessions/BE/CPO/S%201');
+    assert.equal(deliveryRuleOf('session').url('https://emsp.example.com/sessions/', row('S 1'), '2.2.1'), 'https://emsp.example.com/sessions/BE/CPO/S%201');
     // A session row keeps the newest state, by last_updated.
     assert.deepEqual(deliveryRuleOf('session').keeps, { newestBy: 'last_updated' });
     // CDR POST {receiver}; every CDR is delivered.
     assert.equal(deliveryRuleOf('cdr').method, 'POST');
-    assert.equal(deliveryRuleOf('cdr').url('https://emsp.example.com/cdrs//', row('C1')), 'https://emsp.example.com/cdrs');
+    assert.equal(deliveryRuleOf('cdr').url('https://emsp.example.com/cdrs//', row('C1'), '2.2.1'), 'https://emsp.example.com/cdrs');
     assert.equal(deliveryRuleOf('cdr').keeps, 'every');
     // mod_commands.asciidoc, CommandResult: POSTed to the response_url as the eMSP gave it.
-    assert.equal(deliveryRuleOf('command_result').url('https://emsp.example.com/cb/1/', row('X')), 'https://emsp.example.com/cb/1/');
+    assert.equal(deliveryRuleOf('command_result').url('https://emsp.example.com/cb/1/', row('X'), '2.2.1'), 'https://emsp.example.com/cb/1/');
     assert.equal(moduleOfDelivery('cdr').topic, 'cdrs');
     assert.equal(deliveryRuleOf('session').receiverModule, 'sessions');
     // mod_tokens.asciidoc, Receiver interface: PUT {receiver}/{emsp cc}/{emsp pid}/{uid}?type=, to the CPO.
-    assert.equal(deliveryRuleOf('token').url('https://cpo.example.com/tokens/', row('ABC 1|APP_USER')), 'https://cpo.example.com/tokens/NL/EMP/ABC%201?type=APP_USER');
-    assert.equal(deliveryRuleOf('token').url('https://cpo.example.com/tokens', row('A|B|RFID')), 'https://cpo.example.com/tokens/NL/EMP/A%7CB?type=RFID');
+    assert.equal(deliveryRuleOf('token').url('https://cpo.example.com/tokens/', row('ABC 1|APP_USER'), '2.2.1'), 'https://cpo.example.com/tokens/NL/EMP/ABC%201?type=APP_USER');
+    assert.equal(deliveryRuleOf('token').url('https://cpo.example.com/tokens', row('A|B|RFID'), '2.2.1'), 'https://cpo.example.com/tokens/NL/EMP/A%7CB?type=RFID');
+    // A 2.1.1 Token URL has no type (ocpi-2.1.1/mod_tokens.md 2.1.2).
+    assert.equal(deliveryRuleOf('token').url('https://cpo.example.com/tokens', row('ABC 1|APP_USER'), '2.1.1'), 'https://cpo.example.com/tokens/NL/EMP/ABC%201');
     assert.equal(deliveryRuleOf('token').recipient, 'CPO');
     assert.equal(deliveryRuleOf('session').recipient, 'EMSP');
     // mod_hub_client_info.asciidoc, Receiver interface: PUT {receiver}/{country_code}/{party_id} of the
     // ClientInfo, to either role; sent on an enabled rule even with the other side suspended, and
     // without routing headers (transport_and_format.asciidoc, Message Routing).
     const info = { country_code: 'BE', party_id: 'CPO', role: 'CPO', status: 'SUSPENDED', last_updated: '2026-01-01T00:00:00Z' };
-    assert.equal(deliveryRuleOf('client_info').url('https://emsp.example.com/clientinfo/', row('BE/CPO/CPO', info)), 'https://emsp.example.com/clientinfo/BE/CPO');
+    assert.equal(deliveryRuleOf('client_info').url('https://emsp.example.com/clientinfo/', row('BE/CPO/CPO', info), '2.2.1'), 'https://emsp.example.com/clientinfo/BE/CPO');
     assert.equal(deliveryRuleOf('client_info').method, 'PUT');
     assert.equal(deliveryRuleOf('client_info').recipient, 'row');
     assert.equal(deliveryRuleOf('client_info').receiverModule, 'hubclientinfo');
@@ -156,9 +158,9 @@ describe('the module table', () => {
     // mod_charging_profiles.asciidoc: a result is POSTed to the eMSP's response_url; an updated
     // ActiveChargingProfile is PUT {sender}/{session_id} at the eMSP's SENDER interface, the newest kept by
     // the time it was calculated (ActiveChargingProfile class: start_date_time).
-    assert.equal(deliveryRuleOf('charging_profile_result').url('https://emsp.example.com/cp/1', row('X')), 'https://emsp.example.com/cp/1');
+    assert.equal(deliveryRuleOf('charging_profile_result').url('https://emsp.example.com/cp/1', row('X'), '2.2.1'), 'https://emsp.example.com/cp/1');
     assert.equal(deliveryRuleOf('charging_profile_result').method, 'POST');
-    assert.equal(deliveryRuleOf('active_charging_profile').url('https://emsp.example.com/chargingprofiles/', row('S 1')), 'https://emsp.example.com/chargingprofiles/S%201');
+    assert.equal(deliveryRuleOf('active_charging_profile').url('https://emsp.example.com/chargingprofiles/', row('S 1'), '2.2.1'), 'https://emsp.example.com/chargingprofiles/S%201');
     assert.deepEqual([deliveryRuleOf('active_charging_profile').method, deliveryRuleOf('active_charging_profile').keeps, deliveryRuleOf('active_charging_profile').interfaceRole], ['PUT', { newestBy: 'start_date_time' }, 'SENDER']);
     assert.equal(moduleOfDelivery('active_charging_profile').id, 'chargingprofiles');
     assert.equal(moduleOfDelivery('charging_profile_result').id, 'chargingprofiles');

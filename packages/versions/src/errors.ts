@@ -8,12 +8,15 @@ import type { OcpiVersion } from './version.ts';
 export class NotRepresentableError extends Error {
   readonly version: OcpiVersion | '2.3.0';
   readonly object: string;
+  /** What it needs may come later (an EVSE its Location does not hold yet, the projection behind): worth another attempt. */
+  readonly retryable: boolean;
 
-  constructor(version: OcpiVersion | '2.3.0', object: string, reason: string) {
+  constructor(version: OcpiVersion | '2.3.0', object: string, reason: string, options: { retryable?: boolean } = {}) {
     super(`${object} cannot be written in OCPI ${version}: ${reason}`);
     this.name = 'NotRepresentableError';
     this.version = version;
     this.object = object;
+    this.retryable = options.retryable ?? false;
   }
 }
 

@@ -51,7 +51,7 @@ export async function deliveryBody(kind: DeliveryKind, version: OcpiVersion, pay
     const at = await location(id);
     return at === 'missing' ? missing(id) : { ok: true, body: out(adapter, payload, at) };
   } catch (e) {
-    if (isNotRepresentable(e)) return { ok: false, reason: e.message };
+    if (isNotRepresentable(e)) return e.retryable ? { ok: false, retry: true, reason: e.message } : { ok: false, reason: e.message };
     throw e;
   }
 }

@@ -159,7 +159,7 @@ function deliveryAttempts(config: DispatcherConfig, shell: ServiceShell, deps: W
     if (!target.ok) return outcomes.unroutable(d, emsp, target.reason, 'delivery unroutable, kept for re-drive');
     // Where and how each kind goes: the module table's delivery rule (@hub/modules, modules.ts).
     const rule = deliveryRuleOf(d.kind);
-    const url = rule.url(target.url, d);
+    const url = rule.url(target.url, d, target.version);
     // In the receiver's version (delivery-edge.ts); what it cannot carry is parked with the reason.
     const out = await deliveryBody(d.kind, target.version, d.payload, d.cpo, locationOf);
     if (!out.ok && out.retry) return void (await outcomes.failed(d, emsp, out.reason));

@@ -27,6 +27,18 @@ describe('deliveryBody', () => {
     assert.ok(!out.ok && out.retry === true && /Location NL\/CPO\/L1 is not in the read model/.test(out.reason));
   });
 
+  it("finds a 2.1.1 session's EVSE and connector by their CiString ids, and retries one its Location does not hold yet (pushed just before)", async () => {
+    const connector = { id: '1', standard: 'IEC_62196_T2', format: 'SOCKET', power_type: 'AC_3_PHASE', max_voltage: 230, max_amperage: 16, last_updated: '2026-01-01T00:00:00Z' };
+    const location = {
+      country_code: 'NL', party_id: 'CPO', id: 'L1', publish: true, address: 'Street 1', city: 'Town', country: 'NLD', coordinates: { latitude: '52.0', longitude: '5.0' }, time_zone: 'Europe/Amsterdam', last_updated: '2026-01-01T00:00:00Z',
+      evses: [{ uid: 'e1', status: 'AVAILABLE', connectors: [connector], last_updated: '2026-01-01T00:00:00Z' }],
+    };
+    const found = await deliveryBody('session', '2.1.1', session, cpo, async () => location);
+    assert.equal(found.ok, true, JSON.stringify(found));
+    const other = await deliveryBody('session', '2.1.1', { ...session, evse_uid: 'E2' }, cpo, async () => location);
+    assert.ok(!other.ok && other.retry === true, JSON.stringify(other));
+  });
+
   it('parks what 2.1.1 has no module for (ClientInfo), with the reason', async () => {
     const out = await deliveryBody('client_info', '2.1.1', { party_id: 'X' }, cpo, noLocation);
     assert.deepEqual(out, { ok: false, reason: 'OCPI 2.1.1 has no client_info to deliver' });

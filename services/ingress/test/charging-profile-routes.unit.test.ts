@@ -21,6 +21,12 @@ const set = (sessionId: string, body: unknown = { charging_profile: profile, res
 const forwarded = (hub: InMemoryHub) => hub.realtime.calls.filter((c) => c.url.startsWith('https://cpa.example/'));
 
 describe('charging profiles: the eMSP side (Receiver interface)', () => {
+
+  it('NOT_SUPPORTED from the hub for a 2.1.1 CPO, whatever it registered (2.1.1 has no chargingprofiles module); nothing forwarded', () =>
+    ingress
+      .given(cpo({ version: '2.1.1', endpoints: [{ identifier: 'chargingprofiles', role: 'RECEIVER', url: 'https://cpa.example/ocpi/chargingprofiles/' }] }), emspRegistered, routed(), sessionOf('S1'))
+      .when(set('S1'))
+      .then(expectOcpi(200, 1000), (res) => assert.equal((res.body?.data as { result?: string } | undefined)?.result, 'NOT_SUPPORTED'), (_res, hub) => assert.equal(forwarded(hub).length, 0)));
   it('forwards a set to the CPO of the session with the hub callback and returns its answer unchanged', () =>
     ingress
       .given(cpoReceives, emspRegistered, routed(), sessionOf('S1'), cpoAnswers({ result: 'TOO_OFTEN', timeout: 5 }))

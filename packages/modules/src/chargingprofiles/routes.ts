@@ -115,6 +115,12 @@ export function chargingProfileHandlers(deps: ChargingProfilesDeps, version: Cha
       deps.forwarded?.inc({ operation, outcome: result === 'NOT_SUPPORTED' ? 'not_supported_by_hub' : 'rejected_by_hub' });
       return answer(res, result, target.noEndpoint ? `CPO ${partyKey(cpo)} has no chargingprofiles receiver: nothing was forwarded` : target.reason);
     }
+    // OCPI 2.1.1 has no Smart Charging module (docs/reference/version-mapping.md): whatever a 2.1.1 CPO
+    // registered or an operator set, the hub answers for it.
+    if (target.version === '2.1.1') {
+      deps.forwarded?.inc({ operation, outcome: 'not_supported_by_hub' });
+      return answer(res, 'NOT_SUPPORTED', `CPO ${partyKey(cpo)} speaks OCPI 2.1.1, which has no chargingprofiles module: nothing was forwarded`);
+    }
 
     const id = randomUUID(); // 122 random bits: the callback's only credential
     const from = partyKey(emsp);

@@ -280,8 +280,10 @@ export function authorizeHandlers(deps: TokensDeps, edge: VersionEdge): Record<s
     const { emsp, target } = await targetPromise;
     const labels = { direction: 'cpo_to_emsp' };
     refuseUnusable(deps, target, labels);
-    // mod_tokens.asciidoc, POST Method: {tokens_endpoint_url}{token_uid}/authorize[?type={type}].
-    const url = `${target.url.replace(/\/+$/, '')}/${encodeURIComponent(uid)}/authorize${type ? `?type=${type}` : ''}`;
+    // mod_tokens.asciidoc, POST Method: {tokens_endpoint_url}{token_uid}/authorize[?type={type}]; a 2.1.1
+    // eMSP knows RFID and OTHER only (mod_tokens.md 4.3), as which it got APP_USER and AD_HOC_USER tokens.
+    const asked = target.version === '2.1.1' && (type === 'APP_USER' || type === 'AD_HOC_USER') ? 'OTHER' : type;
+    const url = `${target.url.replace(/\/+$/, '')}/${encodeURIComponent(uid)}/authorize${asked ? `?type=${asked}` : ''}`;
     // The Token a 2.1.1 eMSP's answer does not carry (mod_tokens.md 3.2.1), nor a sloppy one's: the one it pushed.
     const token = () => knownToken(deps, req, emsp, uid, type, emsp);
     await forwardAuthorization(deps, req, res, { method: 'POST', url, target, body, from: cpo, to: emsp, called: 'eMSP', labels, callerVersion: edge.version, token });

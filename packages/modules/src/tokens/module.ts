@@ -98,12 +98,14 @@ export const tokensModule = {
     receiverModule: 'tokens',
     recipient: 'CPO',
     method: 'PUT',
-    url: (receiverUrl, { emsp, objectId, payload }) => {
+    url: (receiverUrl, { emsp, objectId, payload }, version) => {
       // The uid as the eMSP wrote it (the row's id is upper-cased: a CiString, types.asciidoc).
       const key = splitTokenObjectId(objectId);
       const uid = typeof payload['uid'] === 'string' ? payload['uid'] : key.uid;
       const type = typeof payload['type'] === 'string' ? payload['type'] : key.type;
-      return `${stripSlashes(receiverUrl)}/${emsp.countryCode}/${emsp.partyId}/${encodeURIComponent(uid)}?type=${encodeURIComponent(type)}`;
+      const at = `${stripSlashes(receiverUrl)}/${emsp.countryCode}/${emsp.partyId}/${encodeURIComponent(uid)}`;
+      // A 2.1.1 Token URL has no type (ocpi-2.1.1/mod_tokens.md 2.1.2): the type is the body's.
+      return version === '2.1.1' ? at : `${at}?type=${encodeURIComponent(type)}`;
     },
     keeps: { newestBy: 'last_updated' },
     translation: { object: 'Token' },

@@ -65,6 +65,8 @@ export interface PlatformGiven {
   readonly endpoints?: readonly PartnerEndpoint[];
   /** The partner's own token, sealed with `seal` (what the hub calls the partner with). */
   readonly partnerToken?: string;
+  /** The OCPI version its credentials were exchanged in (2.2.1 unless given). */
+  readonly version?: '2.1.1' | '2.2.1' | '2.3.0';
 }
 
 /**
@@ -87,7 +89,7 @@ export async function registerPlatform(store: RegistryStore, given: PlatformGive
       newHubTokenHash: hashCredentialsToken(token),
       partnerTokenSealed: seal(given.partnerToken ?? `partner-token-of-${platformId}`),
       versionsUrl: given.versionsUrl ?? `https://${first.partyId.toLowerCase()}.example/ocpi/versions`,
-      version: '2.2.1',
+      version: given.version ?? '2.2.1',
       endpoints: given.endpoints ?? [],
       businessDetails: { name },
       outbox: [],

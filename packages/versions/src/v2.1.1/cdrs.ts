@@ -4,7 +4,7 @@ import type { Cdr, CdrLocation, CdrToken, Location, Owner } from '../canonical.t
 import { NotRepresentableError } from '../errors.ts';
 import { compact, fieldsFor, nonEmpty, versionFields, type WithVersionFields } from '../version-fields.ts';
 import { chargingPeriodsIn, chargingPeriodsOut } from './common.ts';
-import { authMethodOut, placeOut, sessionPlace } from './sessions.ts';
+import { authMethodOut, placeOut, sameCiString, sessionPlace } from './sessions.ts';
 import { tariffIn, tariffOut } from './tariffs.ts';
 import type * as W from './types.ts';
 
@@ -88,8 +88,8 @@ export function cdrOut(cdr: WithVersionFields<Cdr>, location?: Location): W.Cdr 
 }
 
 function cdrPlaceOut(at: CdrLocation, location: Location | undefined): W.Location {
-  const evse = location?.evses?.find((e) => e.uid === at.evse_uid);
-  const connector = evse?.connectors.find((c) => c.id === at.connector_id);
+  const evse = location?.evses?.find((e) => sameCiString(e.uid, at.evse_uid));
+  const connector = evse?.connectors.find((c) => sameCiString(c.id, at.connector_id));
   if (!location || !evse || !connector) return placeOut(undefined, at.evse_uid, at.connector_id, 'CDR');
   const then: Location = {
     ...location,

@@ -47,6 +47,9 @@ export function sessionIn(session: W.Session, owner: Owner, cdrToken: CdrToken):
 /** mod_cdrs.md 4.1 has no COMMAND: a session started by a command was authorized by the eMSP, AUTH_REQUEST. */
 export const authMethodOut = (method: Session['auth_method']): AuthMethod211 => (method === 'COMMAND' ? 'AUTH_REQUEST' : method);
 /** mod_sessions.md 4.1 has no RESERVATION: a reserved session has not started, PENDING. */
+/** EVSE uids and connector ids are CiStrings (types.md, CiString): compared case-insensitively, as the hub stores them. */
+export const sameCiString = (a: string, b: string): boolean => a.toUpperCase() === b.toUpperCase();
+
 const statusOut = (status: Session['status']): Status211 => (status === 'RESERVATION' ? 'PENDING' : status);
 
 /**
@@ -54,9 +57,10 @@ const statusOut = (status: Session['status']): Status211 => (status === 'RESERVA
  * Not representable without the Location, or when it does not hold them.
  */
 export function placeOut(location: Location | undefined, evseUid: string, connectorId: string, object: string): W.Location {
-  const evse = location?.evses?.find((e) => e.uid === evseUid);
-  const connector = evse?.connectors.find((c) => c.id === connectorId);
-  if (!location || !evse || !connector) throw new NotRepresentableError('2.1.1', object, `its Location with EVSE ${evseUid} and connector ${connectorId} is needed and unknown`);
+  const evse = location?.evses?.find((e) => sameCiString(e.uid, evseUid));
+  const connector = evse?.connectors.find((c) => sameCiString(c.id, connectorId));
+  // The EVSE or connector may be pushed just before the session and not be projected yet: retried.
+  if (!location || !evse || !connector) throw new NotRepresentableError('2.1.1', object, `its Location with EVSE ${evseUid} and connector ${connectorId} is needed and unknown`, { retryable: true });
   const out = locationOut({ ...location, evses: [{ ...evse, connectors: [connector] }] });
   if (!out.evses?.length) throw new NotRepresentableError('2.1.1', object, `connector ${connectorId} has no 2.1.1 standard`);
   return out;
