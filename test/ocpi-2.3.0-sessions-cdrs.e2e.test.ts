@@ -193,15 +193,22 @@ describe('OCPI 2.3.0 sessions and CDRs beside 2.2.1 and 2.1.1', () => {
     assert.deepEqual(back.body.data?.['signed_data'], signed);
   });
 
-  it('a 2.3.0 CDR or session naming a value the canonical 2.2.1 form has none for is refused (2001), not sent on to 2.2.1 eMSPs', async () => {
-    // A connector standard 2.3.0 added (SAE_J3400) has no 2.2.1 value.
+  it('a 2.3.0 CDR naming a connector standard 2.2.1 has no value for is refused (2001), not sent on to 2.2.1 eMSPs', async () => {
+    // A connector standard 2.3.0 added (SAE_J3400) has no 2.2.1 value, as for a Location's connector.
     const cdr = cdr230('CDR6', tokenOf('DE', 'NEW'));
     const j3400 = { ...cdr, cdr_location: { ...(cdr['cdr_location'] as Json), connector_standard: 'SAE_J3400' } };
     const res = await call(hub, 'POST', v230('cdrs'), { token: cpo230.token, body: j3400 });
     assert.equal(res.body.status_code, 2001, res.text);
+  });
+
+  it('a 2.3.0 session of a Plug & Charge token (cdr_token type EMAID) reaches a 2.2.1 eMSP with type OTHER', async () => {
+    // ocpi-2.3.0/mod_tokens.asciidoc TokenType: EMAID, which 2.2.1 has not.
     const token = { ...tokenOf('DE', 'NEW'), type: 'EMAID' };
     const session = await call(hub, 'PUT', v230('sessions/BE/BEC/S6'), { token: cpo230.token, body: session230('S6', token) });
-    assert.equal(session.body.status_code, 2001, session.text);
+    assert.equal(session.body.status_code, 1000, session.text);
+    const got = await received(emsp221.partner, 'session', 'S6');
+    await assertValid('ocpi/session.json', got.body);
+    assert.equal((got.body['cdr_token'] as Json)['type'], 'OTHER');
   });
 
   it('nothing the hub sent the 2.1.1 eMSP breaks the 2.1.1 schemas', () => {

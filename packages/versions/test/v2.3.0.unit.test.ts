@@ -168,6 +168,20 @@ describe('v2.3.0: new fields and extensions travel to 2.3.0 readers only', () =>
   });
 });
 
+describe('v2.3.0: a cdr_token of a type 2.2.1 has not (EMAID)', () => {
+  it('is OTHER in the canonical Session and CDR, EMAID again for a 2.3.0 reader; a PATCH with another token removes the kept one', () => {
+    const session = { ...read('session_example_1_simple_start.json'), cdr_token: { ...CDR_TOKEN, type: 'EMAID' } };
+    const canonical = v230.sessionIn(session, owner, CDR_TOKEN);
+    valid('ocpi/session.json', withoutVersionFields(canonical));
+    assert.equal(canonical.cdr_token.type, 'OTHER');
+    assert.equal(((v230.sessionOut(canonical, undefined) as Record<string, unknown>)['cdr_token'] as { type: string }).type, 'EMAID');
+    const patch = v230.sessionPatchIn({ cdr_token: CDR_TOKEN, last_updated: '2030-01-01T00:00:00Z' });
+    const merged = mergeVersionFields(canonical.hub_version_fields, patch.hub_version_fields);
+    assert.equal(merged?.['2.3.0']?.kept?.['cdr_token'], undefined);
+    assert.equal(((v230.sessionPatchOut(patch) as Record<string, unknown>)['cdr_token'] as { type: string }).type, 'RFID');
+  });
+});
+
 describe('v2.3.0: a PATCH replaces what was kept of the members it carries', () => {
   it('a Location PATCH of facilities with 2.2.1 values only removes the kept list, and a 2.3.0 reader of the PATCH gets the values sent', () => {
     const kept = v230.locationIn({ ...read('location_example.json'), facilities: ['WIFI', 'EV_LOUNGE'] }, owner);

@@ -3,7 +3,7 @@
 // mod_tariffs.asciidoc PriceComponent (docs/decisions/0012-ocpi-2.3.0-through-the-2.2.1-canonical-form.md).
 import type { Cdr, Session, Tariff } from '../canonical.ts';
 import { withoutVersionFields } from '../version-fields.ts';
-import { CDR_221, keptOf, restore, SESSION_221, split, strip, TARIFF_221, withFields, type Rec } from './members.ts';
+import { CDR_221, keptOf, KNOWN_221, restore, SESSION_221, split, strip, TARIFF_221, withFields, type Rec } from './members.ts';
 import { PRICES_INCLUDE_UNKNOWN_TAXES, priceIn, priceLimitIn, priceLimitOut, priceOut, type Price221, type Price230, type PriceLimit230, type TaxAmount } from './prices.ts';
 
 /** The CDR's Price members (mod_cdrs.asciidoc CDR object); a Session has total_cost only. */
@@ -54,10 +54,28 @@ export function tariffOutOf(tariff: Tariff, kept: Readonly<Rec> | undefined, pre
   return out;
 }
 
+/**
+ * A cdr_token whose type 2.2.1 has no value for (ocpi-2.3.0/mod_tokens.asciidoc TokenType, an OpenEnum:
+ * EMAID, the contract certificate of ISO 15118 Plug & Charge): the canonical CdrToken needs one of
+ * 2.2.1's, and OTHER is its value for any other kind of token; the token as sent is kept for 2.3.0
+ * readers. A PATCH's other cdr_token removes a kept one (null: mergeVersionFields drops it, restore
+ * leaves the PATCH's own).
+ */
+export function cdrTokenIn(object: Rec, kept: Rec, patch: boolean): void {
+  const token = object['cdr_token'];
+  if (token === undefined) return;
+  const type = token !== null && typeof token === 'object' ? (token as Rec)['type'] : undefined;
+  if (typeof type === 'string' && !KNOWN_221['TokenType']?.has(type)) {
+    kept['cdr_token'] = token;
+    object['cdr_token'] = { ...(token as Rec), type: 'OTHER' };
+  } else if (patch) kept['cdr_token'] = null;
+}
+
 export function sessionIn(wire: unknown): Session {
   const kept: Rec = {};
   const session = split(wire as Rec, SESSION_221, kept, '');
   pricesIn(session, ['total_cost'], kept);
+  cdrTokenIn(session, kept, false);
   return withFields(session as unknown as Session, compactKept(kept));
 }
 
@@ -75,6 +93,7 @@ export function cdrIn(wire: unknown): Cdr {
   const kept: Rec = {};
   const cdr = split(wire as Rec, CDR_221, kept, '');
   pricesIn(cdr, CDR_PRICES, kept);
+  cdrTokenIn(cdr, kept, false);
   // Signed meter data longer than 2.2.1 holds (an OCMF plain_data is often over 512 characters) is
   // kept whole for 2.3.0 readers and left out of the canonical CDR, where signed_data is optional
   // (mod_cdrs.asciidoc CDR object): the CDR reaches 2.2.1 and 2.1.1 eMSPs without it, not refused.

@@ -10,7 +10,7 @@ import type { VersionAdapter } from '../adapter.ts';
 import type { AuthorizationInfo, Connector, Credentials, Evse, Location, Owner, Role, Session, Token, VersionDetails } from '../canonical.ts';
 import { v221, withAskedToken } from '../v2.2.1/index.ts';
 import { compact, fieldsFor, withoutVersionFields } from '../version-fields.ts';
-import { cdrIn, cdrOut, pricesIn, sessionIn, sessionOut, tariffInto, tariffOutOf } from './charging.ts';
+import { cdrIn, cdrOut, cdrTokenIn, pricesIn, sessionIn, sessionOut, tariffInto, tariffOutOf } from './charging.ts';
 import { clearedIn, CONNECTOR_221, EVSE_221, KNOWN_221, keptOf, LOCATION_221, openListIn, openValueIn, REPLACED_BY_PATCH, restore, SESSION_221, split, strip, TOKEN_221, V, withFields, type Rec } from './members.ts';
 
 export * from './prices.ts';
@@ -150,7 +150,7 @@ export const v230: Adapter230 = guarded({
   authorizationInfoIn: (info, token) => withToken221(withAskedToken(info, token)) as unknown as AuthorizationInfo,
   tokenPatchIn: (patch) => { const kept: Rec = {}; const token = split(patch as Rec, TOKEN_221, kept, ''); openValueIn(token, 'type', KNOWN_221['TokenType'], kept, '', 'token type'); return withFields(token, kept); },
   sessionIn: (session) => sessionIn(session),
-  sessionPatchIn: (patch) => { const kept: Rec = {}; const session = split(patch as Rec, SESSION_221, kept, ''); pricesIn(session, ['total_cost'], kept); return withFields(session, kept); },
+  sessionPatchIn: (patch) => { const kept: Rec = {}; const session = split(patch as Rec, SESSION_221, kept, ''); pricesIn(session, ['total_cost'], kept); cdrTokenIn(session, kept, true); return withFields(session, kept); },
   cdrIn: (cdr) => cdrIn(cdr),
   credentialsIn: (credentials) => credentialsIn(credentials),
   locationOut,
