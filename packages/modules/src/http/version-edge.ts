@@ -124,8 +124,8 @@ function removeMember(root: Record<string, unknown>, path: string, member: strin
 
 /**
  * 2.3.0 is laxer than 2.2.1 in places the adapter passes through (a Location address 255 long, not 45:
- * ocpi-2.3.0/mod_locations.asciidoc, Location object; a TokenType or ConnectorType 2.2.1 lacks in a
- * cdr_token or cdr_location; a long plain_data is withheld by the adapter, v2.3.0/charging.ts): what the
+ * ocpi-2.3.0/mod_locations.asciidoc, Location object; a ConnectorType 2.2.1 lacks in a cdr_location;
+ * an EMAID cdr_token and a long plain_data are translated by the adapter, v2.3.0/charging.ts): what the
  * canonical form cannot hold is refused (2001) rather than put on the topic for 2.2.1 readers to refuse
  * in turn (docs/reference/version-mapping.md, OCPI 2.3.0). Except an undocumented member: a platform
  * "SHALL NOT reject request or response payloads based on the presence of JSON object field names that
