@@ -60,6 +60,9 @@ describe('OCPI 2.3.0 locations beside 2.2.1', () => {
     await assertValid('ocpi-2.3.0/location.json', location230);
     const res = await call(hub, 'PUT', v230(`locations/BE/BEC/${id}`), { token: cpo230.token, body: location230 });
     assert.equal(res.body.status_code, 1000, res.text);
+    // The answer's routing headers (transport_and_format.asciidoc, Message Routing): TO the CPO that asked.
+    assert.deepEqual([res.headers['ocpi-to-country-code'], res.headers['ocpi-to-party-id']], ['BE', 'BEC']);
+    assert.ok(res.headers['ocpi-from-party-id'], 'FROM the hub');
   });
 
   it('a 2.3.0 CPO PATCHes an EVSE status and the Location name (the 2.3.0 PATCH examples)', async () => {

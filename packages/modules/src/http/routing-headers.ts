@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { PartyRef } from '@hub/ocpi';
+import { sameParty, type PartyRef } from '@hub/ocpi';
 import { namedSender } from './answers.ts';
 
 // transport_and_format.asciidoc, Message Routing: "these four headers SHALL be implemented for any
@@ -25,7 +25,7 @@ export function responseRoutingHeaders(hub: PartyRef): RequestHandler {
     const parties = req.caller?.parties ?? [];
     // The requesting party is one of the caller's own: an OCPI-from naming another is not echoed.
     const sender = namedSender(req);
-    const named = sender && parties.find((p) => p.countryCode.toUpperCase() === sender.countryCode && p.partyId.toUpperCase() === sender.partyId);
+    const named = sender && parties.find((p) => sameParty(p, sender));
     const requesting = named ?? (parties.length === 1 ? parties[0] : undefined);
     const toCountry = header(req.headers['ocpi-to-country-code'], COUNTRY_CODE);
     const toParty = header(req.headers['ocpi-to-party-id'], PARTY_ID);

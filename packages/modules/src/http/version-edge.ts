@@ -1,6 +1,6 @@
 import { HubError, type OcpiVersion } from '@hub/ocpi';
 import { adapterFor, cdrTokenFromAuthId, isNotRepresentable, withoutVersionFields, HUB_VERSION_FIELDS, type CdrToken, type Owner, type Token, type VersionAdapter } from '@hub/versions';
-import { describeViolations, type SchemaValidator } from '@hub/schemas';
+import type { SchemaValidator } from '@hub/schemas';
 import { validateBody, type OcpiBodies } from './ocpi-objects.ts';
 
 // The ingress's translating edge (docs/decisions/0008-one-canonical-form-translated-at-the-edge.md):
@@ -139,13 +139,14 @@ function canonicalChecked(validator: SchemaValidator, version: OcpiVersion, cano
   const check = () => (partial ? validator.validatePartial(schema, withoutVersionFields(canonical)) : validator.validate(schema, withoutVersionFields(canonical))).violations;
   let violations = check();
   // Until none is left: violations at one path are told apart by a message that shortens long names.
-  for (let round = 0; round < 16; round++) {
+  for (let round = 0; round < 16 && violations.length > 0; round++) {
     const undocumented = violations.filter((v) => v.member !== undefined && v.path !== '/');
     if (undocumented.length === 0) break;
     for (const v of undocumented) removeMember(canonical, v.path, v.member ?? '');
     violations = check();
   }
-  if (violations.length > 0) throw new HubError('INVALID_PARAMETERS', { detail: describeViolations(violations), data: violations });
+  // What is left is refused as any body is (2001 naming each violation).
+  if (violations.length > 0) validateBody(validator, schema, withoutVersionFields(canonical), partial);
   return canonical;
 }
 

@@ -45,13 +45,14 @@ function ownFields(object: Json): [Json, VersionFieldsByVersion | undefined] {
 
 const bare = (object: Json | undefined): Json | undefined => object && ownFields(object)[0];
 
-/** The dotted path of the EVSE or Connector at `path` inside the Location, by the ids it holds (locationOut of v2.3.0 reads them so). */
-function childPath(location: Json, path: ObjectPath): string | undefined {
+/** The EVSE or Connector at `path` inside the Location, and its dotted path there by the ids it holds (v2.3.0's locationOut reads them so). */
+function childAt(location: Json, path: ObjectPath): { readonly child: Json; readonly at: string } | undefined {
   const evse = evsesOf(location).find((e) => sameId(e['uid'], path.evseUid ?? ''));
   if (!evse) return undefined;
-  if (path.connectorId === undefined) return `evses.${String(evse['uid'])}`;
+  const evseAt = `evses.${String(evse['uid'])}`;
+  if (path.connectorId === undefined) return { child: evse, at: evseAt };
   const connector = connectorsOf(evse).find((c) => sameId(c['id'], path.connectorId ?? ''));
-  return connector ? `evses.${String(evse['uid'])}.connectors.${String(connector['id'])}` : undefined;
+  return connector && { child: connector, at: `${evseAt}.connectors.${String(connector['id'])}` };
 }
 
 /**
@@ -66,15 +67,16 @@ function withChildFields(result: ApplyResult, before: Json, path: ObjectPath, fi
   const [location, held] = ownFields(result.document);
   // Nothing kept, nothing sent: a 2.2.1 CPO's Location, the projector's hot path.
   if (!fields && !held) return result;
-  const at = childPath(location, path);
+  const at = childAt(location, path)?.at;
   if (!at) return result;
+  let kept = held;
   // Ids are CiStrings (types.asciidoc): a child PUT as "e1" after "E1" keeps what was kept of it under its new spelling.
-  const was = childPath(before, path);
-  const stored = was && was !== at ? mergeVersionFields(mergeVersionFields(held, clearedAt(held, was)), versionFieldsAt(versionFieldsUnder(held, was), at)) : held;
-  if (!fields && !(isPut && stored) && stored === held) return result;
-  const cleared = isPut ? clearedAt(stored, at) : undefined;
-  const merged = mergeVersionFields(mergeVersionFields(stored, cleared), versionFieldsAt(fields, at));
-  return { kind: 'upsert', document: merged ? { ...location, [HUB_VERSION_FIELDS]: merged } : location };
+  const was = childAt(before, path)?.at;
+  if (was && was !== at) kept = mergeVersionFields(mergeVersionFields(kept, clearedAt(kept, was)), versionFieldsAt(versionFieldsUnder(kept, was), at));
+  if (isPut) kept = mergeVersionFields(kept, clearedAt(kept, at));
+  kept = mergeVersionFields(kept, versionFieldsAt(fields, at));
+  if (kept === held) return result;
+  return { kind: 'upsert', document: kept ? { ...location, [HUB_VERSION_FIELDS]: kept } : location };
 }
 
 /** A PATCH of the member removing what is kept under `at`, for every version that keeps anything. */
@@ -115,11 +117,8 @@ export function applyLocationEvent(stored: Json | undefined, type: string, path:
  */
 export function findInLocation(location: Json, path: ObjectPath): Json | undefined {
   if (!path.evseUid) return location;
-  const at = childPath(location, path);
-  const evseUid = path.evseUid;
-  const evse = evsesOf(location).find((e) => sameId(e['uid'], evseUid));
-  const connectorId = path.connectorId;
-  const child = !evse || connectorId === undefined ? evse : connectorsOf(evse).find((c) => sameId(c['id'], connectorId));
-  const fields = at && versionFieldsUnder(location[HUB_VERSION_FIELDS] as VersionFieldsByVersion | undefined, at);
-  return child && fields ? { ...child, [HUB_VERSION_FIELDS]: fields } : child;
+  const found = childAt(location, path);
+  const held = location[HUB_VERSION_FIELDS] as VersionFieldsByVersion | undefined;
+  const fields = found && held && versionFieldsUnder(held, found.at);
+  return fields ? { ...found.child, [HUB_VERSION_FIELDS]: fields } : found?.child;
 }

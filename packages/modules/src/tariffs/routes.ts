@@ -26,13 +26,13 @@ const tariffPath = (req: Request) => objectPath(req, 'tariff_id');
  * sent are translated as part of the whole 2.1.1 tariff they make (validated so) and replace those of the
  * stored canonical tariff; its fields 2.1.1 has none of (type, min_price...) stay. It goes on as a PUT
  * of the whole, last_updated the time received when the PATCH has none, as for other 2.1.1 PATCHes.
+ * Two PATCHes of one tariff at once (two replicas) each read the same tariff: the later PUT wins.
  */
 function tariffPatch211(deps: ObjectRoutesDeps, edge: VersionEdge) {
   return handle(async (req: Request, res) => {
     const path = tariffPath(req);
     requireOwnCpo(req, path);
     if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) throw new HubError('INVALID_PARAMETERS', { detail: 'body must be a JSON object' });
-    await requireExisting(deps.readModels, deps.wait, 'tariffs', path, 'tariff');
     if (!(await deps.wait.caughtUp('tariffs'))) throw new HubError('UNAVAILABLE', { detail: 'the read model is behind; retry shortly' });
     const stored = await deps.readModels.findVisible('tariffs', req.caller.platformId, path);
     if (!stored) throw new HubError('UNKNOWN_TARIFF', { detail: `unknown tariff ${path.id}` });

@@ -78,8 +78,7 @@ const TOKEN_TYPES_211: readonly TokenType[] = ['RFID', 'OTHER'];
  * holds under that uid (RFID first; waited for when the projection is behind), so a token pushed as
  * OTHER can be patched and read back. A ?type= a 2.1.1 client sends anyway is taken as given.
  */
-async function tokenAt211(req: Request, deps: ObjectRoutesDeps, method: 'put' | 'patch' | 'get'): Promise<TokenAt> {
-  const named = tokenAt(req);
+async function tokenAt211(req: Request, deps: ObjectRoutesDeps, method: 'put' | 'patch' | 'get', named: TokenAt): Promise<TokenAt> {
   if (req.query['type'] !== undefined) return named;
   const bodyType = method === 'get' ? undefined : (req.body as { type?: unknown } | undefined)?.type;
   const at = (type: TokenType): TokenAt => ({ ...named, path: { ...named.path, id: tokenObjectId(named.uid, type) }, type });
@@ -96,14 +95,15 @@ async function tokenAt211(req: Request, deps: ObjectRoutesDeps, method: 'put' | 
 }
 
 /** The token a request names, in the caller's version. */
-const tokenIn = (req: Request, deps: ObjectRoutesDeps, edge: VersionEdge, method: 'put' | 'patch' | 'get'): Promise<TokenAt> =>
-  edge.version === '2.1.1' ? tokenAt211(req, deps, method) : Promise.resolve(tokenAt(req));
+const tokenIn = async (req: Request, deps: ObjectRoutesDeps, edge: VersionEdge, method: 'put' | 'patch' | 'get', named = tokenAt(req)): Promise<TokenAt> =>
+  edge.version === '2.1.1' ? tokenAt211(req, deps, method, named) : named;
 
 function push(deps: TokenObjectsDeps, method: 'put' | 'patch', edge: VersionEdge) {
   return handle(async (req: Request, res: Response) => {
     // Its owner before any lookup of its type (tokenAt211): the path's country_code and party_id.
-    requireOwnParty(req, tokenAt(req).path, 'EMSP');
-    const { path, uid, type } = await tokenIn(req, deps, edge, method);
+    const named = tokenAt(req);
+    requireOwnParty(req, named.path, 'EMSP');
+    const { path, uid, type } = await tokenIn(req, deps, edge, method, named);
     // In the caller's version, translated to the canonical Token (its owner from the path: a 2.1.1
     // Token names none, mod_tokens.md 3.1).
     const body = edge.objectIn('token', req.body, method === 'patch', path) as OcpiPatch<Token>;
@@ -117,7 +117,6 @@ function push(deps: TokenObjectsDeps, method: 'put' | 'patch', edge: VersionEdge
 }
 
 const TOKEN = 'tokens/{country_code}/{party_id}/{token_uid}';
-
 
 export const tokensRoutes: ModuleRoutes = (moduleDeps, _version, edge) => {
   const objects = objectRoutesDeps(moduleDeps);
